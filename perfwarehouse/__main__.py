@@ -1,0 +1,7 @@
+"""``python -m perfwarehouse``."""
+
+import sys
+
+from perfwarehouse.cli import main
+
+sys.exit(main())

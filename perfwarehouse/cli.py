@@ -1,0 +1,340 @@
+"""The ``perfwarehouse`` command line. Thin: parse arguments, call one function, print.
+
+Exit codes: 0 success, 1 a user error (one line on stderr, no traceback), 2 bad
+usage, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from perfwarehouse import __version__
+from perfwarehouse.config import Settings, resolve_warehouse_path
+from perfwarehouse.errors import PerfwarehouseError
+from perfwarehouse.progress import default_reporter
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _settings(ctx: click.Context) -> Settings:
+    return ctx.find_object(Settings)  # type: ignore[return-value]
+
+
+def _warehouse(ctx: click.Context):  # type: ignore[no-untyped-def]
+    from perfwarehouse.warehouse.store import Warehouse
+
+    settings = _settings(ctx)
+    reporter = default_reporter(settings.quiet)
+    return Warehouse(settings.warehouse, lock_timeout_s=settings.lock_timeout_s,
+                     on_wait=reporter.note)
+
+
+def echo(message: str = "", *, err: bool = False) -> None:
+    click.echo(message, err=err)
+
+
+@click.group(context_settings=CONTEXT)
+@click.option("--warehouse", "warehouse", metavar="DIR",
+              help="Warehouse directory.  [default: $PERFWAREHOUSE_HOME, else ./warehouse]")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes.")
+@click.option("--lock-timeout", type=float, default=30.0, show_default=True, metavar="S",
+              help="How long to wait for another process that holds the warehouse.")
+@click.version_option(__version__, "-V", "--version", prog_name="perfwarehouse")
+@click.pass_context
+def cli(ctx: click.Context, warehouse: str | None, quiet: bool, lock_timeout: float) -> None:
+    """perfwarehouse: a warehouse and batch analytics for systems performance measurements.
+
+    Put raw benchmark trials in (ingest), ask SQL questions over whole campaigns
+    (sql), run the statistics that say whether conclusions hold (analyze), and
+    read the answers as self-contained HTML (report). `perfwarehouse demo` does
+    all of it on a generated 2.3M-trial campaign and the OrderSage fixtures.
+    """
+    ctx.obj = Settings(resolve_warehouse_path(warehouse), quiet=quiet, lock_timeout_s=lock_timeout)
+
+
+# ------------------------------------------------------------------ init
+@cli.command(context_settings=CONTEXT)
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create an empty warehouse (ingest creates one too)."""
+    warehouse = _warehouse(ctx)
+    with warehouse.writing("perfwarehouse init"):
+        pass
+    echo(f"warehouse ready at {warehouse.root}")
+
+
+# ---------------------------------------------------------------- ingest
+@cli.group(context_settings=CONTEXT)
+def ingest() -> None:
+    """Put trials into the warehouse (atomic, idempotent, validated).
+
+    Each command is one batch: all its inputs land together or not at all. A
+    record that breaks a rule stops the batch with one line naming the file,
+    the line and the rule (exit code 1), unless --quarantine sets bad records
+    aside in the quarantine table. Ingesting the same content again adds nothing.
+    """
+
+
+_quarantine = click.option(
+    "--quarantine", is_flag=True,
+    help="Land the good records and keep bad ones, with their reason, in the quarantine table.")
+
+
+@ingest.command("ordersage", context_settings=CONTEXT)
+@click.argument("directories", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--campaign", help="Campaign name.  [default: each directory's name]")
+@click.option("--hardware-type", help="Hardware type of every node (else from the node id).")
+@click.option("--hardware-map", type=click.Path(path_type=Path),
+              help="Node-id prefix map.  [default: ./ingest/hardware_types.toml, else built in]")
+@_quarantine
+@click.pass_context
+def ingest_ordersage(ctx: click.Context, directories: tuple[Path, ...], campaign: str | None,
+                     hardware_type: str | None, hardware_map: Path | None,
+                     quarantine: bool) -> None:
+    """Ingest OrderSage results directories (2021 and 2022 layouts)."""
+    from perfwarehouse.ingest.service import ingest_ordersage as run
+
+    summary = run(_warehouse(ctx), list(directories), campaign=campaign,
+                  hardware_type=hardware_type, hardware_map=hardware_map, quarantine=quarantine,
+                  reporter=default_reporter(_settings(ctx).quiet))
+    _print_summary(summary)
+
+
+@ingest.command("jsonl", context_settings=CONTEXT)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_quarantine
+@click.pass_context
+def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) -> None:
+    """Ingest native trial logs (JSON Lines, one trial per line; see the README)."""
+    from perfwarehouse.ingest.service import ingest_jsonl as run
+
+    summary = run(_warehouse(ctx), list(files), quarantine=quarantine,
+                  reporter=default_reporter(_settings(ctx).quiet))
+    _print_summary(summary)
+
+
+@ingest.command("table", context_settings=CONTEXT)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--mapping", type=click.Path(path_type=Path),
+              help="TOML mapping of columns to trial fields (see ingest/mappings/).  "
+                   "[default: the columns already have the native names]")
+@_quarantine
+@click.pass_context
+def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool) -> None:
+    """Ingest a CSV or Parquet table of trials or measurements through a mapping."""
+    from perfwarehouse.ingest.service import ingest_table as run
+
+    summary = run(_warehouse(ctx), file, mapping, quarantine=quarantine,
+                  reporter=default_reporter(_settings(ctx).quiet))
+    _print_summary(summary)
+
+
+def _print_summary(summary: Any) -> None:
+    if summary.outcome == "unchanged":
+        echo(f"{summary.source}: already ingested as batch {summary.batch_id}; nothing added")
+        return
+    if summary.outcome == "nothing-new":
+        echo(f"{summary.source}: all {summary.trials_skipped:,} trials are already in the "
+             "warehouse; nothing added")
+        return
+    campaigns = ", ".join(summary.campaigns)
+    echo(f"ingested {summary.trials_added:,} trials ({summary.values_added:,} values) into "
+         f"{campaigns or 'the warehouse'} as batch {summary.batch_id} in {summary.seconds:.1f} s; "
+         f"skipped {summary.trials_skipped:,} already present, "
+         f"quarantined {summary.quarantined:,}")
+    for problem in summary.problems[:5]:
+        echo(f"  quarantined {problem}", err=True)
+    if len(summary.problems) > 5:
+        echo(f"  ... {len(summary.problems) - 5} more in the quarantine table", err=True)
+
+
+# --------------------------------------------------------------- generate
+@cli.command(context_settings=CONTEXT)
+@click.argument("name", type=click.Choice(["ordersage-longterm", "laaber-cloud"]))
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Output file: JSON Lines, or Parquet when it ends in .parquet.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--scale", type=float, default=1.0, show_default=True,
+              help="Fraction of the full size to generate.")
+@click.pass_context
+def generate(ctx: click.Context, name: str, out: Path, seed: int, scale: float) -> None:
+    """Write a realistic synthetic campaign with its ground truth (OUT.truth.json)."""
+    from perfwarehouse.generate import generate_to_file
+
+    start = time.monotonic()
+    n, truth = generate_to_file(name, out, seed=seed, scale=scale)
+    echo(f"wrote {n:,} trials to {out} and the planted effects to {truth} "
+         f"in {time.monotonic() - start:.1f} s")
+
+
+# -------------------------------------------------------------------- sql
+@cli.command(context_settings=CONTEXT)
+@click.argument("query")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Write to FILE instead of stdout (.parquet writes Parquet).")
+@click.pass_context
+def sql(ctx: click.Context, query: str, fmt: str, out: Path | None) -> None:
+    """Run a read-only SQL QUERY (DuckDB dialect) over the warehouse.
+
+    The view `measurements` has one row per measurement with every key; the
+    dimension tables (campaigns, nodes, configurations, runs, trials), the
+    bookkeeping tables (ingest_batches, job_runs, quarantine) and every analysis
+    table can be queried too.  Example:
+
+      perfwarehouse sql "SELECT hardware_type, count(*) FROM measurements GROUP BY 1"
+    """
+    from perfwarehouse.sqlcli import run_query
+
+    run_query(_warehouse(ctx), query, fmt, out)
+
+
+# ---------------------------------------------------------------- analyze
+@cli.group(context_settings=CONTEXT)
+def analyze() -> None:
+    """Run an analysis job; results go to a table keyed by job_run_id (see job_runs)."""
+
+
+@cli.group(context_settings=CONTEXT)
+def report() -> None:
+    """Write a self-contained HTML report (opens offline, in any browser)."""
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the generated campaign.")
+@click.option("--scale", type=float, default=1.0, show_default=True,
+              help="Fraction of the full 2.3M-trial campaign to generate.")
+@click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
+              show_default=True, help="Where to write the HTML reports.")
+@click.pass_context
+def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None:
+    """Generate the long-term campaign, ingest it and the OrderSage fixtures, run every
+    analysis, write every report, and say where they are."""
+    from perfwarehouse.demo import run_demo
+
+    run_demo(_warehouse(ctx), seed=seed, scale=scale, reports_dir=reports_dir,
+             reporter=default_reporter(_settings(ctx).quiet), echo=echo)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--campaign", required=True, help="Campaign to export.")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Output file: .parquet, .csv or .jsonl (native trial log).")
+@click.pass_context
+def export(ctx: click.Context, campaign: str, out: Path) -> None:
+    """Export one campaign's measurements (Parquet/CSV) or trials (native JSON Lines)."""
+    from perfwarehouse.sqlcli import export_campaign
+
+    n = export_campaign(_warehouse(ctx), campaign, out)
+    echo(f"wrote {n:,} rows of {campaign} to {out}")
+
+
+# ------------------------------------------------- jobs and reports as verbs
+def _option_for(f: dataclasses.Field[Any]) -> click.Option:
+    """A click option for one field of a job's parameter dataclass."""
+    name = f.metadata.get("cli", "--" + f.name.replace("_", "-"))
+    help_text = f.metadata.get("help", "")
+    default = f.default if f.default is not dataclasses.MISSING else None
+    choices = f.metadata.get("choices")
+    if isinstance(default, bool):
+        return click.Option([f"{name}/--no-{name[2:]}"], default=default, show_default=True,
+                            help=help_text)
+    if choices:
+        return click.Option([name], type=click.Choice(list(choices)), default=default,
+                            show_default=True, help=help_text)
+    if isinstance(default, tuple):
+        return click.Option([name], default=",".join(map(str, default)), show_default=True,
+                            help=help_text + " (comma-separated)",
+                            callback=lambda _c, _p, v, d=default: _tuple_of(v, d))
+    click_type = type(default) if default is not None else str
+    return click.Option([name], type=click_type, default=default, show_default=default is not None,
+                        help=help_text)
+
+
+def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[Any, ...]:
+    if isinstance(text, tuple):
+        return text
+    cast = type(example[0]) if example else str
+    try:
+        return tuple(cast(x.strip()) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated {cast.__name__} values") from None
+
+
+def _register_jobs() -> None:
+    from perfwarehouse.jobs import JOBS
+
+    for job in JOBS:
+        def callback(ctx: click.Context = None, __job=job, **kwargs: Any) -> None:  # type: ignore[assignment]
+            from perfwarehouse.jobs.framework import run_job
+
+            ctx = click.get_current_context()
+            names = {f.name for f in dataclasses.fields(__job.params)}
+            params = __job.params(**{k: v for k, v in kwargs.items() if k in names})
+            campaign = getattr(params, "campaign", None)
+            result = run_job(_warehouse(ctx), __job, params,
+                             campaigns=[campaign] if campaign else None,
+                             reporter=default_reporter(_settings(ctx).quiet))
+            for line in result.summary:
+                echo(line)
+            rows = sum(t.num_rows for t in result.tables.values())
+            echo(f"{__job.name}: {rows:,} rows in {', '.join(__job.outputs)} "
+                 f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+
+        command = click.Command(
+            job.name, callback=callback, help=job.help, context_settings=CONTEXT,
+            params=[_option_for(f) for f in dataclasses.fields(job.params)])
+        analyze.add_command(command)
+
+
+def _register_reports() -> None:
+    from perfwarehouse.reports import REPORTS
+
+    for rep in REPORTS:
+        def callback(__rep=rep, **kwargs: Any) -> None:
+            ctx = click.get_current_context()
+            path = __rep.write(_warehouse(ctx), **kwargs)
+            echo(f"wrote {path}")
+
+        report.add_command(click.Command(
+            rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
+            params=list(rep.options)))
+
+
+_register_jobs()
+_register_reports()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI and map errors to exit codes."""
+    try:
+        cli.main(args=argv, prog_name="perfwarehouse", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.UsageError as exc:
+        exc.show()
+        return 2
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        echo("aborted", err=True)
+        return 1
+    except PerfwarehouseError as exc:
+        echo(f"error: {exc}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        echo("interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Shared output of the generators: a columnar table of native trial records.
+
+A generator returns a :class:`Generated` (records as an Arrow table in the
+native trial-log columns, plus the ground truth); :func:`write_generated`
+writes it as JSON Lines (or Parquet when the name ends in ``.parquet``) and the
+truth next to it as ``FILE.truth.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+# Column order of a native record (README, "Trial log format").
+NATIVE_COLUMNS = (
+    "v", "campaign", "run_id", "node", "hardware_type", "run_index", "order_kind", "seed",
+    "position", "run_size", "benchmark", "settings", "metric", "unit", "higher_is_better",
+    "values", "started_at", "duration_s", "status", "env",
+)
+
+
+@dataclass
+class Generated:
+    """Records of a synthetic campaign and what was planted in it."""
+
+    records: pa.Table
+    truth: dict[str, Any] = field(default_factory=dict)
+
+
+def settings_json(settings: dict[str, Any]) -> str:
+    """Canonical JSON text of a settings mapping (sorted keys, compact)."""
+    return json.dumps(settings, sort_keys=True, separators=(",", ":"))
+
+
+def values_column(flat: np.ndarray, per_trial: int | np.ndarray) -> pa.ListArray:
+    """An Arrow ``list<double>`` column from a flat value array split in equal or given lengths."""
+    flat = np.ascontiguousarray(flat, dtype=np.float64)
+    if np.isscalar(per_trial):
+        n = len(flat) // int(per_trial)
+        offsets = np.arange(n + 1, dtype=np.int32) * int(per_trial)
+    else:
+        offsets = np.zeros(len(per_trial) + 1, dtype=np.int32)
+        np.cumsum(per_trial, out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
+
+
+def write_generated(generated: Generated, out: Path) -> Path:
+    """Write records to ``out`` (JSON Lines, or Parquet for ``*.parquet``) and the truth file.
+
+    Returns the path of the truth file (``out`` + ``.truth.json``).
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    try:
+        con.register("records", generated.records)
+        if out.suffix == ".parquet":
+            select = "SELECT * EXCLUDE (env), env FROM records"
+            options = "FORMAT parquet, COMPRESSION zstd"
+        else:
+            # JSON-typed columns are written as nested JSON, not as quoted strings.
+            select = (
+                "SELECT * REPLACE (settings::JSON AS settings, env::JSON AS env, "
+                "strftime(started_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS started_at) FROM records"
+            )
+            options = "FORMAT json"
+        tmp = out.with_name(out.name + ".tmp")
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute(f"COPY ({select}) TO '{_sql_path(tmp)}' ({options})")
+        tmp.replace(out)
+    finally:
+        con.close()
+    truth_path = out.with_name(out.name + ".truth.json")
+    truth_path.write_text(json.dumps(generated.truth, indent=1, sort_keys=False) + "\n")
+    return truth_path
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")

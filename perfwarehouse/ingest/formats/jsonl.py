@@ -1,0 +1,217 @@
+"""The native trial log: JSON Lines, one self-contained trial per line (SPEC 4.1.2).
+
+Two readers produce the same ``raw_trials`` rows:
+
+* :func:`parse` is the reference: pure (bytes in, records and problems out),
+  line by line, naming the line and rule of every problem (broken UTF-8,
+  truncated or invalid JSON, wrong types);
+* :func:`read_fast` lets DuckDB's vectorised JSON reader load a whole file. It is
+  tried first; if DuckDB cannot parse the file, the caller falls back to
+  :func:`parse` to say exactly which line is wrong and why.
+
+Semantic rules (missing keys, order kinds, duplicates, ...) are checked once,
+on the parsed rows, by ``sql/staging/validate.sql``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import orjson
+import pyarrow as pa
+
+from perfwarehouse.errors import TrialParseError
+from perfwarehouse.warehouse.sqlfiles import quote_literal
+from perfwarehouse.warehouse.store import fetch_one
+
+FORMAT_VERSION = 1
+STRING_FIELDS = ("campaign", "run_id", "node", "hardware_type", "order_kind", "benchmark",
+                 "metric", "unit", "status")
+NUMBER_FIELDS = ("v", "run_index", "position", "run_size", "duration_s")
+# DuckDB types for read_json; numbers are read as DOUBLE so validation can see
+# fractions and non-finite values instead of DuckDB rounding them away.
+DUCKDB_COLUMNS = {
+    "v": "DOUBLE", "campaign": "VARCHAR", "run_id": "VARCHAR", "node": "VARCHAR",
+    "hardware_type": "VARCHAR", "run_index": "DOUBLE", "order_kind": "VARCHAR",
+    "seed": "VARCHAR", "position": "DOUBLE", "run_size": "DOUBLE", "benchmark": "VARCHAR",
+    "settings": "JSON", "metric": "VARCHAR", "unit": "VARCHAR", "higher_is_better": "BOOLEAN",
+    "values": "DOUBLE[]", "started_at": "TIMESTAMPTZ", "duration_s": "DOUBLE",
+    "status": "VARCHAR", "env": "JSON",
+}
+
+
+def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | None:
+    """Load ``path`` into ``raw_trials`` with DuckDB; the number of records, or None if it can't.
+
+    ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
+    corrects it when the file has blank lines.
+    """
+    columns = "{" + ", ".join(f"{quote_literal(k)}: {quote_literal(v)}"
+                              for k, v in DUCKDB_COLUMNS.items()) + "}"
+    try:
+        con.execute("BEGIN TRANSACTION")
+        con.execute(f"""
+            INSERT INTO raw_trials BY NAME
+            SELECT {quote_literal(source)} AS source,
+                   * REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env)
+            FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
+                           columns = {columns}, maximum_object_size = 16777216)""")
+        # rows keep the file's order, so a record's rank in this insert is its line
+        # among the non-blank lines
+        n = fetch_one(con, """UPDATE raw_trials SET line = rowid - (
+                              SELECT min(rowid) FROM raw_trials WHERE line IS NULL) + 1
+                           WHERE line IS NULL""")[0]
+        con.execute("COMMIT")
+    except duckdb.Error:
+        con.execute("ROLLBACK")
+        return None
+    return int(n)
+
+
+def fix_line_numbers(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
+    """Replace record ranks by real line numbers (only needed when there are blank lines)."""
+    numbers = []
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            if raw.strip():
+                numbers.append(lineno)
+    mapping = pa.table({"rank": np.arange(1, len(numbers) + 1), "lineno": numbers})
+    con.register("_line_map", mapping)
+    con.execute("UPDATE raw_trials SET line = m.lineno FROM _line_map m "
+                "WHERE raw_trials.source = ? AND raw_trials.line = m.rank", [source])
+    con.unregister("_line_map")
+
+
+def parse(data: bytes, source: str) -> tuple[pa.Table, list[TrialParseError]]:
+    """Parse native trial-log bytes: records (``raw_trials`` columns) and problems."""
+    columns: dict[str, list[Any]] = {name: [] for name in
+                                     ("line", *DUCKDB_COLUMNS)}
+    problems: list[TrialParseError] = []
+    lines = data.split(b"\n")
+    ends_with_newline = data.endswith(b"\n")
+    for index, raw in enumerate(lines):
+        lineno = index + 1
+        if not raw.strip():
+            continue
+        is_last = index == len(lines) - 1
+        record, problem = _parse_line(raw, source, lineno, is_last and not ends_with_newline)
+        if problem:
+            problem.raw = raw.decode("utf-8", "replace")  # type: ignore[attr-defined]
+            problems.append(problem)
+            continue
+        columns["line"].append(lineno)
+        for name in DUCKDB_COLUMNS:
+            columns[name].append(record.get(name))
+    table = pa.table({
+        "source": pa.array([source] * len(columns["line"]), pa.string()),
+        "line": pa.array(columns["line"], pa.int64()),
+        **{name: pa.array(columns[name], _ARROW_TYPES[name]) for name in DUCKDB_COLUMNS},
+    })
+    return table, problems
+
+
+_ARROW_TYPES = {
+    name: {"DOUBLE": pa.float64(), "VARCHAR": pa.string(), "JSON": pa.string(),
+           "BOOLEAN": pa.bool_(), "DOUBLE[]": pa.list_(pa.float64()),
+           "TIMESTAMPTZ": pa.timestamp("us", tz="UTC")}[kind]
+    for name, kind in DUCKDB_COLUMNS.items()
+}
+
+
+def _parse_line(
+    raw: bytes, source: str, lineno: int, unterminated: bool
+) -> tuple[dict[str, Any], TrialParseError | None]:
+    def problem(rule: str, detail: str) -> tuple[dict[str, Any], TrialParseError]:
+        return {}, TrialParseError(source, lineno, rule, detail)
+
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return problem("broken-utf8", f"invalid UTF-8 at byte {exc.start} of the line")
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if unterminated:
+            return problem("truncated-line", "the last line ends before its JSON object does")
+        try:  # Python's json accepts NaN/Infinity; say so precisely
+            json.loads(raw)
+            return problem("non-finite", "NaN or Infinity is not a number in a trial log")
+        except ValueError:
+            return problem("invalid-json", str(exc).split(":")[0])
+    if not isinstance(obj, dict):
+        return problem("not-an-object", "each line must be one JSON object (a trial)")
+    record: dict[str, Any] = {}
+    for name in STRING_FIELDS:
+        value = obj.get(name)
+        if value is not None and not isinstance(value, str):
+            if name in ("campaign", "run_id", "node") and isinstance(value, int) \
+                    and not isinstance(value, bool):
+                value = str(value)
+            else:
+                return problem("wrong-type", f"{name} must be a string, got {json.dumps(value)[:40]}")
+        record[name] = value
+    for name in NUMBER_FIELDS:
+        value = obj.get(name)
+        if value is not None:
+            number = _number(value)
+            if number is None:
+                return problem("wrong-type", f"{name} must be a number, got {json.dumps(value)[:40]}")
+            record[name] = number
+    seed = obj.get("seed")
+    record["seed"] = None if seed is None else (seed if isinstance(seed, str) else json.dumps(seed))
+    hib = obj.get("higher_is_better")
+    if hib is not None and not isinstance(hib, bool):
+        return problem("wrong-type", f"higher_is_better must be true, false or null, got {json.dumps(hib)[:40]}")
+    record["higher_is_better"] = hib
+    values = obj.get("values")
+    if values is not None:
+        if not isinstance(values, list):
+            return problem("wrong-type", "values must be a list of numbers")
+        numbers = [_number(v) for v in values]
+        if any(n is None for n in numbers):
+            bad = next(v for v, n in zip(values, numbers) if n is None)
+            return problem("non-numeric", f"values contain {json.dumps(bad)[:40]}, not a number")
+        record["values"] = numbers
+    for name in ("settings", "env"):
+        value = obj.get(name)
+        record[name] = None if value is None else json.dumps(value, sort_keys=True)
+    started = obj.get("started_at")
+    if started is not None:
+        parsed = _timestamp(started)
+        if parsed is None:
+            return problem("bad-timestamp", f"started_at {json.dumps(started)[:40]} is not RFC 3339")
+        record["started_at"] = parsed
+    return record, None
+
+
+def _number(value: Any) -> float | None:
+    """A JSON number (numeric strings tolerated, as DuckDB's reader does); None if not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) or value.strip().lower() in ("nan", "inf", "-inf") else None
+    return None
+
+
+def _timestamp(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed

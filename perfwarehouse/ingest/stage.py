@@ -1,0 +1,436 @@
+"""Validate, de-duplicate and land one batch of parsed trials (SPEC 4.2).
+
+A :class:`Batch` is an in-memory DuckDB database holding the parsed records
+(``raw_trials``, see ``sql/staging/raw_trials.sql``) and the problems the
+parsers found. :func:`land` then, in order:
+
+1. canonicalises settings and checks every rule of ``sql/staging/validate.sql``;
+   any problem refuses the batch (or, with ``quarantine``, sets its records aside);
+2. under the warehouse's write lock, compares the batch with what the warehouse
+   holds: the same content again changes nothing; a trial already present with
+   the same values is skipped; with different values it is a conflict;
+3. writes the new measurements as Parquet into a staging directory, moves the
+   files into the hive layout and records them, the dimension rows, the trials
+   and the batch in **one** catalog transaction. Files become visible to the
+   ``measurements`` view only through that transaction, so a process killed at
+   any instant leaves the warehouse as before or after the batch; leftovers are
+   removed by the next writer (:meth:`Warehouse._recover`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import urllib.parse
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perfwarehouse.errors import ConflictError, TrialParseError
+from perfwarehouse.progress import Reporter, SilentReporter
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.store import (
+    DATA, Warehouse, WriteSession, configure, fetch_arrow, fetch_one,
+)
+
+MAX_REPORTED = 1000
+VALUE_TOLERANCE = 1e-9  # relative; re-saved copies of a trial differ by float rounding
+
+
+@dataclass(frozen=True)
+class IngestSummary:
+    """What an ingest did. ``outcome``: landed, unchanged (same content again) or nothing-new."""
+
+    source: str
+    format: str
+    outcome: str
+    batch_id: int | None = None
+    trials_added: int = 0
+    values_added: int = 0
+    trials_skipped: int = 0
+    quarantined: int = 0
+    campaigns: tuple[str, ...] = ()
+    seconds: float = 0.0
+    problems: tuple[TrialParseError, ...] = field(default=(), repr=False)
+
+
+class Batch:
+    """Parsed records of one ingest command, held in an in-memory DuckDB."""
+
+    def __init__(self, source: str, fmt: str) -> None:
+        self.source = source
+        self.format = fmt
+        self.con = duckdb.connect()
+        configure(self.con)
+        self.con.execute(sqlfiles.load("staging/raw_trials"))
+        self.problems: list[TrialParseError] = []
+        self._hash = hashlib.sha256()
+
+    def hash_bytes(self, name: str, data: bytes) -> None:
+        """Feed one input's name and content into the batch's content hash."""
+        self._hash.update(name.encode() + b"\0" + len(data).to_bytes(8, "little"))
+        self._hash.update(data)
+
+    def hash_file(self, path: Path) -> int:
+        """Feed a file into the content hash; returns its number of lines (one pass)."""
+        size = path.stat().st_size
+        self._hash.update(path.name.encode() + b"\0" + size.to_bytes(8, "little"))
+        lines, last = 0, b"\n"
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 23):
+                self._hash.update(chunk)
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        return lines + (last != b"\n")
+
+    @property
+    def content_hash(self) -> str:
+        return self._hash.hexdigest()
+
+    def add_arrow(self, table: pa.Table) -> None:
+        """Append parsed records (columns named as in ``raw_trials``)."""
+        if table.num_rows:
+            self.con.register("_incoming", table)
+            self.con.execute("INSERT INTO raw_trials BY NAME SELECT * FROM _incoming")
+            self.con.unregister("_incoming")
+
+    def add_problems(self, problems: Iterable[TrialParseError]) -> None:
+        self.problems.extend(problems)
+
+    def count(self) -> int:
+        return int(fetch_one(self.con, "SELECT count(*) FROM raw_trials")[0])
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def land(
+    warehouse: Warehouse, batch: Batch, *, quarantine: bool = False,
+    reporter: Reporter | None = None,
+) -> IngestSummary:
+    """Validate ``batch`` and land it in ``warehouse`` atomically (see module docstring)."""
+    reporter = reporter or SilentReporter()
+    started = time.monotonic()
+    started_at = datetime.now(timezone.utc)
+    con = batch.con
+    n_records = batch.count()
+    with reporter.task("validating", total=None, unit="rows"):
+        problems = batch.problems + _canonicalise_settings(con)
+        problems += _validate(con, MAX_REPORTED if not quarantine else 2**62)
+    problems.sort(key=lambda p: (p.source, p.line, p.rule))
+    if problems and not quarantine:
+        raise _refusal(problems)
+    if problems:
+        _drop_lines(con, problems)
+        attach_raw_lines(problems)
+    _assign_configurations(con)
+
+    purpose = f"perfwarehouse ingest {batch.format} {batch.source}"
+    with warehouse.writing(purpose) as session:
+        with warehouse.catalog() as catalog:
+            earlier = fetch_one(catalog, 
+                "SELECT batch_id FROM ingest_batches WHERE content_hash = ? AND format = ?",
+                [batch.content_hash, batch.format],
+            )
+            if earlier:
+                return IngestSummary(
+                    batch.source, batch.format, "unchanged", batch_id=int(earlier[0]),
+                    trials_skipped=n_records, seconds=time.monotonic() - started)
+            skipped = _compare_with_warehouse(con, catalog)
+        added = batch.count()
+        if added == 0 and not problems:
+            return IngestSummary(batch.source, batch.format, "nothing-new",
+                                 trials_skipped=skipped, seconds=time.monotonic() - started)
+        with reporter.task("writing Parquet", total=None, unit="rows"):
+            batch_id = _next_id(warehouse, "ingest_batches", "batch_id")
+            files = _write_parquet(con, warehouse, batch_id)
+        values = sum(f["row_count"] for f in files)
+        campaigns = tuple(r[0] for r in con.execute(
+            "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
+        with reporter.task("committing", total=None, unit="rows"):
+            _commit(session, con, batch, batch_id, files, problems, started_at,
+                    added, values, skipped)
+    return IngestSummary(
+        batch.source, batch.format, "landed", batch_id=batch_id, trials_added=added,
+        values_added=values, trials_skipped=skipped, quarantined=len({(p.source, p.line) for p in problems}),
+        campaigns=campaigns, seconds=time.monotonic() - started, problems=tuple(problems),
+    )
+
+
+# ---------------------------------------------------------------- validation
+def _refusal(problems: list[TrialParseError]) -> TrialParseError:
+    first = problems[0]
+    more = len(problems) - 1
+    if more:
+        suffix = f" (and {more}{'+' if len(problems) >= MAX_REPORTED else ''} more problem" \
+                 f"{'s' if more > 1 else ''}; nothing was ingested)"
+    else:
+        suffix = " (nothing was ingested)"
+    error = TrialParseError(first.source, first.line, first.rule, first.detail + suffix)
+    error.problems = problems  # type: ignore[attr-defined]
+    return error
+
+
+def canonical_settings(text: str) -> str:
+    """Canonical JSON of a settings object: sorted keys, compact separators.
+
+    Raises ``ValueError`` when ``text`` is not a JSON object.
+    """
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("settings must be a JSON object")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _canonicalise_settings(con: duckdb.DuckDBPyConnection) -> list[TrialParseError]:
+    """Rewrite ``raw_trials.settings`` canonically; problems for settings that are not objects."""
+    distinct = [r[0] for r in con.execute(
+        "SELECT DISTINCT settings FROM raw_trials WHERE settings IS NOT NULL").fetchall()]
+    mapping, bad = [], []
+    for text in distinct:
+        try:
+            mapping.append((text, canonical_settings(text)))
+        except ValueError:
+            bad.append(text)
+    if any(a != b for a, b in mapping):
+        con.register("_settings_map", pa.table({
+            "raw": [a for a, _ in mapping], "canonical": [b for _, b in mapping]}))
+        con.execute("""UPDATE raw_trials SET settings = m.canonical FROM _settings_map m
+                       WHERE raw_trials.settings = m.raw AND m.raw <> m.canonical""")
+        con.unregister("_settings_map")
+    if not bad:
+        return []
+    rows = con.execute(
+        "SELECT source, line, settings FROM raw_trials WHERE list_contains(?, settings) "
+        "ORDER BY source, line LIMIT ?", [bad, MAX_REPORTED]).fetchall()
+    return [TrialParseError(s, ln, "bad-settings", f"settings is not a JSON object: {t[:80]}")
+            for s, ln, t in rows]
+
+
+def _validate(con: duckdb.DuckDBPyConnection, limit: int) -> list[TrialParseError]:
+    rows = con.execute(sqlfiles.load("staging/validate"), {"max_problems": limit}).fetchall()
+    return [TrialParseError(*row) for row in rows]
+
+
+def _drop_lines(con: duckdb.DuckDBPyConnection, problems: list[TrialParseError]) -> None:
+    bad = pa.table({"source": [p.source for p in problems], "line": [p.line for p in problems]})
+    con.register("_bad_lines", bad)
+    con.execute("DELETE FROM raw_trials WHERE (source, line) IN (SELECT (source, line) FROM _bad_lines)")
+    con.unregister("_bad_lines")
+
+
+def config_id(benchmark: str, settings: str, metric: str) -> int:
+    """Stable 64-bit identity of a configuration (benchmark, canonical settings, metric)."""
+    digest = hashlib.blake2b(
+        "\0".join((benchmark, settings, metric)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _assign_configurations(con: duckdb.DuckDBPyConnection) -> None:
+    """``_configs`` (one row per configuration of the batch, with its id and attributes)
+    and the ``staged_trials`` view over the records."""
+    combos = con.execute(
+        "SELECT benchmark, settings, metric, min(unit), min(higher_is_better) "
+        "FROM raw_trials GROUP BY ALL").fetchall()
+    con.register("_config_ids", pa.table({
+        "config_id": pa.array([config_id(*c[:3]) for c in combos], pa.uint64()),
+        "benchmark": pa.array([c[0] for c in combos], pa.string()),
+        "settings": pa.array([c[1] for c in combos], pa.string()),
+        "metric": pa.array([c[2] for c in combos], pa.string()),
+        "unit": pa.array([c[3] for c in combos], pa.string()),
+        "higher_is_better": pa.array([c[4] for c in combos], pa.bool_()),
+    }))
+    con.execute("CREATE OR REPLACE TEMP TABLE _configs AS SELECT * FROM _config_ids")
+    con.unregister("_config_ids")
+    con.execute(sqlfiles.load("staging/staged_trials"))
+
+
+# ---------------------------------------------------------- warehouse compare
+def _compare_with_warehouse(
+    con: duckdb.DuckDBPyConnection, catalog: duckdb.DuckDBPyConnection
+) -> int:
+    """Drop trials the warehouse already has; raise on any conflict. Returns trials skipped."""
+    runs = fetch_arrow(con, sqlfiles.load("staging/run_rows"), {"batch_id": 0})
+    catalog.register("_batch_runs", runs)
+    try:
+        mismatch = fetch_one(catalog, sqlfiles.load("staging/conflicting_runs"))
+        if mismatch:
+            raise ConflictError(
+                f"run {mismatch[1]} of campaign {mismatch[0]} is already in the warehouse with "
+                f"another node, order kind, run index or seed ({mismatch[2]}); nothing was ingested")
+        _check_dimension_conflicts(con, catalog)
+        known_runs = fetch_one(catalog, 
+            "SELECT count(*) FROM _batch_runs b SEMI JOIN runs r USING (campaign, run_id)"
+        )[0]
+        if not known_runs:  # trials belong to runs: nothing of this batch can be there yet
+            return 0
+        existing = fetch_arrow(catalog, sqlfiles.load("staging/existing_trials"))
+    finally:
+        catalog.unregister("_batch_runs")
+    con.register("_existing", existing)
+    try:
+        conflict = fetch_one(con, sqlfiles.load("staging/conflicting_trials"),
+                               {"tolerance": VALUE_TOLERANCE})
+        if conflict:
+            source, line, run_id, position = conflict
+            raise ConflictError(
+                f"{source}:{line}: [conflict] run {run_id} position {position} is already in the "
+                "warehouse with different values or status; nothing was ingested")
+        skipped = fetch_one(con, """
+            DELETE FROM raw_trials WHERE rowid IN (
+                SELECT s.record_id FROM staged_trials s
+                SEMI JOIN _existing e USING (campaign, run_id, position, config_id))""")[0]
+    finally:
+        con.unregister("_existing")
+    return int(skipped)
+
+
+def _check_dimension_conflicts(
+    con: duckdb.DuckDBPyConnection, catalog: duckdb.DuckDBPyConnection
+) -> None:
+    nodes = fetch_arrow(con, "SELECT node, min(hardware_type) AS hardware_type FROM raw_trials "
+                             "GROUP BY node")
+    catalog.register("_batch_nodes", nodes)
+    clash = fetch_one(catalog, """
+        SELECT b.node, n.hardware_type, b.hardware_type FROM _batch_nodes b
+        JOIN nodes n USING (node) WHERE n.hardware_type <> b.hardware_type LIMIT 1""")
+    catalog.unregister("_batch_nodes")
+    if clash:
+        raise ConflictError(
+            f"node {clash[0]} is of hardware type {clash[1]} in the warehouse but {clash[2]} in "
+            "this batch (give --hardware-type or fix ingest/hardware_types.toml); nothing was ingested")
+    configs = fetch_arrow(con, "SELECT * FROM _configs")
+    catalog.register("_batch_configs", configs)
+    clash = fetch_one(catalog, """
+        SELECT b.benchmark, b.metric, c.unit, b.unit FROM _batch_configs b
+        JOIN configurations c USING (config_id)
+        WHERE c.unit IS DISTINCT FROM b.unit OR c.higher_is_better IS DISTINCT FROM b.higher_is_better
+        LIMIT 1""")
+    catalog.unregister("_batch_configs")
+    if clash:
+        raise ConflictError(
+            f"{clash[0]} / {clash[1]} has unit {clash[2]!r} (or another direction) in the warehouse "
+            f"but {clash[3]!r} in this batch; nothing was ingested")
+
+
+# ------------------------------------------------------------------- landing
+def _next_id(warehouse: Warehouse, table: str, column: str) -> int:
+    with warehouse.catalog() as catalog:
+        return int(fetch_one(catalog, f"SELECT coalesce(max({column}), 0) + 1 FROM {table}")[0])
+
+
+def _write_parquet(
+    con: duckdb.DuckDBPyConnection, warehouse: Warehouse, batch_id: int
+) -> list[dict[str, object]]:
+    """Write the batch's measurements and move them into the hive layout; return their records."""
+    staging = warehouse.staging_path / f"b{batch_id:06d}"
+    staging.mkdir(parents=True, exist_ok=True)
+    query = sqlfiles.load("queries/measurement_rows")
+    con.execute(
+        f"COPY ({query}) TO {sqlfiles.quote_literal(str(staging))} (FORMAT parquet, "
+        f"COMPRESSION zstd, PARTITION_BY (campaign, hardware_type), "
+        f"FILENAME_PATTERN 'b{batch_id:06d}-{{i}}')",
+        {"batch_id": batch_id},
+    )
+    files = []
+    for path in sorted(staging.rglob("*.parquet")):
+        rel_dir = path.parent.relative_to(staging)
+        campaign, hardware_type = (urllib.parse.unquote(p.split("=", 1)[1]) for p in rel_dir.parts)
+        target = warehouse.data_path / rel_dir / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        rows = pq.read_metadata(path).num_rows
+        size = path.stat().st_size
+        os.replace(path, target)
+        files.append({"path": str(Path(DATA) / rel_dir / path.name), "batch_id": batch_id,
+                      "campaign": campaign, "hardware_type": hardware_type,
+                      "row_count": rows, "bytes": size})
+    return files
+
+
+def write_empty_schema_file(path: Path) -> None:
+    """A zero-row Parquet file with the measurement columns (types for an empty view)."""
+    con = duckdb.connect()
+    try:
+        configure(con)
+        con.execute(sqlfiles.load("staging/raw_trials"))
+        _assign_configurations(con)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        query = sqlfiles.load("queries/measurement_rows")
+        con.execute(
+            f"COPY (SELECT * EXCLUDE (campaign, hardware_type) FROM ({query})) "
+            f"TO {sqlfiles.quote_literal(str(path))} (FORMAT parquet)", {"batch_id": 0})
+    finally:
+        con.close()
+
+
+def _commit(
+    session: WriteSession, con: duckdb.DuckDBPyConnection, batch: Batch, batch_id: int,
+    files: list[dict[str, object]], problems: list[TrialParseError], started_at: datetime,
+    added: int, values: int, skipped: int,
+) -> None:
+    """Record everything of the batch in one transaction."""
+    tables = {
+        "_trials": fetch_arrow(con, sqlfiles.load("staging/trial_rows"), {"batch_id": batch_id}),
+        "_runs": fetch_arrow(con, sqlfiles.load("staging/run_rows"), {"batch_id": batch_id}),
+        "_nodes": fetch_arrow(con, sqlfiles.load("staging/node_rows"), {"batch_id": batch_id}),
+        "_configs": fetch_arrow(con, "SELECT * FROM _configs"),
+        "_files": pa.Table.from_pylist(files) if files else None,
+        "_quarantine": pa.table({
+            "batch_id": pa.array([batch_id] * len(problems), pa.int64()),
+            "source": [p.source for p in problems], "line": [p.line for p in problems],
+            "rule": [p.rule for p in problems], "detail": [p.detail for p in problems],
+            "raw": [getattr(p, "raw", None) for p in problems]}),
+    }
+    with session.catalog() as cat:
+        for name, table in tables.items():
+            if table is not None:
+                cat.register(name, table)
+        now = datetime.now(timezone.utc)
+        cat.execute("BEGIN TRANSACTION")
+        try:
+            cat.execute("""INSERT INTO campaigns
+                SELECT DISTINCT campaign, ?::TIMESTAMPTZ, ? FROM _runs
+                ON CONFLICT DO NOTHING""", [now, batch_id])
+            cat.execute("INSERT INTO nodes BY NAME SELECT * FROM _nodes ON CONFLICT DO NOTHING")
+            cat.execute("INSERT INTO configurations BY NAME SELECT * FROM _configs ON CONFLICT DO NOTHING")
+            cat.execute("INSERT INTO runs BY NAME SELECT * FROM _runs ON CONFLICT DO NOTHING")
+            cat.execute("INSERT INTO valueless_trials BY NAME SELECT * FROM _trials")
+            if files:
+                cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _files")
+            cat.execute("INSERT INTO quarantine BY NAME SELECT * FROM _quarantine")
+            cat.execute(
+                "INSERT INTO ingest_batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'landed', ?, ?)",
+                [batch_id, batch.source, batch.format, batch.content_hash, added, values,
+                 skipped, len({(p.source, p.line) for p in problems}), started_at, now])
+            session.refresh_views(cat)
+            cat.execute("COMMIT")
+        except BaseException:
+            cat.execute("ROLLBACK")
+            raise
+
+
+def attach_raw_lines(problems: list[TrialParseError], limit: int = 10000) -> None:
+    """Fill ``problem.raw`` with the offending line's text where the source is a local file."""
+    wanted: dict[str, dict[int, TrialParseError]] = {}
+    for problem in problems[:limit]:
+        if getattr(problem, "raw", None) is None and problem.line:
+            wanted.setdefault(problem.source, {})[problem.line] = problem
+    for source, by_line in wanted.items():
+        path = Path(source)
+        if not path.is_file():
+            continue
+        last = max(by_line)
+        with open(path, "rb") as f:
+            for lineno, raw in enumerate(f, 1):
+                if lineno in by_line:
+                    by_line[lineno].raw = raw.rstrip(b"\r\n").decode(  # type: ignore[attr-defined]
+                        "utf-8", "replace")
+                if lineno >= last:
+                    break

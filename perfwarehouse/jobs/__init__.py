@@ -1,0 +1,18 @@
+"""The registry of analyses: every :class:`~perfwarehouse.jobs.framework.Job` the CLI,
+the demo and the Python API know about, in the order the demo runs them."""
+
+from __future__ import annotations
+
+from perfwarehouse.jobs.framework import Job, JobResult, run_job
+
+JOBS: tuple[Job, ...] = ()
+
+
+def get(name: str) -> Job:
+    for job in JOBS:
+        if job.name == name:
+            return job
+    raise KeyError(name)
+
+
+__all__ = ["JOBS", "Job", "JobResult", "get", "run_job"]

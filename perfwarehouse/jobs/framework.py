@@ -1,0 +1,152 @@
+"""Warehouse jobs: query -> pure function -> result tables (SPEC 5).
+
+A :class:`Job` names an SQL query (``sql/queries/<name>.sql``) that is run once
+per partition of the measurements (campaign x hardware type, or campaign), a
+pure ``compute(table, params) -> {output: table}`` applied to each partition's
+rows, and an optional ``finalize`` over the concatenated results (for example a
+family-wise correction across partitions). :func:`run_job` does the loop, so a
+job never opens a connection, and memory is bounded by one partition.
+
+Results are written to the job's output tables (DDL in ``sql/schema/``) with the
+``job_run_id`` of a row in ``job_runs`` that records the parameters, the input
+batches, the code version and the job's own duration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import pyarrow as pa
+
+from perfwarehouse.errors import AnalysisError
+from perfwarehouse.progress import Reporter, SilentReporter
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow, fetch_one
+
+Tables = dict[str, pa.Table]
+
+
+def param(default: Any, help: str, **extra: Any) -> Any:
+    """A job parameter with its ``--help`` text (and optional ``choices``, ``cli`` name)."""
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass(frozen=True)
+class Job:
+    """One analysis, exposed as ``perfwarehouse analyze <name>``."""
+
+    name: str
+    help: str
+    params: type
+    query: str
+    compute: Callable[[pa.Table, Any], Tables]
+    outputs: tuple[str, ...]
+    finalize: Callable[[Tables, Any], Tables] | None = None
+    summarize: Callable[[Tables, Any], list[str]] | None = None
+    partition_by: tuple[str, ...] = ("campaign", "hardware_type")
+    query_params: Callable[[Any], Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job_run_id: int
+    tables: Tables
+    duration_s: float
+    summary: list[str]
+
+
+def run_job(
+    warehouse: Warehouse, job: Job, params: Any, *, campaigns: Sequence[str] | None = None,
+    reporter: Reporter | None = None, write: bool = True,
+) -> JobResult:
+    """Run ``job`` over the warehouse's measurements (all campaigns unless given)."""
+    reporter = reporter or SilentReporter()
+    files = warehouse.data_files(campaigns)
+    if not files:
+        where = f" of campaign(s) {', '.join(campaigns)}" if campaigns else ""
+        raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
+    started_at = datetime.now(timezone.utc)
+    start = time.monotonic()
+    tables = compute_job(warehouse, job, params, files, reporter)
+    duration = time.monotonic() - start
+    summary = job.summarize(tables, params) if job.summarize else []
+    if not write:
+        return JobResult(0, tables, duration, summary)
+    job_run_id = write_results(warehouse, job, params, files, tables, started_at, duration)
+    return JobResult(job_run_id, tables, duration, summary)
+
+
+def compute_job(
+    warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], reporter: Reporter,
+) -> Tables:
+    """Query each partition of ``files`` and apply the job's pure functions."""
+    partitions = sorted({tuple(getattr(f, k) for k in job.partition_by) for f in files})
+    query = sqlfiles.load(f"queries/{job.query}")
+    extra = dict(job.query_params(params)) if job.query_params else {}
+    pieces: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
+    con = warehouse.reader(files)
+    try:
+        with reporter.task(f"{job.name}", total=len(partitions), unit="partitions") as task:
+            for key in partitions:
+                bound = dict(zip(job.partition_by, key)) | extra
+                used = {k: v for k, v in bound.items() if f"${k}" in query}
+                table = fetch_arrow(con, query, used)
+                if table.num_rows:
+                    for name, result in job.compute(table, params).items():
+                        pieces[name].append(result)
+                task.advance()
+    finally:
+        con.close()
+    tables = {name: _concat(parts) for name, parts in pieces.items()}
+    if job.finalize:
+        tables = job.finalize(tables, params)
+    return tables
+
+
+def _concat(parts: list[pa.Table]) -> pa.Table:
+    if not parts:
+        return pa.table({})
+    return pa.concat_tables(parts, promote_options="permissive")
+
+
+def write_results(
+    warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], tables: Tables,
+    started_at: datetime, duration: float,
+) -> int:
+    """Insert the result tables and their ``job_runs`` row in one transaction."""
+    from perfwarehouse import __version__
+
+    params_json = json.dumps(dataclasses.asdict(params), sort_keys=True, default=str)
+    batches = sorted({f.batch_id for f in files})
+    campaigns = sorted({f.campaign for f in files})
+    with warehouse.writing(f"perfwarehouse analyze {job.name}") as session:
+        with session.catalog() as cat:
+            job_run_id = int(fetch_one(cat, 
+                "SELECT coalesce(max(job_run_id), 0) + 1 FROM job_runs")[0])
+            cat.execute("BEGIN TRANSACTION")
+            try:
+                rows = 0
+                for name, table in tables.items():
+                    if table.num_rows == 0:
+                        continue
+                    table = table.append_column(
+                        "job_run_id", pa.array([job_run_id] * table.num_rows, pa.int64()))
+                    cat.register("_result", table)
+                    cat.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _result")
+                    cat.unregister("_result")
+                    rows += table.num_rows
+                cat.execute(
+                    "INSERT INTO job_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [job_run_id, job.name, params_json, campaigns, batches, __version__,
+                     started_at, duration, rows])
+                cat.execute("COMMIT")
+            except BaseException:
+                cat.execute("ROLLBACK")
+                raise
+    return job_run_id

@@ -1,0 +1,162 @@
+"""``perfwarehouse sql`` and ``export``: read-only queries printed as a table, CSV or JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, TextIO
+
+import duckdb
+import orjson
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from perfwarehouse.errors import UsageError
+from perfwarehouse.warehouse.store import Warehouse
+
+TABLE_ROW_LIMIT = 10_000
+
+
+def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> None:
+    """Run ``query`` on a read-only connection and write it in ``fmt`` to ``out`` or stdout."""
+    with warehouse.catalog() as con:
+        try:
+            relation = con.sql(query)
+        except duckdb.Error as exc:
+            raise UsageError(f"sql: {_first_line(exc)}") from None
+        if relation is None:  # a statement without rows
+            return
+        try:
+            batches = relation.fetch_record_batch(10_000)
+            if out is not None and out.suffix == ".parquet":
+                with pq.ParquetWriter(out, batches.schema) as writer:
+                    for batch in batches:
+                        writer.write_batch(batch)
+                return
+            stream: TextIO = open(out, "w", newline="") if out else sys.stdout
+            try:
+                _write(batches, fmt, stream)
+            finally:
+                if out:
+                    stream.close()
+        except duckdb.Error as exc:
+            raise UsageError(f"sql: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0]
+
+
+def _rows(batches: pa.RecordBatchReader) -> Iterator[list[Any]]:
+    for batch in batches:
+        yield from (list(row.values()) for row in batch.to_pylist())
+
+
+def _write(batches: pa.RecordBatchReader, fmt: str, stream: TextIO) -> None:
+    columns = batches.schema.names
+    if fmt == "csv":
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([_csv_cell(v) for v in row] for row in _rows(batches))
+    elif fmt == "json":
+        data = [dict(zip(columns, (_json_cell(v) for v in row))) for row in _rows(batches)]
+        stream.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        rows = list(itertools.islice(_rows(batches), TABLE_ROW_LIMIT + 1))
+        more = len(rows) > TABLE_ROW_LIMIT
+        stream.write(format_table(columns, rows[:TABLE_ROW_LIMIT]))
+        if more:
+            stream.write(f"(more than {TABLE_ROW_LIMIT:,} rows; use --format csv or --out FILE "
+                         "for all of them)\n")
+
+
+def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """An aligned text table (numbers right-aligned) with a header rule and a row count."""
+    cells = [[_text_cell(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    numeric = [all(isinstance(row[i], (int, float, Decimal)) or row[i] is None for row in rows)
+               and bool(rows) for i in range(len(columns))]
+    buf = io.StringIO()
+
+    def line(values: Sequence[str]) -> None:
+        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)]
+        buf.write("  ".join(parts).rstrip() + "\n")
+
+    line(list(columns))
+    line(["-" * w for w in widths])
+    for row in cells:
+        line(row)
+    buf.write(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})\n")
+    return buf.getvalue()
+
+
+def _text_cell(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    return str(value)
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (list, dict)):
+        return orjson.dumps(_json_cell(value)).decode()
+    return value
+
+
+def _json_cell(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_json_cell(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _json_cell(v) for k, v in value.items()}
+    return value
+
+
+def export_campaign(warehouse: Warehouse, campaign: str, out: Path) -> int:
+    """Write one campaign's measurements to ``out`` (.parquet or .csv), partition by partition."""
+    if out.suffix not in (".parquet", ".csv"):
+        raise UsageError(f"{out}: export writes .parquet or .csv files")
+    files = warehouse.data_files([campaign])
+    if not files:
+        raise UsageError(f"campaign {campaign!r} has no measurements in {warehouse.root}")
+    con = warehouse.reader(files)
+    try:
+        reader = con.execute("SELECT * FROM measurements ORDER BY hardware_type, config_id, "
+                             "run_index, position, iteration").fetch_record_batch(100_000)
+        n = 0
+        writer: Any = None
+        try:
+            for batch in reader:
+                if writer is None:
+                    writer = (pq.ParquetWriter(out, batch.schema) if out.suffix == ".parquet"
+                              else pacsv.CSVWriter(out, batch.schema))
+                writer.write_batch(batch)
+                n += batch.num_rows
+        finally:
+            if writer is not None:
+                writer.close()
+        return n
+    finally:
+        con.close()

@@ -1,0 +1,13 @@
+-- runs: one pass over a test list on one node after a reset (SPEC 2).
+CREATE TABLE IF NOT EXISTS runs (
+    campaign   VARCHAR NOT NULL,
+    run_id     VARCHAR NOT NULL,
+    node       VARCHAR NOT NULL,
+    run_index  INTEGER NOT NULL,
+    order_kind VARCHAR NOT NULL,
+    seed       VARCHAR,
+    started_at TIMESTAMPTZ,
+    run_size   INTEGER,
+    batch_id   BIGINT NOT NULL,
+    PRIMARY KEY (campaign, run_id)
+);

@@ -1,0 +1,11 @@
+-- data_files: the Parquet files that hold measurements, relative to the
+-- warehouse root. The measurements view reads exactly these files, so a file
+-- becomes visible in the same transaction that records its batch.
+CREATE TABLE IF NOT EXISTS data_files (
+    path          VARCHAR PRIMARY KEY,
+    batch_id      BIGINT NOT NULL,
+    campaign      VARCHAR NOT NULL,
+    hardware_type VARCHAR NOT NULL,
+    row_count     BIGINT NOT NULL,
+    bytes         BIGINT NOT NULL
+);

@@ -1,0 +1,6 @@
+-- trial_rows: rows of valueless_trials for a staged batch (trials with values
+-- are stored in Parquet only).
+SELECT campaign, hardware_type, run_id, position, config_id, status, started_at, duration_s,
+       CAST($batch_id AS BIGINT) AS batch_id
+FROM staged_trials
+WHERE len("values") = 0

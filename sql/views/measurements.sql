@@ -1,0 +1,13 @@
+-- measurements: one row per measurement with every key (SPEC 12); what jobs and
+-- users query. Reads exactly the Parquet files recorded in data_files:
+-- {parquet_files} is replaced by a list literal built from that table (paths the
+-- warehouse wrote itself, quoted), so a batch becomes visible atomically.
+SELECT
+    campaign, hardware_type, node, benchmark, settings, metric, unit, higher_is_better,
+    config_id, run_id, run_index, order_kind, seed, position, status, iteration,
+    started_at, duration_s, value, batch_id
+FROM read_parquet(
+    {parquet_files},
+    hive_partitioning = true,
+    hive_types = {'campaign': VARCHAR, 'hardware_type': VARCHAR}
+)
