@@ -1,0 +1,22 @@
+"""Statistics with scipy's numbers, numba-fast where it matters (SPEC 9).
+
+Every function validates its input and returns a frozen dataclass.
+"""
+
+from __future__ import annotations
+
+from perfwarehouse.stats.order_statistics import (
+    BoundResult,
+    IntervalResult,
+    median_ci,
+    percentile_bound,
+    percentile_interval,
+)
+
+__all__ = [
+    "BoundResult",
+    "IntervalResult",
+    "median_ci",
+    "percentile_bound",
+    "percentile_interval",
+]
