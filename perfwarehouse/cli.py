@@ -276,7 +276,8 @@ def _register_jobs() -> None:
             from perfwarehouse.jobs.framework import run_job
 
             ctx = click.get_current_context()
-            names = {f.name for f in dataclasses.fields(__job.params)}
+            names = {f.name for f in dataclasses.fields(__job.params)
+                     if not f.metadata.get("internal")}
             params = __job.params(**{k: v for k, v in kwargs.items() if k in names})
             campaign = getattr(params, "campaign", None)
             result = run_job(_warehouse(ctx), __job, params,
@@ -290,7 +291,8 @@ def _register_jobs() -> None:
 
         command = click.Command(
             job.name, callback=callback, help=job.help, context_settings=CONTEXT,
-            params=[_option_for(f) for f in dataclasses.fields(job.params)])
+            params=[_option_for(f) for f in dataclasses.fields(job.params)
+                    if not f.metadata.get("internal")])
         analyze.add_command(command)
 
 

@@ -7,6 +7,13 @@ rows, and an optional ``finalize`` over the concatenated results (for example a
 family-wise correction across partitions). :func:`run_job` does the loop, so a
 job never opens a connection, and memory is bounded by one partition.
 
+A job that needs a fact about all partitions before computing any of them
+(for example the size of a family of comparisons, which sets the confidence
+of every CI) names a ``prepare_query`` run once over all the data, and a pure
+``prepare(table, params) -> params`` that returns the parameters to use
+(typically ``dataclasses.replace`` of an internal field declared with
+``param(..., internal=True)``, which the CLI does not expose).
+
 Results are written to the job's output tables (DDL in ``sql/schema/``) with the
 ``job_run_id`` of a row in ``job_runs`` that records the parameters, the input
 batches, the code version and the job's own duration.
@@ -33,7 +40,11 @@ Tables = dict[str, pa.Table]
 
 
 def param(default: Any, help: str, **extra: Any) -> Any:
-    """A job parameter with its ``--help`` text (and optional ``choices``, ``cli`` name)."""
+    """A job parameter with its ``--help`` text.
+
+    Optional ``choices`` (a closed set), ``cli`` (the option name) and
+    ``internal=True`` (set by ``prepare``, not a CLI option).
+    """
     return field(default=default, metadata={"help": help, **extra})
 
 
@@ -51,6 +62,8 @@ class Job:
     summarize: Callable[[Tables, Any], list[str]] | None = None
     partition_by: tuple[str, ...] = ("campaign", "hardware_type")
     query_params: Callable[[Any], Mapping[str, Any]] | None = None
+    prepare_query: str | None = None
+    prepare: Callable[[pa.Table, Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -92,11 +105,13 @@ def compute_job(
     pieces: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
     con = warehouse.reader(files)
     try:
+        if job.prepare_query and job.prepare:
+            prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
+            params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
         with reporter.task(f"{job.name}", total=len(partitions), unit="partitions") as task:
             for key in partitions:
                 bound = dict(zip(job.partition_by, key)) | extra
-                used = {k: v for k, v in bound.items() if f"${k}" in query}
-                table = fetch_arrow(con, query, used)
+                table = fetch_arrow(con, query, _used(query, bound))
                 if table.num_rows:
                     for name, result in job.compute(table, params).items():
                         pieces[name].append(result)
@@ -107,6 +122,12 @@ def compute_job(
     if job.finalize:
         tables = job.finalize(tables, params)
     return tables
+
+
+def _used(query: str, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The named parameters ``query`` actually uses (DuckDB refuses unused ones)."""
+    used = {k: v for k, v in values.items() if f"${k}" in query}
+    return used or None
 
 
 def _concat(parts: list[pa.Table]) -> pa.Table:
