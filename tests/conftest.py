@@ -53,9 +53,10 @@ def cli(tmp_path: Path) -> CliRunner:
     """Run ``perfwarehouse ARGS`` as a real process (``--warehouse`` defaults to tmp_path/warehouse)."""
 
     def run(*args: str, warehouse: Path | None = None, check: bool = False,
-            timeout: float = 600, **kwargs: object) -> subprocess.CompletedProcess[str]:
+            timeout: float = 600, extra_env: dict[str, str] | None = None,
+            **kwargs: object) -> subprocess.CompletedProcess[str]:
         home = str(warehouse or tmp_path / "warehouse")
-        env = {**os.environ, "PERFWAREHOUSE_HOME": home}
+        env = {**os.environ, "PERFWAREHOUSE_HOME": home, **(extra_env or {})}
         result = subprocess.run(
             [sys.executable, "-m", "perfwarehouse", *args], capture_output=True, text=True,
             env=env, timeout=timeout, cwd=kwargs.pop("cwd", tmp_path), **kwargs)  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import time
 import urllib.parse
 from collections.abc import Iterable
@@ -34,6 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
+from perfwarehouse.faults import checkpoint
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import (
@@ -132,6 +134,7 @@ def land(
         attach_raw_lines(problems)
     _assign_configurations(con)
 
+    checkpoint("validated")
     purpose = f"perfwarehouse ingest {batch.format} {batch.source}"
     with warehouse.writing(purpose) as session:
         with warehouse.catalog() as catalog:
@@ -151,6 +154,7 @@ def land(
         with reporter.task("writing Parquet", total=None, unit="rows"):
             batch_id = _next_id(warehouse, "ingest_batches", "batch_id")
             files = _write_parquet(con, warehouse, batch_id)
+        checkpoint("parquet-moved")
         values = sum(f["row_count"] for f in files)
         campaigns = tuple(r[0] for r in con.execute(
             "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
@@ -347,10 +351,12 @@ def _write_parquet(
         target.parent.mkdir(parents=True, exist_ok=True)
         rows = pq.read_metadata(path).num_rows
         size = path.stat().st_size
+        checkpoint("parquet-staged")
         os.replace(path, target)
         files.append({"path": str(Path(DATA) / rel_dir / path.name), "batch_id": batch_id,
                       "campaign": campaign, "hardware_type": hardware_type,
                       "row_count": rows, "bytes": size})
+    shutil.rmtree(staging)
     return files
 
 
@@ -410,7 +416,9 @@ def _commit(
                 [batch_id, batch.source, batch.format, batch.content_hash, added, values,
                  skipped, len({(p.source, p.line) for p in problems}), started_at, now])
             session.refresh_views(cat)
+            checkpoint("before-commit")
             cat.execute("COMMIT")
+            checkpoint("after-commit")
         except BaseException:
             cat.execute("ROLLBACK")
             raise

@@ -20,7 +20,16 @@ record_rules AS (
             CASE WHEN nullif(status, '') IS NULL THEN 'status' END) AS missing,
         v, order_kind, position, run_index, run_size, duration_s, status,
         len(list_filter("values", lambda x: x IS NULL OR NOT isfinite(x))) AS non_finite,
-        len("values") AS n_values
+        len("values") AS n_values,
+        concat_ws(', ', CASE WHEN starts_with(campaign, chr(0)) THEN 'campaign' END,
+            CASE WHEN starts_with(run_id, chr(0)) THEN 'run_id' END,
+            CASE WHEN starts_with(node, chr(0)) THEN 'node' END,
+            CASE WHEN starts_with(hardware_type, chr(0)) THEN 'hardware_type' END,
+            CASE WHEN starts_with(order_kind, chr(0)) THEN 'order_kind' END,
+            CASE WHEN starts_with(benchmark, chr(0)) THEN 'benchmark' END,
+            CASE WHEN starts_with(metric, chr(0)) THEN 'metric' END,
+            CASE WHEN starts_with(unit, chr(0)) THEN 'unit' END,
+            CASE WHEN starts_with(status, chr(0)) THEN 'status' END) AS not_strings
     FROM raw_trials
 ),
 bad_integers AS (
@@ -80,7 +89,7 @@ group_lines AS (  -- the records of broken groups (semi joins: free when none ar
         SELECT r.* FROM raw_trials r SEMI JOIN config_attrs c USING (benchmark, settings, metric)
     )
 ),
-keyed AS (
+windowed AS (
     SELECT *,
         row_number() OVER (PARTITION BY campaign, run_id, position, benchmark, settings, metric
                            ORDER BY source, line) AS copy_no,
@@ -88,14 +97,23 @@ keyed AS (
             PARTITION BY campaign, run_id, position ORDER BY source, line) AS first_test,
         first_value((node, order_kind, run_index, seed, run_size)) OVER (
             PARTITION BY campaign, run_id ORDER BY source, line) AS run_first,
-        count(*) OVER (PARTITION BY campaign, run_id) AS run_records,
         first_value(hardware_type) OVER (PARTITION BY node ORDER BY source, line) AS node_type,
         first_value((unit, higher_is_better)) OVER (
             PARTITION BY benchmark, settings, metric ORDER BY source, line) AS config_first
     FROM group_lines
+),
+keyed AS (  -- the n-th distinct trial of its run (duplicates are their own problem)
+    SELECT *,
+        count(*) FILTER (WHERE copy_no = 1) OVER (PARTITION BY campaign, run_id) AS run_records,
+        CASE WHEN copy_no = 1 THEN row_number() OVER (
+            PARTITION BY campaign, run_id, copy_no = 1 ORDER BY source, line) END AS run_rank
+    FROM windowed
 )
 SELECT source, line, 'missing-key' AS rule, 'missing required field(s): ' || missing AS detail
 FROM record_rules WHERE missing <> ''
+UNION ALL
+SELECT source, line, 'wrong-type', not_strings || ' must be a string'
+FROM record_rules WHERE not_strings <> ''
 UNION ALL
 SELECT source, line, 'unsupported-version',
        'format version "v" is ' || coalesce(CAST(v AS VARCHAR), 'missing') || '; this perfwarehouse reads version 1'
@@ -103,7 +121,7 @@ FROM record_rules WHERE v IS DISTINCT FROM 1
 UNION ALL
 SELECT source, line, 'unknown-order-kind',
        'order_kind is ' || CAST(to_json(order_kind) AS VARCHAR) || '; expected "fixed" or "random"'
-FROM record_rules WHERE order_kind NOT IN ('fixed', 'random')
+FROM record_rules WHERE order_kind NOT IN ('fixed', 'random') AND NOT starts_with(order_kind, chr(0))
 UNION ALL
 SELECT source, line, 'bad-integer', name || ' is ' || CAST(x AS VARCHAR) || '; expected a whole number >= 0'
 FROM bad_integers
@@ -137,7 +155,7 @@ UNION ALL
 SELECT source, line, 'run-size',
        'run ' || run_id || ' has ' || CAST(run_records AS VARCHAR) || ' trials but its test list has '
        || CAST(CAST(run_size AS BIGINT) AS VARCHAR)
-FROM keyed WHERE run_records > run_size OR position >= run_size
+FROM keyed WHERE run_rank = run_size + 1 OR (copy_no = 1 AND position >= run_size)
 UNION ALL
 SELECT source, line, 'inconsistent-node',
        'node ' || node || ' is of hardware type ' || node_type || ' earlier in the batch, here '

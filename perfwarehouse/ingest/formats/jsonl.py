@@ -33,6 +33,7 @@ from perfwarehouse.warehouse.store import fetch_one
 FORMAT_VERSION = 1
 STRING_FIELDS = ("campaign", "run_id", "node", "hardware_type", "order_kind", "benchmark",
                  "metric", "unit", "status")
+ID_FIELDS = ("campaign", "run_id", "node")  # integers are accepted as ids
 NUMBER_FIELDS = ("v", "run_index", "position", "run_size", "duration_s")
 # DuckDB types for read_json; numbers are read as DOUBLE so validation can see
 # fractions and non-finite values instead of DuckDB rounding them away.
@@ -49,17 +50,23 @@ DUCKDB_COLUMNS = {
 def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | None:
     """Load ``path`` into ``raw_trials`` with DuckDB; the number of records, or None if it can't.
 
+    String fields are read as JSON so that a list or an object where a string
+    belongs is caught (DuckDB would silently turn it into text): such a value
+    is marked with a leading NUL, which validation reports as ``wrong-type``.
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
     """
+    types = {k: ("JSON" if k in STRING_FIELDS else v) for k, v in DUCKDB_COLUMNS.items()}
     columns = "{" + ", ".join(f"{quote_literal(k)}: {quote_literal(v)}"
-                              for k, v in DUCKDB_COLUMNS.items()) + "}"
+                              for k, v in types.items()) + "}"
+    strings = ",\n".join(_string_field(k) for k in STRING_FIELDS)
     try:
         con.execute("BEGIN TRANSACTION")
         con.execute(f"""
             INSERT INTO raw_trials BY NAME
-            SELECT {quote_literal(source)} AS source,
-                   * REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env)
+            SELECT {quote_literal(source)} AS source, {strings},
+                   * EXCLUDE ({", ".join(STRING_FIELDS)})
+                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env)
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
                            columns = {columns}, maximum_object_size = 16777216)""")
         # rows keep the file's order, so a record's rank in this insert is its line
@@ -72,6 +79,15 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
         con.execute("ROLLBACK")
         return None
     return int(n)
+
+
+def _string_field(name: str) -> str:
+    """SQL turning a JSON-typed string field into text (ids may be integers, as in :func:`parse`)."""
+    integer_ok = "'BIGINT', 'UBIGINT'" if name in ID_FIELDS else "''"
+    return (f"CASE WHEN {name} IS NULL THEN NULL "
+            f"WHEN json_type({name}) = 'VARCHAR' THEN {name} ->> '$' "
+            f"WHEN json_type({name}) IN ({integer_ok}) THEN CAST({name} AS VARCHAR) "
+            f"ELSE chr(0) || CAST({name} AS VARCHAR) END AS {name}")
 
 
 def fix_line_numbers(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
@@ -150,7 +166,7 @@ def _parse_line(
     for name in STRING_FIELDS:
         value = obj.get(name)
         if value is not None and not isinstance(value, str):
-            if name in ("campaign", "run_id", "node") and isinstance(value, int) \
+            if name in ID_FIELDS and isinstance(value, int) \
                     and not isinstance(value, bool):
                 value = str(value)
             else:

@@ -1,0 +1,195 @@
+"""CSV or Parquet tables with a TOML mapping (SPEC 4.1.3).
+
+A mapping (``ingest/mappings/*.toml``) says which column holds which trial
+field, constants for fields the table lacks, and how settings are assembled::
+
+    layout = "measurements"     # one row per value ("trials": one row per trial)
+    [columns]                   # trial field = source column
+    node = "instance_id"
+    value = "runtime_ns"
+    [constants]                 # trial field = constant
+    campaign = "cloud-study"
+    order_kind = "fixed"
+    [settings]                  # settings key = source column
+    jvm = "jvm_version"
+
+With ``layout = "measurements"`` the rows of one trial (same campaign, run,
+position, benchmark, settings and metric) are gathered into one trial, their
+values ordered by the ``iteration`` column (else by row). With ``layout =
+"trials"`` a ``values`` column holds a list (Parquet) of the trial's values.
+Without a mapping, the columns are taken to have the native field names (the
+layout follows from whether there is a ``values`` or a ``value`` column).
+
+CSV is read as text so that every cell can be checked with its line number
+(a non-numeric value is refused as ``file:line: [non-numeric] ...``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from perfwarehouse.errors import TrialParseError, UsageError
+from perfwarehouse.ingest.stage import Batch
+from perfwarehouse.warehouse.sqlfiles import quote_literal
+
+FIELDS = ("campaign", "run_id", "node", "hardware_type", "run_index", "order_kind", "seed",
+          "position", "run_size", "benchmark", "settings", "metric", "unit", "higher_is_better",
+          "started_at", "duration_s", "status", "value", "iteration", "values", "v", "env")
+NUMERIC = ("run_index", "position", "run_size", "duration_s", "value", "iteration", "v")
+DEFAULTS = {"v": 1, "settings": "{}", "status": "ok", "metric": "result"}
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A parsed mapping file (or the native identity mapping)."""
+
+    columns: dict[str, str] = field(default_factory=dict)
+    constants: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    layout: str | None = None
+    format: str | None = None
+    source: str = "native names"
+
+
+def load_mapping(path: Path | None) -> Mapping:
+    """Read and check a mapping file; ``None`` means the native identity mapping."""
+    if path is None:
+        return Mapping()
+    if not path.is_file():
+        raise UsageError(f"mapping {path} does not exist")
+    try:
+        content = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: not valid TOML ({exc})") from None
+    columns = content.get("columns", {})
+    constants = content.get("constants", {})
+    settings = content.get("settings", {})
+    for table_name, table in (("columns", columns), ("constants", constants)):
+        unknown = sorted(set(table) - set(FIELDS))
+        if unknown:
+            raise UsageError(f"{path}: [{table_name}] has unknown field(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(FIELDS)}")
+    layout = content.get("layout")
+    if layout not in (None, "measurements", "trials"):
+        raise UsageError(f"{path}: layout must be \"measurements\" or \"trials\"")
+    fmt = content.get("format")
+    if fmt not in (None, "csv", "parquet"):
+        raise UsageError(f"{path}: format must be \"csv\" or \"parquet\"")
+    return Mapping(columns=dict(columns), constants=dict(constants), settings=dict(settings),
+                   layout=layout, format=fmt, source=str(path))
+
+
+def read(batch: Batch, path: Path, mapping: Mapping) -> None:
+    """Load ``path`` through ``mapping`` into the batch's ``raw_trials`` (problems to the batch)."""
+    con = batch.con
+    fmt = mapping.format or ("parquet" if path.suffix == ".parquet" else "csv")
+    source = str(path)
+    try:
+        if fmt == "csv":  # text cells, materialised: rowid + 2 is the line (header = line 1)
+            con.execute(f"""CREATE OR REPLACE TEMP TABLE _source AS SELECT * FROM read_csv(
+                {quote_literal(source)}, all_varchar = true, header = true)""")
+            row_line = "rowid + 2"
+        else:
+            con.execute(f"""CREATE OR REPLACE TEMP VIEW _source AS SELECT * FROM read_parquet(
+                {quote_literal(source)}, file_row_number = true)""")
+            row_line = "file_row_number + 1"
+        available = [r[0] for r in con.execute("DESCRIBE _source").fetchall()]
+    except duckdb.Error as exc:
+        raise TrialParseError(source, 0, "unreadable", str(exc).splitlines()[0]) from None
+    available = [c for c in available if c != "file_row_number"]
+    columns = _resolve_columns(mapping, available, source)
+    layout = mapping.layout or ("trials" if "values" in columns else "measurements")
+    value_field = "values" if layout == "trials" else "value"
+    if value_field not in columns and value_field not in mapping.constants:
+        raise UsageError(f"{source}: no column for {value_field!r} (layout {layout}); "
+                         f"columns are {', '.join(available)}")
+    expressions = {name: _expression(name, columns, mapping) for name in FIELDS}
+    if mapping.settings:
+        missing = sorted(set(mapping.settings.values()) - set(available))
+        if missing:
+            raise UsageError(f"{mapping.source}: [settings] names missing column(s) {', '.join(missing)}")
+        pairs = ", ".join(f"{quote_literal(k)}, {_ident(c)}" for k, c in mapping.settings.items())
+        expressions["settings"] = f"CAST(json_object({pairs}) AS VARCHAR)"
+    if fmt == "csv":
+        batch.add_problems(_type_problems(con, expressions, columns, source, row_line))
+    select = ",\n".join(f"{expressions[name]} AS {name}" for name in FIELDS)
+    con.execute(f"""CREATE OR REPLACE TEMP VIEW _mapped AS
+        SELECT {row_line} AS line, {select} FROM _source""")
+    con.execute("CREATE OR REPLACE TEMP TABLE _bad_rows (line BIGINT)")
+    bad_lines = sorted({p.line for p in batch.problems if p.source == source})
+    if bad_lines:
+        con.executemany("INSERT INTO _bad_rows VALUES (?)", [[line] for line in bad_lines])
+    if layout == "trials":
+        query = """SELECT line, * EXCLUDE (line, value, iteration)
+                   FROM _mapped ANTI JOIN _bad_rows USING (line)"""
+    else:
+        query = """SELECT min(line) AS line,
+                   campaign, run_id, node, hardware_type, run_index, order_kind, seed, position,
+                   run_size, benchmark, settings, metric, unit, higher_is_better,
+                   min(started_at) AS started_at, min(duration_s) AS duration_s, status, v,
+                   min(env) AS env,
+                   list(value ORDER BY iteration NULLS LAST, line) FILTER (WHERE value IS NOT NULL)
+                       AS "values"
+                   FROM _mapped ANTI JOIN _bad_rows USING (line)
+                   GROUP BY ALL"""
+    con.execute(f"INSERT INTO raw_trials BY NAME SELECT {quote_literal(source)} AS source, * "
+                f"FROM ({query})")
+
+
+def _resolve_columns(mapping: Mapping, available: list[str], source: str) -> dict[str, str]:
+    if mapping.columns:
+        missing = sorted(set(mapping.columns.values()) - set(available))
+        if missing:
+            raise UsageError(f"{mapping.source}: the table {source} has no column(s) "
+                             f"{', '.join(missing)}; it has {', '.join(available)}")
+        return dict(mapping.columns)
+    return {name: name for name in FIELDS if name in available}
+
+
+def _ident(column: str) -> str:
+    return '"' + column.replace('"', '""') + '"'
+
+
+def _expression(name: str, columns: dict[str, str], mapping: Mapping) -> str:
+    """SQL for one trial field: a typed column, a constant, a default or NULL."""
+    casts = {"started_at": "TIMESTAMPTZ", "higher_is_better": "BOOLEAN", "values": "DOUBLE[]"}
+    target = "DOUBLE" if name in NUMERIC else casts.get(name, "VARCHAR")
+    if name in columns:
+        column = _ident(columns[name])
+        if target == "DOUBLE":  # numbers stay DOUBLE; validation sees fractions
+            return f"TRY_CAST({column} AS DOUBLE)"
+        return f"TRY_CAST({column} AS {target})"
+    if name in mapping.constants:
+        return f"CAST({quote_literal(str(mapping.constants[name]))} AS {target})"
+    if name in DEFAULTS:
+        return f"CAST({quote_literal(str(DEFAULTS[name]))} AS {target})"
+    return f"CAST(NULL AS {target})"
+
+
+def _type_problems(
+    con: duckdb.DuckDBPyConnection, expressions: dict[str, str], columns: dict[str, str],
+    source: str, row_line: str,
+) -> list[TrialParseError]:
+    """Cells of a CSV whose text does not convert to the field's type."""
+    checks = []
+    for name, column in columns.items():
+        expr = expressions[name]
+        if not expr.startswith("TRY_CAST"):
+            continue
+        checks.append(f"""SELECT {row_line} AS line, {quote_literal(name)} AS field,
+                                 {_ident(column)} AS text
+                          FROM _source
+                          WHERE {_ident(column)} IS NOT NULL AND trim({_ident(column)}) <> ''
+                            AND {expr} IS NULL""")
+    if not checks:
+        return []
+    rows = con.execute(" UNION ALL ".join(checks) + " ORDER BY line LIMIT 1000").fetchall()
+    rule = {"started_at": "bad-timestamp", "higher_is_better": "wrong-type"}
+    return [TrialParseError(source, line, rule.get(name, "non-numeric"),
+                            f"{name} {text!r} is not a {'timestamp' if name == 'started_at' else 'number' if name in NUMERIC else 'valid value'}")
+            for line, name, text in rows]
