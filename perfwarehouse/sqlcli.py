@@ -143,8 +143,8 @@ def export_campaign(warehouse: Warehouse, campaign: str, out: Path) -> int:
         raise UsageError(f"campaign {campaign!r} has no measurements in {warehouse.root}")
     con = warehouse.reader(files)
     try:
-        reader = con.execute("SELECT * FROM measurements ORDER BY hardware_type, config_id, "
-                             "run_index, position, iteration").fetch_record_batch(100_000)
+        reader = con.sql("SELECT * FROM measurements ORDER BY hardware_type, config_id, "
+                         "run_index, position, iteration").fetch_record_batch(100_000)
         n = 0
         writer: Any = None
         try:

@@ -1,0 +1,108 @@
+"""Ingest speed against DuckDB's own reader, in the same run (SPEC 10).
+
+    .venv/bin/python benchmarks/bench_ingest.py [--scale 1.0] [--repeat 3]
+
+Generates the ordersage-longterm campaign (JSON Lines and Parquet) once under
+benchmarks/out/, then, ``--repeat`` times and alternating, in fresh processes:
+
+* baseline: ``CREATE TABLE t AS SELECT * FROM read_json(FILE)`` into a new DuckDB file;
+* ``perfwarehouse ingest jsonl FILE`` into a new warehouse (validation, dedupe,
+  Parquet, catalog: everything);
+* ``perfwarehouse ingest table FILE.parquet`` into a new warehouse.
+
+Each process times its own work (interpreter start-up excluded) and reports its peak
+resident memory (``wait4``). Prints medians and the ratio to the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+BASELINE = """
+import duckdb, json, sys, time
+con = duckdb.connect(sys.argv[2]); con.execute("SET enable_progress_bar = false")
+t = time.perf_counter()
+con.execute("CREATE TABLE t AS SELECT * FROM read_json(?)", [sys.argv[1]])
+print(json.dumps({"seconds": time.perf_counter() - t}))
+"""
+
+INGEST = """
+import json, sys, time
+from pathlib import Path
+from perfwarehouse.ingest.service import ingest_jsonl, ingest_table
+from perfwarehouse.warehouse.store import Warehouse
+t = time.perf_counter()
+wh = Warehouse(Path(sys.argv[2]))
+fn = ingest_table if sys.argv[1].endswith(".parquet") else ingest_jsonl
+s = fn(wh, Path(sys.argv[1]), None) if fn is ingest_table else fn(wh, [Path(sys.argv[1])])
+print(json.dumps({"seconds": time.perf_counter() - t, "trials": s.trials_added}))
+"""
+
+
+def run(code: str, source: Path, target: Path) -> dict[str, float]:
+    proc = subprocess.Popen([sys.executable, "-c", code, str(source), str(target)],
+                            stdout=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    out = proc.stdout.read() if proc.stdout else ""
+    if status != 0:
+        raise SystemExit(f"benchmark process failed ({status}): {out}")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["peak_mb"] = usage.ru_maxrss / 1024
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    out = HERE / "out"
+    out.mkdir(exist_ok=True)
+    jsonl = out / f"ordersage-longterm-{args.scale:g}.jsonl"
+    parquet = jsonl.with_suffix(".parquet")
+    for path in (jsonl, parquet):
+        if not path.exists():
+            subprocess.run([sys.executable, "-m", "perfwarehouse", "generate",
+                            "ordersage-longterm", "--out", str(path), "--scale", str(args.scale)],
+                           check=True)
+    print(f"input: {jsonl.name} ({jsonl.stat().st_size / 1e6:.0f} MB), "
+          f"{parquet.name} ({parquet.stat().st_size / 1e6:.0f} MB)")
+
+    cases = {"duckdb read_json (baseline)": (BASELINE, jsonl),
+             "perfwarehouse ingest jsonl": (INGEST, jsonl),
+             "perfwarehouse ingest table (parquet)": (INGEST, parquet)}
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in cases}
+    with tempfile.TemporaryDirectory(dir=out) as tmp:
+        for i in range(args.repeat):
+            for name, (code, source) in cases.items():
+                target = Path(tmp) / f"{i}-{len(results[name])}"
+                results[name].append(run(code, source, target if code is INGEST
+                                         else target.with_suffix(".duckdb")))
+                shutil.rmtree(target, ignore_errors=True)
+                target.with_suffix(".duckdb").unlink(missing_ok=True)
+
+    base = statistics.median(r["seconds"] for r in results["duckdb read_json (baseline)"])
+    print(f"{'case':40s} {'median s':>9s} {'ratio':>6s} {'peak MB':>8s}   runs (s)")
+    for name, runs in results.items():
+        seconds = [r["seconds"] for r in runs]
+        med = statistics.median(seconds)
+        peak = max(r["peak_mb"] for r in runs)
+        print(f"{name:40s} {med:9.2f} {med / base:6.2f} {peak:8.0f}   "
+              + " ".join(f"{s:.2f}" for s in seconds))
+    trials = results["perfwarehouse ingest jsonl"][0].get("trials", 0)
+    print(f"trials ingested per run: {trials:,.0f}")
+
+
+if __name__ == "__main__":
+    main()
