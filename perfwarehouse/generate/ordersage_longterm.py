@@ -155,20 +155,17 @@ def generate(seed: int = 1, scale: float = 1.0) -> Generated:
         "node_offset_sd_pct": {},
     }
     tables: list[pa.Table] = []
+    starts: list[np.ndarray] = []
     run_counter = 0
-    # Runs of all types are interleaved in time; run_index is the campaign-wide
-    # rank of a run's start time, assigned after all types are drawn.
     for h, (hw, n_nodes, sockets, cores, memory, cpu) in enumerate(HARDWARE):
         tests = _tests_for(CONFIGS_PER_TYPE[h], sockets, cores)
-        table = _generate_type(
+        table, run_starts = _generate_type(
             rng, h, hw, n_nodes, memory, cpu, tests, int(runs_per_type[h]), run_counter, truth
         )
         run_counter += int(runs_per_type[h])
         tables.append(table)
-    records = pa.concat_tables(tables)
-    records = _assign_run_index(records).sort_by(
-        [("started_at", "ascending"), ("run_id", "ascending"), ("metric", "ascending")]
-    )
+        starts.append(run_starts)
+    records = _in_time_order(tables, starts)
     truth["counts"] = {
         "trials": records.num_rows,
         "runs": run_counter,
@@ -274,42 +271,43 @@ def _generate_type(
     _record_truth(truth, hw, tests, metrics_of_test, test_of_config, position_gamma, polluters,
                   polluter_delta, drift, season_daily, season_weekly, is_random, n_tests)
 
-    # --- table --------------------------------------------------------------
-    run_names = np.array([f"{hw}-r{run_offset + r:05d}" for r in range(n_runs)], dtype=object)
-    node_names = np.array([f"{hw}-{i + 1:06d}" for i in range(n_nodes)], dtype=object)
-    settings_text = np.array([settings_json(tests[i].settings) for i in range(n_tests)], dtype=object)
-    bench_names = np.array([b[0] for b in BENCHMARKS], dtype=object)
-    units = np.array([b[3] for b in BENCHMARKS], dtype=object)
-    metric_names = np.array([m for ms in metrics_of_test for m in ms], dtype=object)
-    env_text = np.array([
-        settings_json({"cpu_model": cpu, "memory": memory, "kernel": "5.4.0-100-generic",
-                       "os": "Ubuntu 20.04 LTS"})
-    ], dtype=object)
-    first = pos == 0
+    # --- table (dictionary-encoded strings: no per-row Python objects) ---------
+    first = (pos == 0) & (config_of == test_of_config.searchsorted(test_of, side="left"))
     started = (START.timestamp() + t) * 1e6
     n = len(run_of)
-    return pa.table({
+    metric_names = [m for ms in metrics_of_test for m in ms]
+    env = settings_json({"cpu_model": cpu, "memory": memory, "kernel": "5.4.0-100-generic",
+                         "os": "Ubuntu 20.04 LTS"})
+    table = pa.table({
         "v": pa.array(np.ones(n, dtype=np.int8)),
-        "campaign": pa.array([CAMPAIGN], pa.string()).take(np.zeros(n, dtype=np.int32)),
-        "run_id": pa.array(run_names[run_of], pa.string()),
-        "node": pa.array(node_names[run_node[run_of]], pa.string()),
-        "hardware_type": pa.array([hw], pa.string()).take(np.zeros(n, dtype=np.int32)),
-        "run_index": pa.array(np.zeros(n, dtype=np.int32)),
-        "order_kind": pa.array(np.where(is_random[run_of], "random", "fixed"), pa.string()),
+        "campaign": labels(np.zeros(n), [CAMPAIGN]),
+        "run_id": labels(run_of, [f"{hw}-r{run_offset + r:05d}" for r in range(n_runs)]),
+        "node": labels(run_node[run_of], [f"{hw}-{i + 1:06d}" for i in range(n_nodes)]),
+        "hardware_type": labels(np.zeros(n), [hw]),
+        "run_index": pa.array(run_of.astype(np.int32)),  # local; made campaign-wide later
+        "order_kind": labels(is_random[run_of], ["fixed", "random"]),
         "seed": pa.array(seeds[run_of].astype(np.int64)),
         "position": pa.array(pos.astype(np.int32)),
         "run_size": pa.array(np.full(n, n_configs, dtype=np.int32)),
-        "benchmark": pa.array(bench_names[bench_of_test[test_of]], pa.string()),
-        "settings": pa.array(settings_text[test_of], pa.string()),
-        "metric": pa.array(metric_names[config_of], pa.string()),
-        "unit": pa.array(units[bench_of_test[test_of]], pa.string()),
+        "benchmark": labels(bench_of_test[test_of], [b[0] for b in BENCHMARKS]),
+        "settings": labels(test_of, [settings_json(t.settings) for t in tests]),
+        "metric": labels(config_of, metric_names),
+        "unit": labels(bench_of_test[test_of], [b[3] for b in BENCHMARKS]),
         "higher_is_better": pa.array(hib),
         "values": values_column(value, 1),
         "started_at": pa.array(started.astype(np.int64), pa.timestamp("us", tz="UTC")),
         "duration_s": pa.array(np.round(dur_in_order[run_of, pos], 3)),
-        "status": pa.array(["ok"], pa.string()).take(np.zeros(n, dtype=np.int32)),
-        "env": pa.array(np.where(first, env_text[0], None), pa.string()),
+        "status": labels(np.zeros(n), ["ok"]),
+        "env": labels(np.zeros(n), [env], valid=first),
     })
+    return table, starts
+
+
+def labels(indices: np.ndarray, names: list[str], valid: np.ndarray | None = None) -> pa.Array:
+    """A dictionary-encoded string column: ``names[indices]`` (null where not ``valid``)."""
+    mask = None if valid is None else ~valid
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.asarray(indices, dtype=np.int32), mask=mask), pa.array(names, pa.string()))
 
 
 def _threads_factor(test: Test, higher_is_better: bool) -> float:
@@ -371,14 +369,18 @@ def _record_truth(
              "amplitude_pct": round(100 * season_weekly, 2)})
 
 
-def _assign_run_index(records: pa.Table) -> pa.Table:
-    """Number runs 0, 1, ... by start time across the whole campaign (OrderSage 2022 style)."""
-    run_ids = records.column("run_id").to_numpy(zero_copy_only=False)
-    started = records.column("started_at").cast(pa.int64()).to_numpy()
-    uniq, inverse = np.unique(run_ids, return_inverse=True)
-    first_start = np.full(len(uniq), np.iinfo(np.int64).max)
-    np.minimum.at(first_start, inverse, started)
-    rank = np.empty(len(uniq), dtype=np.int32)
-    rank[np.argsort(first_start, kind="stable")] = np.arange(len(uniq), dtype=np.int32)
-    index = records.schema.get_field_index("run_index")
-    return records.set_column(index, "run_index", pa.array(rank[inverse]))
+def _in_time_order(tables: list[pa.Table], starts: list[np.ndarray]) -> pa.Table:
+    """One table, records in start-time order, run_index = the campaign-wide rank of a
+    run's start (OrderSage 2022 style: runs of all types are interleaved in time)."""
+    rank = np.empty(sum(len(s) for s in starts), dtype=np.int32)
+    rank[np.argsort(np.concatenate(starts), kind="stable")] = np.arange(len(rank), dtype=np.int32)
+    offsets = np.cumsum([0] + [len(s) for s in starts])
+    index = tables[0].schema.get_field_index("run_index")
+    tables = [t.set_column(index, "run_index",
+                           pa.array(rank[o + t.column("run_index").to_numpy()]))
+              for t, o in zip(tables, offsets)]
+    records = pa.concat_tables(tables)
+    key_time = records.column("started_at").cast(pa.int64()).to_numpy()
+    key_run = records.column("run_index").to_numpy()
+    key_metric = np.concatenate([c.indices.to_numpy() for c in records.column("metric").chunks])
+    return records.take(np.lexsort((key_metric, key_run, key_time)))

@@ -17,6 +17,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from perfwarehouse.warehouse.store import configure
+
 # Column order of a native record (README, "Trial log format").
 NATIVE_COLUMNS = (
     "v", "campaign", "run_id", "node", "hardware_type", "run_index", "order_kind", "seed",
@@ -66,12 +68,13 @@ def write_generated(generated: Generated, out: Path) -> Path:
         else:
             # JSON-typed columns are written as nested JSON, not as quoted strings.
             select = (
-                "SELECT * REPLACE (settings::JSON AS settings, env::JSON AS env, "
+                "SELECT * REPLACE (CAST(settings AS VARCHAR)::JSON AS settings, "
+                "CAST(env AS VARCHAR)::JSON AS env, "
                 "strftime(started_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS started_at) FROM records"
             )
             options = "FORMAT json"
         tmp = out.with_name(out.name + ".tmp")
-        con.execute("SET TimeZone = 'UTC'")
+        configure(con)
         con.execute(f"COPY ({select}) TO '{_sql_path(tmp)}' ({options})")
         tmp.replace(out)
     finally:
