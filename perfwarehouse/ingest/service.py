@@ -38,6 +38,8 @@ def ingest_ordersage(
                 files = {name: (directory / name).read_bytes() for name in chosen}
                 for name in sorted(files):
                     batch.hash_bytes(name, files[name])
+                # options change the result, so they are part of the batch's content
+                batch.hash_bytes("options", repr((campaign or directory.name, rules)).encode())
                 table, problems = ordersage.parse_directory(
                     files, directory=str(directory), campaign=campaign or directory.name,
                     rules=rules)
@@ -130,6 +132,7 @@ def ingest_table(
     try:
         with reporter.task("reading table", total=None, unit="rows"):
             batch.hash_file(Path(file))
+            batch.hash_bytes("mapping", repr(spec).encode())
             table.read(batch, Path(file), spec)
         return _land(warehouse, batch, quarantine, reporter)
     finally:

@@ -69,3 +69,10 @@ def test_non_numeric_result_is_refused_with_file_and_line(warehouse: Warehouse, 
     assert info.value.rule == "non-numeric"
     assert _count(warehouse) == 300
     assert sorted(p.name for p in warehouse.data_path.rglob("*")) == before
+
+
+def test_the_same_directory_under_another_campaign_is_not_unchanged(warehouse: Warehouse) -> None:
+    ingest_ordersage(warehouse, [ORDERSAGE_DIRS["ufs"]])
+    other = ingest_ordersage(warehouse, [ORDERSAGE_DIRS["ufs"]], campaign="ufs-again")
+    assert other.outcome == "landed" and other.trials_added == 400
+    assert _count(warehouse, "SELECT count(DISTINCT campaign) FROM measurements") == 2
