@@ -1,0 +1,1 @@
+"""Getting trials in: parsers, validation and atomic landing."""

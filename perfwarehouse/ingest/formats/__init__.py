@@ -1,0 +1,1 @@
+"""One parser per input format (pure: bytes or tables in, trial records out)."""

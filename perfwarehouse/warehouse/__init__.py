@@ -1,0 +1,1 @@
+"""The warehouse directory: catalog, Parquet layout, locking, SQL files."""
