@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterable
@@ -43,6 +44,7 @@ from perfwarehouse.warehouse.store import (
 )
 
 MAX_REPORTED = 1000
+MEMORY_LIMIT = "3GB"  # per batch; DuckDB spills beyond it (SPEC 10: demo peak <= 4 GB)
 VALUE_TOLERANCE = 1e-9  # relative; re-saved copies of a trial differ by float rounding
 
 
@@ -66,10 +68,13 @@ class IngestSummary:
 class Batch:
     """Parsed records of one ingest command, held in an in-memory DuckDB."""
 
-    def __init__(self, source: str, fmt: str) -> None:
+    def __init__(self, source: str, fmt: str, memory_limit: str = MEMORY_LIMIT) -> None:
         self.source = source
         self.format = fmt
-        self.con = duckdb.connect()
+        # a batch larger than memory_limit spills to a private temporary directory
+        self._spill = tempfile.TemporaryDirectory(prefix="perfwarehouse-batch-")
+        self.con = duckdb.connect(config={"memory_limit": memory_limit,
+                                          "temp_directory": self._spill.name})
         configure(self.con)
         self.con.execute(sqlfiles.load("staging/raw_trials"))
         self.problems: list[TrialParseError] = []
@@ -111,6 +116,7 @@ class Batch:
 
     def close(self) -> None:
         self.con.close()
+        self._spill.cleanup()
 
 
 def land(
