@@ -152,9 +152,9 @@ def _cursor_hook(agent: str, segment: str, before: Cursor, after: Cursor,
                              "WHERE agent = ? AND segment = ?", [agent, segment])
         current, trials_before, last_batch = row if row else (0, 0, None)
         if current != before.byte_offset:
-            raise CursorMoved(f"agent {agent} segment {segment}: another pull moved the cursor "
-                              f"from {before.byte_offset} to {current} bytes meanwhile; this "
-                              "chunk was not landed (run the pull again)")
+            raise CursorMoved(f"another pull moved the cursor from byte {before.byte_offset:,} "
+                              f"to {current:,} meanwhile; this chunk was not landed (run the "
+                              "pull again)")
         con.execute("INSERT OR REPLACE INTO pull_cursors VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [agent, segment, after.byte_offset, after.line_count, after.last_line_offset,
                      after.last_line_sha256, trials_before + added,

@@ -18,8 +18,10 @@ Security (the server is meant to run on every worker of a fleet):
   (no ``/``, no leading dot, so no ``..``, no absolute path; encoded slashes
   are decoded before routing and then fail the match); the file is opened
   relative to a descriptor of the spool directory with ``O_NOFOLLOW`` (no
-  symlinks), must be a regular file with a single link (no hard links to files
-  elsewhere), and its resolved path must be inside the spool;
+  symlinks), must be a regular file (no FIFO, device or directory), and its
+  resolved path must be inside the spool. (A hard link *is* a file in the spool:
+  it is served. Linux's ``fs.protected_hardlinks``, on by default, stops anyone
+  linking a file they could not already read and write.)
 * nothing writes: there is no route that could.
 """
 
@@ -35,7 +37,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from perfwarehouse.agent.spool import is_segment_name
+from perfwarehouse.agent.spool import SEGMENT_NAME, is_segment_name
 from perfwarehouse.errors import UsageError
 
 BLOCK = 1 << 20
@@ -71,12 +73,26 @@ class Spool:
         segments = []
         with os.scandir(self.root) as entries:
             for entry in entries:
-                if not is_segment_name(entry.name) or not entry.is_file(follow_symlinks=False):
-                    continue
-                info = entry.stat(follow_symlinks=False)
-                if info.st_nlink == 1:
-                    segments.append({"name": entry.name, "size": info.st_size})
+                if is_segment_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    size = entry.stat(follow_symlinks=False).st_size
+                    segments.append({"name": entry.name, "size": size})
         return sorted(segments, key=lambda s: str(s["name"]))
+
+    def refused(self) -> list[str]:
+        """``*.jsonl`` entries of the spool that are not served, each with the reason."""
+        reasons = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if not entry.name.endswith(".jsonl"):
+                    continue
+                if not is_segment_name(entry.name):
+                    reasons.append(f"{entry.name!r}: segment names must match "
+                                   f"{SEGMENT_NAME.pattern}")
+                elif entry.is_symlink():
+                    reasons.append(f"{entry.name}: a symbolic link")
+                elif not entry.is_file(follow_symlinks=False):
+                    reasons.append(f"{entry.name}: not a regular file")
+        return sorted(reasons)
 
     def open(self, name: str) -> int | None:
         """A read-only descriptor of segment ``name``, or None if it is not a servable segment."""
@@ -90,8 +106,7 @@ class Spool:
                          dir_fd=self.dir_fd)
         except OSError:
             return None
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             return None
         return fd
@@ -208,6 +223,8 @@ def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
         print(f"warning: the token file {token_file} is readable by other users "
               f"(chmod 600 {token_file})", file=sys.stderr)
     app = create_app(spool_dir, token)
+    for reason in Spool(spool_dir).refused():
+        print(f"warning: not serving {reason}", file=sys.stderr)
     try:
         family, kind, proto, _name, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM)[0]

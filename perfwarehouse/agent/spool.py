@@ -29,8 +29,10 @@ import orjson
 
 from perfwarehouse.errors import UsageError
 
-# What the server lists and serves; the agent's own names are a subset.
-SEGMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.jsonl")
+# What the server lists and serves: a letter or digit, then letters, digits and
+# ``. _ - + = , : @ ~`` (no separator, no space, no ``%``), ending in ``.jsonl``.
+# The agent's own names are a subset.
+SEGMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+=,:@~-]{0,200}\.jsonl")
 _OWN_SUFFIX = re.compile(r"([0-9a-f]{8})-(\d{4,})\.jsonl")
 LOCK_NAME = ".agent.lock"
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from tests.integration.agent_support import agent_server, write_token
+from tests.integration.agent_support import agent_server, perfwarehouse, write_token
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +32,6 @@ def served(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
     (spool / "empty.jsonl").write_bytes(b"")
     (spool / "link.jsonl").symlink_to(secret)            # symlink out of the spool
     (spool / "dirlink").symlink_to(root)                  # symlinked directory
-    os.link(secret, spool / "hard.jsonl")                 # hard link to a file outside
     (spool / ".hidden.jsonl").write_bytes(SECRET)
     (spool / "notes.txt").write_bytes(SECRET)
     (spool / "sub.jsonl").mkdir()
@@ -117,7 +117,7 @@ def test_wrong_or_missing_token_gets_401_and_nothing_else(served, header) -> Non
     "/segments/../secret.txt", "/segments/..%2Fsecret.txt", "/segments/%2e%2e%2fsecret.jsonl",
     "/segments/..%2F..%2Fsecret.jsonl", "/segments/%2Fetc%2Fpasswd", "/segments//etc/passwd",
     "/segments/%2F" + "%2F".join(["tmp", "secret.jsonl"]), "/../secret.txt", "/segments/..",
-    "/segments/link.jsonl", "/segments/hard.jsonl", "/segments/.hidden.jsonl",
+    "/segments/link.jsonl", "/segments/.hidden.jsonl",
     "/segments/notes.txt", "/segments/sub.jsonl", "/segments/sub%2Finner.jsonl",
     "/segments/sub/inner.jsonl", "/segments/dirlink%2Fsecret.jsonl", "/segments/fifo.jsonl",
     "/segments/seg-0001.jsonl%00.txt", "/segments/nope.jsonl", "/segments/%5C..%5Csecret.jsonl",
@@ -142,6 +142,29 @@ def test_the_server_is_read_only(served) -> None:  # type: ignore[no-untyped-def
 
 def test_it_listens_on_loopback_only_by_default(served) -> None:  # type: ignore[no-untyped-def]
     assert urlsplit(served["url"]).hostname == "127.0.0.1"
+
+
+def test_entries_that_are_not_served_are_named_at_start(tmp_path: Path) -> None:
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    (spool / "good.jsonl").write_bytes(b"{}\n")
+    (spool / "bad name.jsonl").write_bytes(b"{}\n")
+    (spool / "link.jsonl").symlink_to(spool / "good.jsonl")
+    (spool / "dir.jsonl").mkdir()
+    token = tmp_path / "token"
+    write_token(token)
+    proc = subprocess.Popen(perfwarehouse("agent", "serve", "--spool", str(spool), "--port", "0",
+                                          "--token-file", str(token)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and "http://127.0.0.1:" in proc.stdout.readline()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert "not serving 'bad name.jsonl'" in err
+    assert "not serving link.jsonl: a symbolic link" in err
+    assert "not serving dir.jsonl: not a regular file" in err
+    assert "good.jsonl" not in err
 
 
 def test_a_short_token_is_refused(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]

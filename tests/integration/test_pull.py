@@ -103,6 +103,28 @@ def test_sigkilled_pulls_then_a_full_one_ingest_every_trial_exactly_once(
 
 
 @pytest.mark.slow
+def test_two_pulls_at_once_do_not_duplicate(
+        tmp_path: Path, spool: Path, token_file: Path, cli: CliRunner) -> None:
+    segment = spool / "seg-0001.jsonl"
+    write_trials(segment, 20_000)
+    home = tmp_path / "warehouse"
+    with agent_server(spool, token_file) as url:
+        sources = str(write_sources(tmp_path / "sources.toml", [("w", url, token_file)]))
+        command = perfwarehouse("--warehouse", str(home), "ingest", "pull", "--sources", sources,
+                                "--chunk-mb", "0.5")
+        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(2)]
+        outcomes = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read())  # type: ignore[union-attr]
+                    for p in procs]
+        for code, _out, err in outcomes:  # a pull that lost a race says so, and lands nothing
+            assert code == 0 or "another pull moved the cursor" in err, err
+        final = cli("ingest", "pull", "--sources", sources, warehouse=home)
+        assert final.returncode == 0, final.stderr
+    assert warehouse_totals(home)[:2] == (20_000, 20_000)
+    assert _cursor(home, segment.name) == segment.stat().st_size
+
+
+@pytest.mark.slow
 def test_appended_and_half_written_lines_are_ingested_once(
         tmp_path: Path, spool: Path, token_file: Path, cli: CliRunner) -> None:
     segment = spool / "seg-0001.jsonl"
@@ -229,7 +251,7 @@ def test_transient_errors_are_retried_with_backoff(
 
 def test_one_failing_agent_does_not_stop_the_others(
         tmp_path: Path, spool: Path, token_file: Path, cli: CliRunner) -> None:
-    write_trials(spool / "s-0001.jsonl", 200)
+    write_trials(spool / "trials-2025-05-01T02:00:00+00:00.jsonl", 200)  # any plain name
     home = tmp_path / "warehouse"
     with agent_server(spool, token_file) as url:
         sources = str(write_sources(tmp_path / "sources.toml", [

@@ -13,7 +13,8 @@ from perfwarehouse.agent.spool import (
 from perfwarehouse.errors import UsageError
 
 
-@pytest.mark.parametrize("name", ["a.jsonl", "camp-node-0a1b2c3d-0001.jsonl", "A_b.c-d.jsonl"])
+@pytest.mark.parametrize("name", ["a.jsonl", "camp-node-0a1b2c3d-0001.jsonl", "A_b.c-d.jsonl",
+                                  "trials-2024-01-01T00:00:00+00:00.jsonl", "n=1,a@b~2.jsonl"])
 def test_plain_segment_names_are_accepted(name: str) -> None:
     assert is_segment_name(name)
 
@@ -21,7 +22,8 @@ def test_plain_segment_names_are_accepted(name: str) -> None:
 @pytest.mark.parametrize("name", [
     "", ".jsonl", ".hidden.jsonl", "..", "../a.jsonl", "a/b.jsonl", "/etc/passwd", "a.json",
     "a.jsonl/", "a.jsonl\n", "a\\b.jsonl", "a b.jsonl", "a%2Fb.jsonl", "a\x00.jsonl",
-    "-a.jsonl", "x" * 300 + ".jsonl", "é.jsonl",
+    "-a.jsonl", "x" * 300 + ".jsonl", "é.jsonl", "a?b.jsonl", "a#b.jsonl", "a;b.jsonl",
+    "a'b.jsonl", "a*b.jsonl",
 ])
 def test_anything_else_is_refused(name: str) -> None:
     assert not is_segment_name(name)
