@@ -28,7 +28,9 @@ and 5xx) are retried with exponential backoff, a bounded number of times.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
+import shutil
 import tempfile
 import threading
 import time
@@ -57,6 +59,7 @@ DEFAULT_CHUNK_BYTES = 32 << 20
 MAX_LINE_BYTES = 64 << 20
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 FORMAT = "pull"
+TEMP_PREFIX = "perfwarehouse-pull-"
 T = TypeVar("T")
 
 
@@ -311,10 +314,25 @@ def pull(warehouse: Warehouse, sources: Sequence[AgentSource], options: PullOpti
         raise UsageError("the chunk size must be at least 1 KB")
     reporter = reporter or SilentReporter()
     reports = []
-    with tempfile.TemporaryDirectory(prefix="perfwarehouse-pull-") as tmp:
+    _remove_stale_temp_dirs()
+    with tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-") as tmp:
         for source in sources:
             reports.append(_pull_agent(warehouse, source, options, Path(tmp), reporter, log))
     return reports
+
+
+def _remove_stale_temp_dirs() -> None:
+    """Remove the chunk directories of pulls that were killed (their process is gone)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
+        pid = path.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # alive, someone else's
+            pass
 
 
 def _pull_agent(warehouse: Warehouse, source: AgentSource, options: PullOptions, tmp: Path,

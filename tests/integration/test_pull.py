@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -68,6 +69,7 @@ def test_sigkilled_pulls_then_a_full_one_ingest_every_trial_exactly_once(
 
         # 1: killed (SIGKILL) right after its second chunk landed, while it works on the third
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        killed = {str(proc.pid)}
         assert proc.stdout is not None
         landed = 0
         for line in proc.stdout:
@@ -81,6 +83,7 @@ def test_sigkilled_pulls_then_a_full_one_ingest_every_trial_exactly_once(
 
         # 2: killed at a random moment (anywhere: fetching, parsing, writing, committing)
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        killed.add(str(proc.pid))
         time.sleep(random.uniform(0.5, 2.5))
         proc.kill()
         proc.wait(timeout=60)
@@ -96,6 +99,9 @@ def test_sigkilled_pulls_then_a_full_one_ingest_every_trial_exactly_once(
         assert value_sum == pytest.approx(total, rel=1e-12)
         assert _cursor(home, segment.name) == segment.stat().st_size
         assert _orphan_files(home) == set()
+        # the killed pulls' chunk directories are gone too
+        assert not [p for p in Path(tempfile.gettempdir()).glob("perfwarehouse-pull-*")
+                    if p.name.split("-")[2] in killed]
 
         again = cli("ingest", "pull", "--sources", str(sources), warehouse=home)
         assert again.returncode == 0 and "0 trials added" in again.stdout
