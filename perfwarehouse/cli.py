@@ -310,6 +310,11 @@ def _register_reports() -> None:
             params=list(rep.options)))
 
 
+from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent, SPEC 4.3)
+
+cli.add_command(agent)
+ingest.add_command(pull)
+
 _register_jobs()
 _register_reports()
 

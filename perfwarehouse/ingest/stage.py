@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,6 +45,10 @@ from perfwarehouse.warehouse.store import (
 
 MAX_REPORTED = 1000
 MEMORY_LIMIT = "3GB"  # per batch; DuckDB spills beyond it (SPEC 10: demo peak <= 4 GB)
+# Called inside the catalog transaction that lands a batch, with that connection and the
+# batch id (None when the batch adds nothing), so a caller can record its own state (a
+# pull cursor) atomically with the batch. Raising rolls the batch back.
+OnCommit = Callable[[duckdb.DuckDBPyConnection, "int | None"], None]
 VALUE_TOLERANCE = 1e-9  # relative; re-saved copies of a trial differ by float rounding
 
 
@@ -121,9 +125,13 @@ class Batch:
 
 def land(
     warehouse: Warehouse, batch: Batch, *, quarantine: bool = False,
-    reporter: Reporter | None = None,
+    reporter: Reporter | None = None, on_commit: OnCommit | None = None,
 ) -> IngestSummary:
-    """Validate ``batch`` and land it in ``warehouse`` atomically (see module docstring)."""
+    """Validate ``batch`` and land it in ``warehouse`` atomically (see module docstring).
+
+    ``on_commit`` (optional) runs inside the landing transaction; when the batch adds
+    nothing (unchanged or nothing new) it still runs, in a transaction of its own.
+    """
     reporter = reporter or SilentReporter()
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)
@@ -149,12 +157,14 @@ def land(
                 [batch.content_hash, batch.format],
             )
             if earlier:
+                _on_commit_alone(session, on_commit, catalog)
                 return IngestSummary(
                     batch.source, batch.format, "unchanged", batch_id=int(earlier[0]),
                     trials_skipped=n_records, seconds=time.monotonic() - started)
             skipped = _compare_with_warehouse(con, catalog)
         added = batch.count()
         if added == 0 and not problems:
+            _on_commit_alone(session, on_commit)
             return IngestSummary(batch.source, batch.format, "nothing-new",
                                  trials_skipped=skipped, seconds=time.monotonic() - started)
         with reporter.task("writing Parquet", total=None, unit="rows"):
@@ -166,7 +176,7 @@ def land(
             "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
         with reporter.task("committing", total=None, unit="rows"):
             _commit(session, con, batch, batch_id, files, problems, started_at,
-                    added, values, skipped)
+                    added, values, skipped, on_commit)
     return IngestSummary(
         batch.source, batch.format, "landed", batch_id=batch_id, trials_added=added,
         values_added=values, trials_skipped=skipped, quarantined=len({(p.source, p.line) for p in problems}),
@@ -385,7 +395,7 @@ def write_empty_schema_file(path: Path) -> None:
 def _commit(
     session: WriteSession, con: duckdb.DuckDBPyConnection, batch: Batch, batch_id: int,
     files: list[dict[str, object]], problems: list[TrialParseError], started_at: datetime,
-    added: int, values: int, skipped: int,
+    added: int, values: int, skipped: int, on_commit: OnCommit | None = None,
 ) -> None:
     """Record everything of the batch in one transaction."""
     tables = {
@@ -422,9 +432,30 @@ def _commit(
                 [batch_id, batch.source, batch.format, batch.content_hash, added, values,
                  skipped, len({(p.source, p.line) for p in problems}), started_at, now])
             session.refresh_views(cat)
+            if on_commit:
+                on_commit(cat, batch_id)
             checkpoint("before-commit")
             cat.execute("COMMIT")
             checkpoint("after-commit")
+        except BaseException:
+            cat.execute("ROLLBACK")
+            raise
+
+
+def _on_commit_alone(
+    session: WriteSession, on_commit: OnCommit | None,
+    reader: duckdb.DuckDBPyConnection | None = None,
+) -> None:
+    """Run ``on_commit`` for a batch that adds nothing, in its own transaction."""
+    if on_commit is None:
+        return
+    if reader is not None:
+        reader.close()  # DuckDB will not open the file read-write while this process reads it
+    with session.catalog() as cat:
+        cat.execute("BEGIN TRANSACTION")
+        try:
+            on_commit(cat, None)
+            cat.execute("COMMIT")
         except BaseException:
             cat.execute("ROLLBACK")
             raise

@@ -1,0 +1,524 @@
+"""``perfwarehouse ingest pull``: fetch what is new on each agent, exactly once (SPEC 4.3).
+
+For every agent of ``ingest/sources.toml`` and every segment it lists, the
+warehouse keeps a cursor (``pull_cursors``): the byte offset up to which the
+segment is ingested (always just after a newline) and the offset and SHA-256 of
+the last whole line before it. A pull then, segment by segment:
+
+1. asks for the bytes from the start of that last line to at most
+   ``chunk_bytes`` past the cursor (one HTTP range request);
+2. checks that the segment is at least as long as the cursor and that the last
+   line still hashes the same; if not, the segment was rewritten or truncated:
+   it is reported and skipped (exit code 1), never ingested again;
+3. keeps the whole lines of the new bytes (an unfinished last line waits for
+   its newline, and for the next pull) and ingests them with the JSON Lines
+   reader and the staging pipeline of ``ingest jsonl``;
+4. lands the chunk and the moved cursor in **one** catalog transaction (the
+   ``on_commit`` hook of :func:`perfwarehouse.ingest.stage.land`), after
+   checking that the cursor is still where this pull found it.
+
+So a pull killed at any instant leaves every chunk either landed with its
+cursor or not at all, and the next pull continues from the cursor: no trial is
+lost or ingested twice. (The staging pipeline would also skip a trial that is
+already in the warehouse, so even a lost cursor would not duplicate one.)
+Transient network errors (refused or reset connections, timeouts, HTTP 429
+and 5xx) are retried with exponential backoff, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import tempfile
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from queue import Full, Queue
+from typing import TypeVar
+
+import duckdb
+
+from perfwarehouse.agent.serve import read_token
+from perfwarehouse.agent.spool import is_segment_name
+from perfwarehouse.errors import (
+    AgentError, PerfwarehouseError, SegmentChangedError, TransientAgentError, TrialParseError,
+    UsageError,
+)
+from perfwarehouse.ingest import stage
+from perfwarehouse.ingest.formats import jsonl
+from perfwarehouse.progress import Reporter, SilentReporter
+from perfwarehouse.warehouse.store import Warehouse, fetch_one
+
+DEFAULT_CHUNK_BYTES = 32 << 20
+MAX_LINE_BYTES = 64 << 20
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+FORMAT = "pull"
+TEMP_PREFIX = "perfwarehouse-pull-"
+T = TypeVar("T")
+
+
+class CursorMoved(AgentError):
+    """Another pull moved the cursor meanwhile; this chunk was not landed."""
+
+
+# ----------------------------------------------------------------- sources
+@dataclass(frozen=True)
+class AgentSource:
+    """One ``[[agent]]`` of ``sources.toml``."""
+
+    name: str
+    url: str
+    token_file: Path
+
+
+def load_sources(path: Path) -> list[AgentSource]:
+    """The agents listed in ``path``; a relative ``token_file`` is relative to that file."""
+    path = Path(path)
+    try:
+        content = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"no sources file {path}; list your agents there as [[agent]] tables "
+                         "with name, url and token_file (see the README)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: not a valid TOML file ({exc})") from None
+    agents = content.get("agent", [])
+    if not isinstance(agents, list) or not agents:
+        raise UsageError(f"{path} lists no agents; add [[agent]] tables with name, url and "
+                         "token_file")
+    sources, names = [], set()
+    for number, table in enumerate(agents, 1):
+        if not isinstance(table, dict):
+            raise UsageError(f"{path}: [[agent]] number {number} is not a table")
+        missing = [k for k in ("name", "url", "token_file") if not isinstance(table.get(k), str)
+                   or not table.get(k)]
+        if missing:
+            raise UsageError(f"{path}: [[agent]] number {number} needs {', '.join(missing)} "
+                             "(strings)")
+        unknown = sorted(set(table) - {"name", "url", "token_file"})
+        if unknown:
+            raise UsageError(f"{path}: [[agent]] {table['name']!r} has unknown key(s) "
+                             f"{', '.join(unknown)}")
+        if table["name"] in names:
+            raise UsageError(f"{path}: two agents are named {table['name']!r}; names identify "
+                             "cursors, so they must be unique")
+        names.add(table["name"])
+        url = table["url"].rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(f"{path}: agent {table['name']!r} url must start with http:// or "
+                             "https://")
+        token_file = Path(table["token_file"]).expanduser()
+        if not token_file.is_absolute():
+            token_file = path.parent / token_file
+        sources.append(AgentSource(table["name"], url, token_file))
+    return sources
+
+
+# ----------------------------------------------------------------- cursors
+@dataclass(frozen=True)
+class Cursor:
+    """Where a segment's ingestion stands (a row of ``pull_cursors``)."""
+
+    byte_offset: int = 0
+    line_count: int = 0
+    last_line_offset: int = 0
+    last_line_sha256: str | None = None
+
+
+def read_cursors(warehouse: Warehouse, agent: str) -> dict[str, Cursor]:
+    """The cursors of ``agent``'s segments (none if the warehouse does not exist yet)."""
+    if not warehouse.exists():
+        return {}
+    with warehouse.catalog() as con:
+        if not fetch_one(con, "SELECT count(*) FROM duckdb_tables() "
+                              "WHERE table_name = 'pull_cursors'")[0]:
+            return {}
+        rows = con.execute(
+            "SELECT segment, byte_offset, line_count, last_line_offset, last_line_sha256 "
+            "FROM pull_cursors WHERE agent = ?", [agent]).fetchall()
+    return {row[0]: Cursor(*row[1:]) for row in rows}
+
+
+def _cursor_hook(agent: str, segment: str, before: Cursor, after: Cursor,
+                 batch: stage.Batch) -> stage.OnCommit:
+    """Move the cursor from ``before`` to ``after`` inside the batch's transaction."""
+
+    def on_commit(con: duckdb.DuckDBPyConnection, batch_id: int | None) -> None:
+        # what is left in the batch after validation and de-duplication is what it adds
+        added = batch.count() if batch_id is not None else 0
+        row = fetch_one(con, "SELECT byte_offset, trials_added, batch_id FROM pull_cursors "
+                             "WHERE agent = ? AND segment = ?", [agent, segment])
+        current, trials_before, last_batch = row if row else (0, 0, None)
+        if current != before.byte_offset:
+            raise CursorMoved(f"another pull moved the cursor from byte {before.byte_offset:,} "
+                              f"to {current:,} meanwhile; this chunk was not landed (run the "
+                              "pull again)")
+        con.execute("INSERT OR REPLACE INTO pull_cursors VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [agent, segment, after.byte_offset, after.line_count, after.last_line_offset,
+                     after.last_line_sha256, trials_before + added,
+                     batch_id if batch_id is not None else last_batch,
+                     datetime.now(timezone.utc)])
+
+    return on_commit
+
+
+# ------------------------------------------------------------------ client
+class AgentClient:
+    """HTTP client of one agent: bearer token, bounded retries with exponential backoff."""
+
+    def __init__(self, source: AgentSource, *, retries: int = 5, backoff_s: float = 0.5,
+                 timeout_s: float = 60.0, on_retry: Callable[[str], None] | None = None) -> None:
+        import httpx
+
+        self.source = source
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.on_retry = on_retry
+        token = read_token(source.token_file)
+        self.http = httpx.Client(base_url=source.url, headers={"Authorization": f"Bearer {token}"},
+                                 timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)))
+        self._transient = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _get(self, path: str, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+        where = f"agent {self.source.name} ({self.source.url})"
+        for attempt in range(self.retries + 1):
+            try:
+                response = self.http.get(path, headers=headers)
+            except self._transient as exc:
+                problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            else:
+                if response.status_code not in RETRYABLE_STATUS:
+                    if response.status_code in (401, 403):
+                        raise AgentError(
+                            f"{where} refused the token in {self.source.token_file} (HTTP "
+                            f"{response.status_code}); it must match the agent's --token-file")
+                    return response
+                problem = f"HTTP {response.status_code}"
+            if attempt == self.retries:
+                raise TransientAgentError(f"{where}: {problem}; gave up after {attempt + 1} "
+                                          "attempts")
+            delay = self.backoff_s * 2**attempt * (1 + 0.25 * random.random())
+            if self.on_retry:
+                self.on_retry(f"{where}: {problem}; retrying in {delay:.1f} s")
+            time.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def segments(self) -> list[tuple[str, int]]:
+        response = self._get("/segments")
+        if response.status_code != 200:
+            raise AgentError(f"agent {self.source.name}: listing segments answered HTTP "
+                             f"{response.status_code}")
+        try:
+            listed = response.json()["segments"]
+            segments = [(str(s["name"]), int(s["size"])) for s in listed]
+        except (ValueError, KeyError, TypeError):
+            raise AgentError(f"agent {self.source.name} ({self.source.url}) did not answer with a "
+                             "segment list; is it a perfwarehouse agent?") from None
+        return [(name, size) for name, size in segments if is_segment_name(name)]
+
+    def fetch(self, segment: str, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of ``segment``; fewer only if the segment is shorter."""
+        response = self._get(f"/segments/{segment}", {"Range": f"bytes={start}-{end - 1}"})
+        if response.status_code == 404:
+            raise SegmentChangedError(f"segment {segment} is no longer on the agent")
+        if response.status_code == 416:
+            return b""
+        if response.status_code != 206:
+            raise AgentError(f"agent {self.source.name}: range request for {segment} answered "
+                             f"HTTP {response.status_code}")
+        content_range = response.headers.get("content-range", "")
+        expected = f"bytes {start}-"
+        if not content_range.startswith(expected):
+            raise AgentError(f"agent {self.source.name}: {segment} came back as {content_range!r}"
+                             f", not from byte {start}")
+        return response.content
+
+
+# -------------------------------------------------------------------- pull
+@dataclass
+class SegmentReport:
+    """What a pull did with one segment."""
+
+    name: str
+    trials_added: int = 0
+    trials_skipped: int = 0
+    chunks: int = 0
+    bytes: int = 0
+    pending_bytes: int = 0  # an unfinished last line, waiting for its newline
+    problem: str | None = None
+
+
+@dataclass
+class AgentReport:
+    """What a pull did with one agent."""
+
+    name: str
+    url: str
+    segments: list[SegmentReport] = field(default_factory=list)
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def trials_added(self) -> int:
+        return sum(s.trials_added for s in self.segments)
+
+    @property
+    def trials_skipped(self) -> int:
+        return sum(s.trials_skipped for s in self.segments)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and all(s.problem is None for s in self.segments)
+
+    def lines(self) -> list[tuple[str, bool]]:
+        """The summary lines of this agent, each with whether it reports a problem."""
+        rate = self.trials_added / self.seconds if self.seconds > 0 else 0.0
+        megabytes = sum(s.bytes for s in self.segments) / 1e6
+        out = [(f"agent {self.name}: {len(self.segments)} segment(s), "
+                f"{self.trials_added:,} trials added, {self.trials_skipped:,} already present, "
+                f"{megabytes:.1f} MB in {self.seconds:.1f} s ({rate:,.0f} trials/s)", False)]
+        for segment in self.segments:
+            if segment.problem:
+                out.append((f"agent {self.name}: segment {segment.name}: {segment.problem}", True))
+            elif segment.pending_bytes:
+                out.append((f"agent {self.name}: segment {segment.name}: an unfinished last "
+                            f"line ({segment.pending_bytes} bytes) waits for its newline", False))
+        out += [(f"agent {self.name}: {note}", False) for note in self.notes]
+        if self.error:
+            out.append((f"agent {self.name}: failed: {self.error}", True))
+        return out
+
+
+@dataclass(frozen=True)
+class PullOptions:
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    retries: int = 5
+    backoff_s: float = 0.5
+    quarantine: bool = False
+
+
+def pull(warehouse: Warehouse, sources: Sequence[AgentSource], options: PullOptions = PullOptions(),
+         *, reporter: Reporter | None = None,
+         log: Callable[[str], None] | None = None) -> list[AgentReport]:
+    """Pull every agent in turn; one agent's failure does not stop the others."""
+    if options.chunk_bytes < 1024:
+        raise UsageError("the chunk size must be at least 1 KB")
+    reporter = reporter or SilentReporter()
+    reports = []
+    _remove_stale_temp_dirs()
+    with tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-") as tmp:
+        for source in sources:
+            reports.append(_pull_agent(warehouse, source, options, Path(tmp), reporter, log))
+    return reports
+
+
+def _remove_stale_temp_dirs() -> None:
+    """Remove the chunk directories of pulls that were killed (their process is gone)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
+        pid = path.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # alive, someone else's
+            pass
+
+
+def _pull_agent(warehouse: Warehouse, source: AgentSource, options: PullOptions, tmp: Path,
+                reporter: Reporter, log: Callable[[str], None] | None) -> AgentReport:
+    report = AgentReport(source.name, source.url)
+    started = time.monotonic()
+    client: AgentClient | None = None
+    try:
+        client = AgentClient(source, retries=options.retries, backoff_s=options.backoff_s,
+                             on_retry=reporter.note)
+        listed = client.segments()
+        cursors = read_cursors(warehouse, source.name)
+        gone = sorted(set(cursors) - {name for name, _ in listed})
+        for name in gone:
+            report.notes.append(f"segment {name} (ingested up to byte "
+                                f"{cursors[name].byte_offset:,}) is no longer on the agent")
+        todo = sum(max(0, size - cursors.get(name, Cursor()).byte_offset) for name, size in listed)
+        with reporter.task(f"pulling {source.name}", total=todo / 1e6, unit="MB") as task:
+            for name, size in listed:
+                segment = SegmentReport(name)
+                report.segments.append(segment)
+                try:
+                    _pull_segment(warehouse, client, source.name, name, size,
+                                  cursors.get(name, Cursor()), options, tmp, segment,
+                                  lambda n: task.advance(n / 1e6), log)
+                except (SegmentChangedError, TrialParseError, stage.ConflictError,
+                        CursorMoved) as exc:
+                    segment.problem = str(exc)
+    except PerfwarehouseError as exc:
+        report.error = str(exc)
+    finally:
+        if client:
+            client.close()
+        report.seconds = time.monotonic() - started
+    return report
+
+
+def _pull_segment(warehouse: Warehouse, client: AgentClient, agent: str, name: str, size: int,
+                  cursor: Cursor, options: PullOptions, tmp: Path, report: SegmentReport,
+                  advance: Callable[[int], None], log: Callable[[str], None] | None) -> None:
+    """Ingest the whole lines of ``name`` between its cursor and ``size`` (the listed size)."""
+    if size < cursor.byte_offset:
+        raise SegmentChangedError(
+            f"truncated: the agent has {size:,} bytes but {cursor.byte_offset:,} were already "
+            "ingested; not ingested again (move the segment away on the agent)")
+    if cursor.byte_offset and size == cursor.byte_offset:  # nothing new: still check it
+        _check(client.fetch(name, cursor.last_line_offset, size), cursor, size)
+        return
+    # the next chunk is fetched and checked while this one lands
+    chunks = _chunks(client, name, size, cursor, options.chunk_bytes, report)
+    for before, after, whole in _prefetched(chunks):
+        summary = _land_chunk(warehouse, agent, name, before, after, whole, options, tmp)
+        report.chunks += 1
+        report.bytes += len(whole)
+        report.trials_added += summary.trials_added
+        report.trials_skipped += summary.trials_skipped
+        advance(len(whole))
+        if log:
+            log(f"{agent} {name}: bytes {before.byte_offset:,}-{after.byte_offset:,}: "
+                f"{summary.outcome}, {summary.trials_added:,} trials added"
+                + (f" (batch {summary.batch_id})" if summary.outcome == "landed" else ""))
+
+
+def _chunks(client: AgentClient, name: str, size: int, cursor: Cursor, chunk_bytes: int,
+            report: SegmentReport) -> Iterator[tuple[Cursor, Cursor, bytes]]:
+    """Successive ``(cursor before, cursor after, whole lines)`` of a segment, up to ``size``.
+
+    Each request starts at the last line already taken, which is checked against the
+    cursor first. An unfinished last line is left for a later pull (``pending_bytes``).
+    """
+    window = chunk_bytes
+    while cursor.byte_offset < size:
+        end = min(size, cursor.byte_offset + window)
+        start = cursor.last_line_offset if cursor.byte_offset else 0
+        data = client.fetch(name, start, end)
+        skip = cursor.byte_offset - start
+        _check(data, cursor, end)
+        last_newline = data.rfind(b"\n", skip)
+        if last_newline < 0:
+            if end == size:
+                report.pending_bytes = len(data) - skip
+                return
+            if window >= MAX_LINE_BYTES:
+                raise SegmentChangedError(f"a line at byte {cursor.byte_offset:,} is longer than "
+                                          f"{MAX_LINE_BYTES >> 20} MB; not ingested")
+            window *= 2
+            continue
+        window = chunk_bytes
+        whole = data[skip:last_newline + 1]
+        after = _advanced(cursor, whole)
+        yield cursor, after, whole
+        cursor = after
+
+
+_DONE = object()
+
+
+def _prefetched(items: Iterator[T]) -> Iterator[T]:
+    """Iterate ``items`` one step ahead in a background thread (exceptions come in order)."""
+    queue: Queue[object] = Queue(maxsize=1)
+    stop = threading.Event()
+
+    def offer(item: object) -> bool:
+        """Put ``item`` unless the consumer has stopped; False if it has."""
+        while not stop.is_set():
+            try:
+                queue.put(item, timeout=0.1)
+                return True
+            except Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not offer(item):
+                    return
+            offer(_DONE)
+        except BaseException as exc:  # handed to the consumer, raised there
+            offer(exc)
+
+    thread = threading.Thread(target=produce, daemon=True, name="pull-prefetch")
+    thread.start()
+    try:
+        while (item := queue.get()) is not _DONE:
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _check(data: bytes, cursor: Cursor, end: int) -> None:
+    """``data`` (from the cursor's last line to ``end``) still continues what was ingested."""
+    start = cursor.last_line_offset if cursor.byte_offset else 0
+    if len(data) < end - start:
+        raise SegmentChangedError(
+            f"truncated: it is shorter than {end:,} bytes now (the cursor is at "
+            f"{cursor.byte_offset:,}); not ingested again (move it away on the agent)")
+    if cursor.byte_offset and hashlib.sha256(
+            data[:cursor.byte_offset - start]).hexdigest() != cursor.last_line_sha256:
+        raise SegmentChangedError(
+            f"changed: the last line ingested (bytes {start:,}-{cursor.byte_offset - 1:,}) is "
+            "different on the agent now, so the segment was rewritten; not ingested again "
+            "(move it away on the agent, or give the new data another segment name)")
+
+
+def _advanced(cursor: Cursor, whole: bytes) -> Cursor:
+    """The cursor after ingesting ``whole`` (whole lines starting at the cursor)."""
+    last_start = whole.rfind(b"\n", 0, len(whole) - 1) + 1
+    return Cursor(
+        byte_offset=cursor.byte_offset + len(whole),
+        line_count=cursor.line_count + whole.count(b"\n"),
+        last_line_offset=cursor.byte_offset + last_start,
+        last_line_sha256=hashlib.sha256(whole[last_start:]).hexdigest(),
+    )
+
+
+def _land_chunk(warehouse: Warehouse, agent: str, segment: str, before: Cursor, after: Cursor,
+                whole: bytes, options: PullOptions, tmp: Path) -> stage.IngestSummary:
+    """Parse ``whole`` with the JSON Lines reader and land it with the cursor move."""
+    source = f"{agent}:{segment}"  # records name the agent and segment; lines are the segment's
+    batch = stage.Batch(f"{agent}:{segment}@{before.byte_offset}-{after.byte_offset}", FORMAT)
+    try:
+        batch.hash_bytes(f"{agent}/{segment}@{before.byte_offset}", whole)
+        path = tmp / "chunk.jsonl"
+        path.write_bytes(whole)
+        n = jsonl.read_fast(batch.con, path, source)
+        if n is None:
+            table, problems = jsonl.parse(whole, source)
+            batch.add_arrow(table)
+            batch.add_problems(_shifted(p, before.line_count) for p in problems)
+        elif n != whole.count(b"\n"):
+            jsonl.fix_line_numbers(batch.con, path, source)
+        if before.line_count:  # line numbers of the segment, not of the chunk
+            batch.con.execute("UPDATE raw_trials SET line = line + ?", [before.line_count])
+        return stage.land(warehouse, batch, quarantine=options.quarantine,
+                          on_commit=_cursor_hook(agent, segment, before, after, batch))
+    finally:
+        batch.close()
+
+
+def _shifted(problem: TrialParseError, lines: int) -> TrialParseError:
+    shifted = TrialParseError(problem.source, problem.line + lines if problem.line else 0,
+                              problem.rule, problem.detail)
+    if hasattr(problem, "raw"):
+        shifted.raw = problem.raw  # type: ignore[attr-defined]
+    return shifted

@@ -1,0 +1,413 @@
+"""``perfwarehouse agent run``: execute a test list as OrderSage prescribes, into a spool.
+
+Seed 000, Algorithm 1 and section 6.2: ``N`` runs in the fixed baseline order
+and ``N`` runs in freshly shuffled random orders, interleaved, the reset command
+before every run (so that every run starts from a clean state), every run's
+seed and order recorded. Each test runs as a shell command in its own process
+group; its result is the last number it prints on stdout. Every trial becomes
+one native record, appended and fsynced before the next test starts; a test
+that fails, prints no number or times out is recorded with that status and no
+values.
+
+Interruption and resumption (``--resume``):
+
+* Ctrl-C (SIGINT) or SIGTERM stops the running test (SIGTERM to its process
+  group, SIGKILL after a grace period), records it with status
+  ``interrupted``, and exits with code 130. Records are written whole or not at
+  all, so the spool is always a sequence of whole lines.
+* ``--resume`` reads the agent's segments for the campaign and node, checks that
+  they were written with the same ``--seed`` and test list, and runs every slot
+  of the schedule that has no complete run yet. An interrupted run cannot be
+  continued (the state its remaining tests would see is gone), and its records
+  may already have been pulled, so it stays in the spool as it is — a partial
+  run whose completed trials are real measurements — and its slot is run again
+  from a reset as a new run (``run_id`` suffix ``.2``, ``.3``, …; a new seed
+  derived from the attempt number).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from perfwarehouse import __version__
+from perfwarehouse.agent import schedule, spool
+from perfwarehouse.errors import PerfwarehouseError, UsageError
+from perfwarehouse.ingest.hardware import load_rules
+
+KILL_GRACE_S = 5.0
+POLL_S = 0.1
+TAIL_CHARS = 300
+
+
+class ResetFailed(PerfwarehouseError):
+    """The reset command failed: a run cannot start from a clean state."""
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What ``agent run`` was asked to do."""
+
+    spool: Path
+    campaign: str
+    tests_file: Path
+    runs: int
+    reset: str
+    seed: int
+    node: str | None = None
+    hardware_type: str | None = None
+    resume: bool = False
+    timeout_s: float | None = None
+    segment_bytes: int = 64 << 20
+
+
+@dataclass
+class AgentResult:
+    """What ``agent run`` did."""
+
+    node: str
+    hardware_type: str
+    session: str
+    runs_completed: int = 0
+    trials_written: int = 0
+    slots_total: int = 0
+    slots_already_done: int = 0
+    interrupted: str | None = None  # where it stopped, if it was interrupted
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    status: str
+    value: float | None
+    duration_s: float
+    detail: str
+
+
+def default_node() -> str:
+    return socket.gethostname()
+
+
+def default_hardware_type(node: str, given: str | None = None) -> str:
+    """``given``, else the prefix map / node-id rule of :mod:`perfwarehouse.ingest.hardware`
+    applied to the first label of the node name (``c220g2-010627.wisc…`` → ``c220g2``)."""
+    return load_rules(None, given).resolve(node.split(".")[0] or node)[0]
+
+
+def node_environment() -> dict[str, Any]:
+    """Hostname, CPU model, memory, kernel and OS of this machine (SPEC 3, nodes)."""
+    env: dict[str, Any] = {
+        "hostname": socket.gethostname(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "memory": _memory(),
+        "kernel": platform.release(),
+        "os": _os_name(),
+        "machine": platform.machine(),
+    }
+    return env
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("model name", "Hardware", "Processor", "cpu model") and value.strip():
+                return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _os_name() -> str:
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.system()
+
+
+def _memory() -> str | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return f"{int(line.split()[1]) / 1024**2:.1f}GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def tests_digest(tests: list[str]) -> str:
+    return hashlib.sha256("\n".join(tests).encode()).hexdigest()
+
+
+def run_agent(config: AgentConfig, echo: Callable[[str], None] = print,
+              warn: Callable[[str], None] = print) -> AgentResult:
+    """Run the schedule (or what is left of it with ``resume``) into the spool."""
+    if config.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    if not config.campaign.strip():
+        raise UsageError("--campaign must not be empty")
+    if config.timeout_s is not None and config.timeout_s <= 0:
+        raise UsageError("--timeout must be positive")
+    tests = schedule.load_tests(config.tests_file)
+    node = config.node or default_node()
+    hardware_type = default_hardware_type(node, config.hardware_type)
+    with spool.spool_lock(config.spool):
+        past = _read_past(config, node, tests, hardware_type, warn)
+        session = past.session or uuid.uuid4().hex[:8]
+        result = AgentResult(node, hardware_type, session, slots_total=2 * config.runs,
+                             slots_already_done=len(past.complete & set(range(2 * config.runs))))
+        if past.session:
+            echo(f"resuming session {session} of campaign {config.campaign!r} on {node}: "
+                 f"{result.slots_already_done} of {result.slots_total} runs complete")
+        writer = spool.SegmentWriter(config.spool, config.campaign, node, session,
+                                     past.next_seq, config.segment_bytes)
+        runner = _Runner(config, tests, node, hardware_type, session, writer, echo, warn, result)
+        try:
+            with runner.catching_signals():
+                for slot in range(2 * config.runs):
+                    if slot in past.complete:
+                        continue
+                    if not runner.run_slot(slot, past.attempts.get(slot, 0) + 1):
+                        break
+        finally:
+            writer.close()
+    return result
+
+
+# ------------------------------------------------------------------ resume
+@dataclass
+class _Past:
+    session: str | None = None
+    next_seq: int = 1
+    complete: set[int] = field(default_factory=set)
+    attempts: dict[int, int] = field(default_factory=dict)
+
+
+def _read_past(config: AgentConfig, node: str, tests: list[str], hardware_type: str,
+               warn: Callable[[str], None]) -> _Past:
+    """What the spool already holds of this campaign on this node (checked against the config)."""
+    segments = spool.own_segments(config.spool, config.campaign, node)
+    past = _Past()
+    if not segments:
+        return past
+    sessions = sorted({s.session for s in segments})
+    if not config.resume:
+        raise UsageError(
+            f"the spool {config.spool} already holds campaign {config.campaign!r} from node "
+            f"{node} ({segments[-1].path.name}); continue it with --resume, or choose another "
+            "--campaign or --spool")
+    if len(sessions) > 1:
+        raise UsageError(f"the spool {config.spool} holds {len(sessions)} sessions of campaign "
+                         f"{config.campaign!r} on {node} ({', '.join(sessions)}); cannot tell which "
+                         "to resume (move the others away)")
+    past.session = sessions[0]
+    past.next_seq = max(s.seq for s in segments) + 1
+    runs: dict[str, dict[str, Any]] = {}
+    digest = tests_digest(tests)
+    for segment in segments:
+        removed = spool.repair_torn_tail(segment.path)
+        if removed:
+            warn(f"{segment.path.name}: removed an unterminated last line ({removed} bytes) "
+                 "left by a crash")
+        for record in spool.read_records(segment.path):
+            if record.get("campaign") != config.campaign or record.get("node") != node:
+                continue
+            run = runs.setdefault(str(record.get("run_id")), {
+                "slot": record.get("run_index"), "count": 0, "size": record.get("run_size"),
+                "interrupted": False, "attempt": 1})
+            run["count"] += 1
+            run["interrupted"] |= record.get("status") == "interrupted"
+            if record.get("hardware_type") != hardware_type:
+                raise UsageError(
+                    f"the spool records node {node} as hardware type {record.get('hardware_type')}"
+                    f", not {hardware_type}; resume with --hardware-type "
+                    f"{record.get('hardware_type')}")
+            info = (record.get("env") or {}).get("perfwarehouse_agent") \
+                if isinstance(record.get("env"), dict) else None
+            if info:
+                run["attempt"] = int(info.get("attempt", 1))
+                if info.get("seed") != config.seed:
+                    raise UsageError(f"campaign {config.campaign!r} in {config.spool} was started "
+                                     f"with --seed {info.get('seed')}; resume with the same seed")
+                if info.get("tests_sha256") != digest:
+                    raise UsageError(f"campaign {config.campaign!r} in {config.spool} was started "
+                                     f"with another test list than {config.tests_file}; resume "
+                                     "with the same tests file")
+    for run in runs.values():
+        slot = int(run["slot"])
+        past.attempts[slot] = max(past.attempts.get(slot, 0), run["attempt"])
+        if run["count"] == run["size"] and not run["interrupted"]:
+            past.complete.add(slot)
+    return past
+
+
+# ----------------------------------------------------------------- running
+class _Runner:
+    def __init__(self, config: AgentConfig, tests: list[str], node: str, hardware_type: str,
+                 session: str, writer: spool.SegmentWriter, echo: Callable[[str], None],
+                 warn: Callable[[str], None], result: AgentResult) -> None:
+        self.config = config
+        self.tests = tests
+        self.node = node
+        self.hardware_type = hardware_type
+        self.session = session
+        self.writer = writer
+        self.echo = echo
+        self.warn = warn
+        self.result = result
+        self.stop_requests = 0
+        self.env = node_environment()
+        self.digest = tests_digest(tests)
+
+    # signals: only set a flag; the polling loops act on it (no exception mid-write)
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_requests += 1
+
+    def catching_signals(self) -> _SignalScope:
+        return _SignalScope(self._on_signal)
+
+    def run_slot(self, slot: int, attempt: int) -> bool:
+        """Reset, then run every test of the slot's run; False if interrupted."""
+        if self.stop_requests:
+            self.result.interrupted = f"before run {slot + 1}"
+            return False
+        planned = schedule.plan_run(len(self.tests), self.config.seed, slot, attempt)
+        run_id = f"{self.node}-{self.session}-{slot:03d}" + (f".{attempt}" if attempt > 1 else "")
+        order_text = " ".join(str(i + 1) for i in planned.order)
+        self.echo(f"run {slot + 1}/{2 * self.config.runs} ({planned.order_kind}"
+                  f"{f', attempt {attempt}' if attempt > 1 else ''}, seed {planned.seed}): "
+                  f"tests in order {order_text}")
+        reset = self._execute(self.config.reset, timeout_s=None, extra_env={})
+        if reset.status == "interrupted" or self.stop_requests:
+            self.result.interrupted = f"during the reset before run {slot + 1}"
+            return False
+        if reset.status != "ok":
+            raise ResetFailed(f"the reset command {self.config.reset!r} failed ({reset.detail}) "
+                              f"before run {slot + 1}; fix it and continue with --resume")
+        started = time.monotonic()
+        statuses: dict[str, int] = {}
+        for position, test_index in enumerate(planned.order):
+            test = self.tests[test_index]
+            started_at = datetime.now(timezone.utc)
+            outcome = self._execute(test, self.config.timeout_s, {
+                "PERFWAREHOUSE_CAMPAIGN": self.config.campaign,
+                "PERFWAREHOUSE_RUN_INDEX": str(slot),
+                "PERFWAREHOUSE_ORDER_KIND": planned.order_kind,
+                "PERFWAREHOUSE_POSITION": str(position),
+                "PERFWAREHOUSE_SEED": str(planned.seed),
+            }, want_number=True)
+            record: dict[str, Any] = {
+                "v": 1, "campaign": self.config.campaign, "run_id": run_id, "node": self.node,
+                "hardware_type": self.hardware_type, "run_index": slot,
+                "order_kind": planned.order_kind, "seed": str(planned.seed),
+                "position": position, "run_size": len(self.tests), "benchmark": test,
+                "settings": {}, "metric": "result", "unit": None, "higher_is_better": None,
+                "values": [outcome.value] if outcome.status == "ok" else [],
+                "started_at": started_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "duration_s": round(outcome.duration_s, 6), "status": outcome.status,
+            }
+            if position == 0:
+                record["env"] = {**self.env, "perfwarehouse_agent": {
+                    "version": __version__, "session": self.session, "seed": self.config.seed,
+                    "attempt": attempt, "tests_sha256": self.digest, "reset": self.config.reset}}
+            self.writer.append(record)
+            self.result.trials_written += 1
+            statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
+            self.result.statuses[outcome.status] = self.result.statuses.get(outcome.status, 0) + 1
+            if outcome.status != "ok":
+                self.warn(f"  test {test_index + 1} at position {position}: {outcome.status} "
+                          f"({outcome.detail})")
+            last = position == len(planned.order) - 1
+            if outcome.status == "interrupted" or (self.stop_requests and not last):
+                self.result.interrupted = (
+                    f"in run {slot + 1} ({planned.order_kind}) at position {position}")
+                return False
+        self.result.runs_completed += 1
+        summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+        self.echo(f"  done in {time.monotonic() - started:.1f} s ({summary})")
+        if self.stop_requests:
+            self.result.interrupted = f"after run {slot + 1}"
+            return False
+        return True
+
+    def _execute(self, command: str, timeout_s: float | None, extra_env: dict[str, str],
+                 want_number: bool = False) -> _Outcome:
+        """Run ``command`` in its own process group; stop it on a signal or a timeout."""
+        started = time.monotonic()
+        proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, env={**os.environ, **extra_env})
+        stopped_for: str | None = None
+        signalled_at = 0.0
+        while True:
+            try:
+                out, err = proc.communicate(timeout=POLL_S)
+                break
+            except subprocess.TimeoutExpired:
+                now = time.monotonic()
+                if stopped_for is None and self.stop_requests:
+                    stopped_for = "interrupted"
+                elif stopped_for is None and timeout_s is not None and now - started > timeout_s:
+                    stopped_for = "timeout"
+                else:
+                    if stopped_for and (now - signalled_at > KILL_GRACE_S or self.stop_requests > 1):
+                        _signal_group(proc, signal.SIGKILL)
+                    continue
+                signalled_at = now
+                _signal_group(proc, signal.SIGTERM)
+        duration = time.monotonic() - started
+        if stopped_for == "interrupted":
+            return _Outcome("interrupted", None, duration, "stopped by a signal to the agent")
+        if stopped_for == "timeout":
+            return _Outcome("timeout", None, duration, f"still running after {timeout_s:g} s")
+        if proc.returncode != 0:
+            tail = err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
+            how = (f"killed by signal {-proc.returncode}" if proc.returncode < 0
+                   else f"exit code {proc.returncode}")
+            return _Outcome("failed", None, duration, how + (f": {tail}" if tail else ""))
+        if not want_number:
+            return _Outcome("ok", None, duration, "")
+        value = schedule.last_number(out)
+        if value is None:
+            return _Outcome("no-result", None, duration, "printed no (finite) number on stdout")
+        return _Outcome("ok", value, duration, "")
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+class _SignalScope:
+    """Route SIGINT and SIGTERM to a handler for the duration of a ``with`` block."""
+
+    def __init__(self, handler: Callable[[int, FrameType | None], None]) -> None:
+        self.handler = handler
+        self.saved: dict[int, Any] = {}
+
+    def __enter__(self) -> _SignalScope:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.saved[sig] = signal.signal(sig, self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self.saved.items():
+            signal.signal(sig, previous)

@@ -1,0 +1,248 @@
+"""``perfwarehouse agent serve``: the spool, read-only over HTTP (SPEC 4.3, 11).
+
+Two resources, both ``GET`` (and ``HEAD``) only, both behind a bearer token:
+
+* ``/segments``: ``{"segments": [{"name": ..., "size": ...}, ...]}``, the
+  segments of the spool, sorted by name;
+* ``/segments/NAME``: the bytes of one segment; a single ``Range: bytes=a-b``
+  (or ``a-``, or ``-n``) is answered with ``206 Partial Content`` and a
+  ``Content-Range`` header, a range starting at or past the end with ``416``.
+
+Security (the server is meant to run on every worker of a fleet):
+
+* the token is read from a file (never the command line) and compared with
+  :func:`hmac.compare_digest`; a request without the right token gets ``401``
+  and nothing else, whatever it asks for;
+* it binds to 127.0.0.1 unless ``--host`` says otherwise;
+* a segment name must match :data:`~perfwarehouse.agent.spool.SEGMENT_NAME`
+  (no ``/``, no leading dot, so no ``..``, no absolute path; encoded slashes
+  are decoded before routing and then fail the match); the file is opened
+  relative to a descriptor of the spool directory with ``O_NOFOLLOW`` (no
+  symlinks), must be a regular file (no FIFO, device or directory), and its
+  resolved path must be inside the spool. (A hard link *is* a file in the spool:
+  it is served. Linux's ``fs.protected_hardlinks``, on by default, stops anyone
+  linking a file they could not already read and write.)
+* nothing writes: there is no route that could.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import re
+import socket
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from perfwarehouse.agent.spool import SEGMENT_NAME, is_segment_name
+from perfwarehouse.errors import UsageError
+
+BLOCK = 1 << 20
+MIN_TOKEN_CHARS = 16
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+MEDIA_TYPE = "application/jsonl"
+
+
+def read_token(path: Path) -> str:
+    """The bearer token in ``path`` (surrounding whitespace ignored)."""
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the token file {path}: {exc}") from None
+    if len(token) < MIN_TOKEN_CHARS or not token.isascii() or any(c.isspace() for c in token):
+        raise UsageError(
+            f"the token in {path} must be at least {MIN_TOKEN_CHARS} printable ASCII characters "
+            "without spaces; make one with: python3 -c 'import secrets; "
+            "print(secrets.token_urlsafe(32))' > TOKEN_FILE")
+    return token
+
+
+class Spool:
+    """The served directory: lists segments and opens them safely."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.realpath(root))
+        if not self.root.is_dir():
+            raise UsageError(f"the spool {root} is not a directory")
+        self.dir_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+    def list(self) -> list[dict[str, object]]:
+        segments = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if is_segment_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    size = entry.stat(follow_symlinks=False).st_size
+                    segments.append({"name": entry.name, "size": size})
+        return sorted(segments, key=lambda s: str(s["name"]))
+
+    def refused(self) -> list[str]:
+        """``*.jsonl`` entries of the spool that are not served, each with the reason."""
+        reasons = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if not entry.name.endswith(".jsonl"):
+                    continue
+                if not is_segment_name(entry.name):
+                    reasons.append(f"{entry.name!r}: segment names must match "
+                                   f"{SEGMENT_NAME.pattern}")
+                elif entry.is_symlink():
+                    reasons.append(f"{entry.name}: a symbolic link")
+                elif not entry.is_file(follow_symlinks=False):
+                    reasons.append(f"{entry.name}: not a regular file")
+        return sorted(reasons)
+
+    def open(self, name: str) -> int | None:
+        """A read-only descriptor of segment ``name``, or None if it is not a servable segment."""
+        if not is_segment_name(name):
+            return None
+        resolved = os.path.realpath(self.root / name)
+        if os.path.dirname(resolved) != str(self.root):
+            return None
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                         dir_fd=self.dir_fd)
+        except OSError:
+            return None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        return fd
+
+
+def _read_range(fd: int, start: int, length: int) -> Iterator[bytes]:
+    """Blocks of ``length`` bytes from ``start``; closes ``fd`` when done (or dropped)."""
+    try:
+        position, end = start, start + length
+        while position < end:
+            block = os.pread(fd, min(BLOCK, end - position), position)
+            if not block:
+                return
+            position += len(block)
+            yield block
+    finally:
+        os.close(fd)
+
+
+def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
+    """The ASGI application: the two routes behind the bearer-token check."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response, StreamingResponse
+    from starlette.routing import Route
+
+    spool = Spool(spool_dir)
+
+    def not_found() -> Response:
+        return JSONResponse({"error": "no such segment"}, status_code=404)
+
+    async def list_segments(request: Request) -> Response:
+        return JSONResponse({"segments": spool.list()}, headers={"Cache-Control": "no-store"})
+
+    async def get_segment(request: Request) -> Response:
+        fd = spool.open(request.path_params["name"])
+        if fd is None:
+            return not_found()
+        size = os.fstat(fd).st_size
+        headers = {"Accept-Ranges": "bytes", "Cache-Control": "no-store",
+                   "X-Segment-Size": str(size)}
+        wanted = request.headers.get("range")
+        status, start, end = 200, 0, size - 1
+        if wanted is not None:
+            match = _RANGE.fullmatch(wanted.strip())
+            if not match or not (match.group(1) or match.group(2)):
+                os.close(fd)
+                return JSONResponse({"error": "only one range, as bytes=FIRST-LAST, is supported"},
+                                    status_code=400)
+            if match.group(1):
+                start = int(match.group(1))
+                end = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+            else:
+                start, end = max(0, size - int(match.group(2))), size - 1
+            if start >= size or end < start:
+                os.close(fd)
+                return Response(status_code=416, headers={**headers,
+                                                          "Content-Range": f"bytes */{size}"})
+            status = 206
+            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        length = max(0, end - start + 1)
+        headers["Content-Length"] = str(length)
+        if request.method == "HEAD":
+            os.close(fd)
+            return Response(status_code=status, headers=headers, media_type=MEDIA_TYPE)
+        return StreamingResponse(_read_range(fd, start, length), status_code=status,
+                                 headers=headers, media_type=MEDIA_TYPE)
+
+    app = Starlette(routes=[
+        Route("/segments", list_segments, methods=["GET"]),
+        Route("/segments/{name}", get_segment, methods=["GET"]),
+    ])
+    return BearerAuth(app, token)
+
+
+class BearerAuth:
+    """ASGI wrapper: every HTTP request needs ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app, token: str) -> None:  # type: ignore[no-untyped-def]
+        self.app = app
+        self.expected = token.encode()
+
+    async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return  # no websockets: the connection is refused
+        given = b""
+        for key, value in scope.get("headers", ()):
+            if key == b"authorization":
+                given = value
+        scheme, _, credential = given.partition(b" ")
+        authorised = hmac.compare_digest(credential.strip(), self.expected) \
+            and scheme.lower() == b"bearer"
+        if authorised:
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps({"error": "missing or wrong bearer token"}).encode()
+        await send({"type": "http.response.start", "status": 401, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", b'Bearer realm="perfwarehouse-agent"')]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
+          ready: Callable[[str], None] | None = None) -> None:
+    """Serve ``spool_dir`` until interrupted; ``ready`` gets one line with the URL."""
+    import uvicorn
+
+    token = read_token(token_file)
+    mode = Path(token_file).stat().st_mode
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        print(f"warning: the token file {token_file} is readable by other users "
+              f"(chmod 600 {token_file})", file=sys.stderr)
+    app = create_app(spool_dir, token)
+    for reason in Spool(spool_dir).refused():
+        print(f"warning: not serving {reason}", file=sys.stderr)
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc}") from None
+    sock.listen(128)
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            server_header=False)
+    server = uvicorn.Server(config)
+    if ready:
+        ready(f"serving {Path(spool_dir).resolve()} read-only on http://{shown}:{bound_port} "
+              "(Ctrl-C to stop)")
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
