@@ -14,6 +14,13 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from perfwarehouse.api import Connection, connect  # noqa: E402
-
 __all__ = ["Connection", "__version__", "connect"]
+
+
+def __getattr__(name: str) -> object:
+    # imported on first use, so the CLI starts without loading polars
+    if name in ("Connection", "connect"):
+        from perfwarehouse import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'perfwarehouse' has no attribute {name!r}")

@@ -322,7 +322,7 @@ _register_reports()
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
     try:
-        cli.main(args=argv, prog_name="perfwarehouse", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="perfwarehouse", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except click.UsageError as exc:
@@ -331,16 +331,13 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.exceptions.Abort:
-        echo("aborted", err=True)
-        return 1
+    except (click.exceptions.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+        echo("interrupted", err=True)
+        return 130
     except PerfwarehouseError as exc:
         echo(f"error: {exc}", err=True)
         return 1
-    except KeyboardInterrupt:
-        echo("interrupted", err=True)
-        return 130
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

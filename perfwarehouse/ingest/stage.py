@@ -152,16 +152,15 @@ def land(
     purpose = f"perfwarehouse ingest {batch.format} {batch.source}"
     with warehouse.writing(purpose) as session:
         with warehouse.catalog() as catalog:
-            earlier = fetch_one(catalog, 
-                "SELECT batch_id FROM ingest_batches WHERE content_hash = ? AND format = ?",
-                [batch.content_hash, batch.format],
-            )
-            if earlier:
-                _on_commit_alone(session, on_commit, catalog)
-                return IngestSummary(
-                    batch.source, batch.format, "unchanged", batch_id=int(earlier[0]),
-                    trials_skipped=n_records, seconds=time.monotonic() - started)
-            skipped = _compare_with_warehouse(con, catalog)
+            earlier = fetch_one(
+                catalog, "SELECT batch_id FROM ingest_batches WHERE content_hash = ? AND format = ?",
+                [batch.content_hash, batch.format])
+            skipped = 0 if earlier else _compare_with_warehouse(con, catalog)
+        if earlier:
+            _on_commit_alone(session, on_commit)
+            return IngestSummary(
+                batch.source, batch.format, "unchanged", batch_id=int(earlier[0]),
+                trials_skipped=n_records, seconds=time.monotonic() - started)
         added = batch.count()
         if added == 0 and not problems:
             _on_commit_alone(session, on_commit)
@@ -442,15 +441,10 @@ def _commit(
             raise
 
 
-def _on_commit_alone(
-    session: WriteSession, on_commit: OnCommit | None,
-    reader: duckdb.DuckDBPyConnection | None = None,
-) -> None:
+def _on_commit_alone(session: WriteSession, on_commit: OnCommit | None) -> None:
     """Run ``on_commit`` for a batch that adds nothing, in its own transaction."""
     if on_commit is None:
         return
-    if reader is not None:
-        reader.close()  # DuckDB will not open the file read-write while this process reads it
     with session.catalog() as cat:
         cat.execute("BEGIN TRANSACTION")
         try:

@@ -7,7 +7,8 @@ WITH per_node AS (
     FROM raw_trials
     GROUP BY node
 )
-SELECT node, hostname, hardware_type, hardware_type_rule,
+SELECT node, coalesce(hostname, json_extract_string(env, '$.hostname')) AS hostname,
+       hardware_type, hardware_type_rule,
        json_extract_string(env, '$.cpu_model') AS cpu_model,
        json_extract_string(env, '$.memory') AS memory,
        json_extract_string(env, '$.kernel') AS kernel,
