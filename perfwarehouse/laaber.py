@@ -45,7 +45,6 @@ from typing import Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from perfwarehouse.kernels import laaber as kernels
 
@@ -207,28 +206,44 @@ class Partition:
     higher_is_better: np.ndarray
 
 
-def _changes(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+def _ranks(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
+    """Each row's rank among the column's distinct values (strings in code-point order)."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    n = len(array)
-    out = np.ones(n, dtype=bool)
-    if n > 1:
-        out[1:] = pc.not_equal(array.slice(1), array.slice(0, n - 1)).to_numpy(
-            zero_copy_only=False)
-    return out
+    encoded = array.dictionary_encode()
+    distinct = encoded.dictionary.to_numpy(zero_copy_only=False)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[np.argsort(distinct, kind="stable")] = np.arange(len(distinct))
+    return rank[encoded.indices.to_numpy(zero_copy_only=False)], len(distinct)
 
 
 def partition_from_arrow(table: pa.Table, *, outlier_factor: float = 10.0) -> Partition:
-    """A partition from rows ordered by configuration, node, run (``sql/queries/laaber_measurements``).
+    """A partition from the rows of ``sql/queries/laaber_measurements`` (any row order).
 
-    Required columns: :data:`META_COLUMNS`, ``node``, ``run_id``, ``value``.
+    Required columns: :data:`META_COLUMNS`, ``node``, ``run_id``, ``value``. Rows are
+    grouped by configuration, node name, run name and, within a run, value, so
+    the result depends only on the data, never on the order it was read in.
     """
-    new_config = _changes(table.column("config_id"))
-    new_node = _changes(table.column("node"))
-    new_trial = _changes(table.column("run_id"))
-    values = table.column("value").to_numpy()
+    if table.num_rows == 0:
+        raise ValueError("no measurements")
+    config_rank, _n_configs = _ranks(table.column("config_id"))
+    node_rank, n_nodes = _ranks(table.column("node"))
+    run_rank, n_runs = _ranks(table.column("run_id"))
+    key = (config_rank * n_nodes + node_rank) * n_runs + run_rank
+    order = np.argsort(key)
+    key = key[order]
+    values = table.column("value").to_numpy()[order]
+    config_sorted = key // (n_nodes * n_runs)
+    node_key = key // n_runs
+    first = np.ones(len(key), dtype=bool)
+    new_config, new_node, new_trial = first.copy(), first.copy(), first.copy()
+    new_config[1:] = config_sorted[1:] != config_sorted[:-1]
+    new_node[1:] = node_key[1:] != node_key[:-1]
+    new_trial[1:] = key[1:] != key[:-1]
+    kernels.sort_segments(values, np.append(np.flatnonzero(new_trial), len(values)))
     layout = layout_from_breaks(values, new_config, new_node, new_trial,
                                 outlier_factor=outlier_factor)
-    meta = table.select(list(META_COLUMNS)).take(pa.array(np.flatnonzero(new_config)))
+    firsts = pa.array(order[np.flatnonzero(new_config)])
+    meta = pa.table({name: table.column(name).take(firsts) for name in META_COLUMNS})
     keys = np.array([
         config_key(h, b, s, m) for h, b, s, m in zip(
             meta.column("hardware_type").to_pylist(), meta.column("benchmark").to_pylist(),
@@ -556,10 +571,15 @@ def aa_false_positive_rate(
 
 
 def none_reason(r_max: float, fp: int, tp: int, draws: int, max_fp_rate: float,
-                min_tp_rate: float) -> str:
-    return (f"no regression detectable: at r = {r_max:g} % the FP rate is {100 * fp / draws:g} % "
+                min_tp_rate: float, divided: bool = False) -> str:
+    """Why no r passed. ``divided``: a higher-is-better metric slowed by division."""
+    text = (f"no regression detectable: at r = {r_max:g} % the FP rate is {100 * fp / draws:g} % "
             f"and the TP rate {100 * tp / draws:g} % (needs FP <= {100 * max_fp_rate:g} % "
             f"and TP >= {100 * min_tp_rate:g} %)")
+    if divided and tp < min_tp_rate * draws - 1e-9 and r_max >= 100:
+        text += ("; a higher-is-better value divided by 1 + r/100 moves by no more than the "
+                 "r/2 % threshold at r >= 100 % (higher_is_better_mode 'cost' compares 1/value)")
+    return text
 
 
 def detectable_regression(
@@ -594,8 +614,9 @@ def detectable_regression(
     idx = int(scan_detectable(fp, tp, draws, r, max_fp_rate, min_tp_rate)[0])
     top = int(np.argmax(r))
     detectable = r[idx] if idx >= 0 else None
-    why = None if idx >= 0 else none_reason(r[top], int(fp[0, top]), int(tp[0, top]), draws,
-                                            max_fp_rate, min_tp_rate)
+    why = None if idx >= 0 else none_reason(
+        r[top], int(fp[0, top]), int(tp[0, top]), draws, max_fp_rate, min_tp_rate,
+        divided=bool(higher_is_better) and higher_is_better_mode == "divide")
     return DetectableRegressionResult(
         strategy, n_nodes, per_node, draws, detectable, r,
         tuple(float(x) / draws for x in fp[0]), tuple(float(x) / draws for x in tp[0]), why)

@@ -188,8 +188,10 @@ def compute_detectable(table: pa.Table, params: DetectableParams) -> Tables:
         for c in range(n):
             why = laaber.insufficient_reason(strategy, k, el, c, int(nodes_available[c]))
             if why is None and answer[c] < 0:
-                why = laaber.none_reason(r[top], int(fp[c, top]), int(tp[c, top]),
-                                         params.draws, params.max_fp_rate, params.min_tp_rate)
+                why = laaber.none_reason(
+                    r[top], int(fp[c, top]), int(tp[c, top]), params.draws, params.max_fp_rate,
+                    params.min_tp_rate, divided=bool(part.higher_is_better[c])
+                    and params.higher_is_better_mode == "divide")
                 status.append("none")
             else:
                 status.append("insufficient" if why else "detectable")
@@ -209,22 +211,19 @@ def compute_detectable(table: pa.Table, params: DetectableParams) -> Tables:
         }, DETECTABLE_FIELDS))
 
         drawn = np.flatnonzero(el.count >= el.need_nodes)
-        m = len(drawn)
-        if m:
-            fp_d = fp[drawn] / params.draws
-            tp_d = tp[drawn] / params.draws
-            curve_meta = part.meta.select(list(CURVE_KEYS)).take(pa.array(np.repeat(drawn, n_r)))
-            curves.append(with_columns(curve_meta, {
-                "strategy": [strategy] * (m * n_r), "n_nodes": np.full(m * n_r, k),
-                "trials_per_node": np.full(m * n_r, per_node), "r_pct": np.tile(r, m),
-                "fp_rate": fp_d.ravel(), "tp_rate": tp_d.ravel(),
-                "passes": ((fp[drawn] <= params.max_fp_rate * params.draws + 1e-9)
-                           & (tp[drawn] >= params.min_tp_rate * params.draws - 1e-9)).ravel(),
-                "draws": np.full(m * n_r, params.draws), "seed": np.full(m * n_r, params.seed),
-            }, CURVE_FIELDS))
-    out = {"detectable_regression": pa.concat_tables(rows)}
-    out["detectable_regression_curve"] = pa.concat_tables(curves) if curves else pa.table({})
-    return out
+        m = len(drawn) * n_r
+        curve_meta = part.meta.select(list(CURVE_KEYS)).take(pa.array(np.repeat(drawn, n_r)))
+        curves.append(with_columns(curve_meta, {
+            "strategy": [strategy] * m, "n_nodes": np.full(m, k),
+            "trials_per_node": np.full(m, per_node), "r_pct": np.tile(r, len(drawn)),
+            "fp_rate": (fp[drawn] / params.draws).ravel(),
+            "tp_rate": (tp[drawn] / params.draws).ravel(),
+            "passes": ((fp[drawn] <= params.max_fp_rate * params.draws + 1e-9)
+                       & (tp[drawn] >= params.min_tp_rate * params.draws - 1e-9)).ravel(),
+            "draws": np.full(m, params.draws), "seed": np.full(m, params.seed),
+        }, CURVE_FIELDS))
+    return {"detectable_regression": pa.concat_tables(rows),
+            "detectable_regression_curve": pa.concat_tables(curves)}
 
 
 def summarize_detectable(tables: Tables, params: DetectableParams) -> list[str]:

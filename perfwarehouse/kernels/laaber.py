@@ -16,8 +16,9 @@ so results do not depend on thread scheduling, on which other configurations
 are in the partition, or on the machine. The same draw index gives the same
 control and test groups for every regression size r (common random numbers).
 
-Entry points (few, so the one-off compilation stays short): :func:`segment_medians`,
-:func:`segment_moments`, :func:`sample_group_statistics`, :func:`mannwhitneyu`.
+Entry points (few, so the one-off compilation stays short): :func:`sort_segments`,
+:func:`segment_medians`, :func:`segment_moments`, :func:`sample_group_statistics`,
+:func:`mannwhitneyu`.
 """
 
 from __future__ import annotations
@@ -63,14 +64,11 @@ def _below(state: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True)
-def _choose(state: np.ndarray, pool: np.ndarray, m: int) -> np.ndarray:
-    """``m`` distinct items of ``pool`` (partial Fisher-Yates on a copy), in draw order."""
-    work = pool.copy()
-    n = len(work)
+def _shuffle_head(state: np.ndarray, work: np.ndarray, n: int, m: int) -> None:
+    """Partial Fisher-Yates: afterwards ``work[:m]`` are m distinct items of ``work[:n]``."""
     for i in range(m):
         j = i + _below(state, n - i)
         work[i], work[j] = work[j], work[i]
-    return work[:m].copy()
 
 
 # ------------------------------------------------------------------- order statistics
@@ -148,6 +146,25 @@ def segment_medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         if hi > lo:
             out[s] = median_inplace(values[lo:hi].copy())
     return out
+
+
+@njit(parallel=True, cache=True)
+def sort_segments(values: np.ndarray, offsets: np.ndarray) -> None:
+    """Sort each segment ``values[offsets[s]:offsets[s + 1]]`` in place (insertion sort
+    for short segments, the usual for long ones)."""
+    for s in prange(len(offsets) - 1):
+        lo = offsets[s]
+        hi = offsets[s + 1]
+        if hi - lo > 64:
+            values[lo:hi] = np.sort(values[lo:hi])
+            continue
+        for i in range(lo + 1, hi):
+            v = values[i]
+            j = i - 1
+            while j >= lo and values[j] > v:
+                values[j + 1] = values[j]
+                j -= 1
+            values[j + 1] = v
 
 
 @njit(parallel=True, cache=True)
@@ -295,50 +312,55 @@ def _gather(values: np.ndarray, trial_offsets: np.ndarray, trials: np.ndarray) -
 
 
 @njit(cache=True)
-def _one_trial_each(state: np.ndarray, node_offsets: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    trials = np.empty(len(nodes), dtype=np.int64)
+def _one_trial_each(state: np.ndarray, node_offsets: np.ndarray, nodes: np.ndarray,
+                    out: np.ndarray) -> None:
     for i in range(len(nodes)):
         lo = node_offsets[nodes[i]]
-        trials[i] = lo + _below(state, node_offsets[nodes[i] + 1] - lo)
-    return trials
+        out[i] = lo + _below(state, node_offsets[nodes[i] + 1] - lo)
 
 
 @njit(cache=True)
 def draw_groups(
     state: np.ndarray, node_offsets: np.ndarray, eligible: np.ndarray, strategy: int, k: int,
-    per_node: int, disjoint: bool,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Trial indices of the control and test groups of one draw.
+    per_node: int, disjoint: bool, control: np.ndarray, test: np.ndarray, work: np.ndarray,
+) -> None:
+    """Trial indices of the control and test groups of one draw, into ``control`` and ``test``.
 
     Instance-based (seed 001, 4.2.2): k nodes for control, each contributing one
     random trial, and k nodes for test drawn the same way, independently of the
     control nodes (``disjoint``: 2k distinct nodes, the first k for control).
     Trial-based: k nodes shared by both groups; on each node ``2 * per_node``
     distinct trials, the first ``per_node`` for control, the rest for test.
-    ``eligible`` holds the nodes that may be drawn (enough trials).
-    The order of random calls is part of the definition (the tests replay it).
+    ``eligible`` holds the nodes that may be drawn (enough trials); ``control``
+    and ``test`` have room for k (instance) or k * per_node (trial) trials;
+    ``work`` is scratch space for max(len(eligible), trials of any node) items.
+    The order of random calls is part of the definition (the tests replay it):
+    each choice of m items out of a pool is a partial Fisher-Yates shuffle of
+    the pool in its stored order.
     """
+    n = len(eligible)
+    work[:n] = eligible
     if strategy == STRATEGY_TRIAL:
-        nodes = _choose(state, eligible, k)
-        control = np.empty(k * per_node, dtype=np.int64)
-        test = np.empty(k * per_node, dtype=np.int64)
+        _shuffle_head(state, work, n, k)
+        nodes = work[:k].copy()
         for i in range(k):
             lo = node_offsets[nodes[i]]
-            hi = node_offsets[nodes[i] + 1]
-            picked = _choose(state, np.arange(lo, hi), 2 * per_node)
-            control[i * per_node:(i + 1) * per_node] = picked[:per_node]
-            test[i * per_node:(i + 1) * per_node] = picked[per_node:]
-        return control, test
-    if disjoint:
-        nodes = _choose(state, eligible, 2 * k)
-        control = _one_trial_each(state, node_offsets, nodes[:k])
-        test = _one_trial_each(state, node_offsets, nodes[k:])
-        return control, test
-    control_nodes = _choose(state, eligible, k)
-    control = _one_trial_each(state, node_offsets, control_nodes)
-    test_nodes = _choose(state, eligible, k)
-    test = _one_trial_each(state, node_offsets, test_nodes)
-    return control, test
+            m = node_offsets[nodes[i] + 1] - lo
+            for j in range(m):
+                work[j] = lo + j
+            _shuffle_head(state, work, m, 2 * per_node)
+            control[i * per_node:(i + 1) * per_node] = work[:per_node]
+            test[i * per_node:(i + 1) * per_node] = work[per_node:2 * per_node]
+    elif disjoint:
+        _shuffle_head(state, work, n, 2 * k)
+        _one_trial_each(state, node_offsets, work[:k], control)
+        _one_trial_each(state, node_offsets, work[k:2 * k], test)
+    else:
+        _shuffle_head(state, work, n, k)
+        _one_trial_each(state, node_offsets, work[:k], control)
+        work[:n] = eligible
+        _shuffle_head(state, work, n, k)
+        _one_trial_each(state, node_offsets, work[:k], test)
 
 
 @njit(cache=True)
@@ -400,6 +422,9 @@ def sample_group_statistics(
     median_test = np.full((n_configs, draws), np.nan)
     pvalue = np.full((n_configs, draws), np.nan)
     need = 2 * k if (strategy == STRATEGY_INSTANCE and disjoint) else k
+    max_trials = 0
+    for n in range(len(node_offsets) - 1):
+        max_trials = max(max_trials, node_offsets[n + 1] - node_offsets[n])
     for task in prange(n_configs * draws):
         c = task // draws
         d = task % draws
@@ -409,8 +434,12 @@ def sample_group_statistics(
             continue
         state = np.empty(1, dtype=np.uint64)
         state[0] = draw_state(seed, config_keys[c], strategy, k, d)
-        control, test = draw_groups(state, node_offsets, eligible_nodes[lo:hi], strategy, k,
-                                    per_node, disjoint)
+        size = k * per_node if strategy == STRATEGY_TRIAL else k
+        control = np.empty(size, dtype=np.int64)
+        test = np.empty(size, dtype=np.int64)
+        work = np.empty(max(hi - lo, max_trials), dtype=np.int64)
+        draw_groups(state, node_offsets, eligible_nodes[lo:hi], strategy, k, per_node, disjoint,
+                    control, test, work)
         if not with_ranksum:
             median_control[c, d] = median_inplace(_gather(values, trial_offsets, control))
             median_test[c, d] = median_inplace(_gather(values, trial_offsets, test))

@@ -227,6 +227,8 @@ def test_higher_is_better_divides_and_cost_mode_mirrors_lower_is_better():
     _el, mc, mt, _p = laaber.sample_medians(layout, np.array([17], np.uint64), strategy="instance",
                                             k=1, trials_per_node=1, draws=100, seed=4)
     assert literal.tp_rate[-1] == np.mean(mt[0] < mc[0])
+    assert "higher_is_better_mode 'cost'" in literal.reason
+    assert "higher_is_better_mode" not in (lower.reason or "")
     unknown = laaber.detectable_regression(values, node, run, higher_is_better=None, **common)
     assert unknown == lower  # unknown direction = lower is better
 

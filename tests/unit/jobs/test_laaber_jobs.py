@@ -96,6 +96,12 @@ def test_a_configuration_gets_the_same_numbers_in_any_partition(configs):
     assert again.equals(together)
     other_seed = compute_detectable(query_table(configs), dataclasses.replace(params, seed=5))
     assert not other_seed["detectable_regression"].equals(together)
+    # the rows may come in any order (the query does not sort them)
+    rows = query_table(configs)
+    shuffled = rows.take(np.random.default_rng(1).permutation(rows.num_rows))
+    assert compute_detectable(shuffled, params)["detectable_regression"].equals(together)
+    var = compute_variability(rows, VariabilityParams())["variability"]
+    assert compute_variability(shuffled, VariabilityParams())["variability"].equals(var)
 
 
 def test_aa_job_rows(configs):
@@ -129,6 +135,11 @@ def test_variability_job_on_single_value_trials():
     assert statuses[("trial", 1)] == "insufficient"  # 4 trials per node < 2 x 5
     assert statuses[("instance", 20)] == "insufficient"
     assert statuses[("instance", 1)] in ("detectable", "none")
+    nothing = compute_detectable(query_table([cfg]), DetectableParams(
+        draws=10, instance_nodes=(7,), trial_nodes=(1,)))
+    assert nothing["detectable_regression"].num_rows == 2
+    curve = nothing["detectable_regression_curve"]
+    assert curve.num_rows == 0 and "r_pct" in curve.column_names  # typed, not schemaless
 
 
 def test_parameters_are_checked():

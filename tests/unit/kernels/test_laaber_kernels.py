@@ -199,3 +199,12 @@ def test_draws_depend_on_seed_and_key_only():
     _, mc_alone, mt_alone, _ = laaber.sample_medians(alone, keys[2:3], seed=1, **args)
     np.testing.assert_array_equal(mc_alone[0], mc[2])
     np.testing.assert_array_equal(mt_alone[0], mt[2])
+
+
+def test_sort_segments_sorts_each_segment_only():
+    rng = np.random.default_rng(12)
+    values = np.round(rng.normal(size=500), 1)
+    offsets = np.array([0, 1, 3, 70, 70, 200, 500])
+    want = np.concatenate([np.sort(values[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])
+    k.sort_segments(values, offsets)
+    np.testing.assert_array_equal(values, want)
