@@ -369,7 +369,8 @@ def variability(
 
     Examples
     --------
-    >>> r = variability([10, 11, 12, 10, 30, 31], node=["a"] * 3 + ["b"] * 3, run=[0, 0, 1, 0, 0, 1])
+    >>> r = variability([10, 11, 12, 10, 30, 31], node=["a"] * 3 + ["b"] * 3,
+    ...                 run=[0, 0, 1, 0, 0, 1])
     >>> round(r.rsd_total_pct, 1), r.n_nodes, r.n_runs
     (59.0, 2, 4)
     """

@@ -168,7 +168,9 @@ def sort_segments(values: np.ndarray, offsets: np.ndarray) -> None:
 
 
 @njit(parallel=True, cache=True)
-def segment_moments(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def segment_moments(
+    values: np.ndarray, offsets: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Count, mean and sample standard deviation (ddof 1) of each segment, NaN ignored.
 
     Two passes (mean, then squared deviations). The mean is NaN for a segment

@@ -57,7 +57,8 @@ class Stream:
 
 
 def draw_groups(stream: Stream, node_trials: list[list[int]], eligible: list[int],
-                strategy: str, k: int, per_node: int, disjoint: bool) -> tuple[list[int], list[int]]:
+                strategy: str, k: int, per_node: int,
+                disjoint: bool) -> tuple[list[int], list[int]]:
     """Trial indices of control and test, with the kernel's order of random calls."""
     if strategy == "trial":
         nodes = stream.choose(eligible, k)
@@ -127,7 +128,8 @@ def ranksum(x, y) -> tuple[float, float]:
 
 def layout_groups(layout) -> tuple[list[list[int]], list[list[int]]]:
     """node -> its trial indices, configuration -> its node indices (from a Layout)."""
-    node_trials = [list(range(a, b)) for a, b in zip(layout.node_offsets[:-1], layout.node_offsets[1:])]
+    node_trials = [list(range(a, b))
+                   for a, b in zip(layout.node_offsets[:-1], layout.node_offsets[1:])]
     config_nodes = [list(range(a, b))
                     for a, b in zip(layout.config_offsets[:-1], layout.config_offsets[1:])]
     return node_trials, config_nodes
@@ -331,7 +333,8 @@ class SyntheticConfig:
 
 
 def kinds_campaign(seed: int, *, per_kind: int = 4, nodes: int = 50, trials: int = 10,
-                   iterations: int = 20, higher_is_better_share: float = 0.0) -> list[SyntheticConfig]:
+                   iterations: int = 20,
+                   higher_is_better_share: float = 0.0) -> list[SyntheticConfig]:
     """Configurations of every instability kind with random parameters (50 nodes by default)."""
     rng = np.random.default_rng(seed)
     out = []
@@ -339,7 +342,8 @@ def kinds_campaign(seed: int, *, per_kind: int = 4, nodes: int = 50, trials: int
         for i in range(per_kind):
             level = rng.uniform(50, 5000)
             noise = rng.uniform(0.1, 0.25) if kind == "noisy" else rng.uniform(0.003, 0.03)
-            node_sd = rng.uniform(0.05, 0.2) if kind == "instance-dependent" else rng.uniform(0.001, 0.01)
+            node_sd = (rng.uniform(0.05, 0.2) if kind == "instance-dependent"
+                       else rng.uniform(0.001, 0.01))
             node_factor = 1 + rng.normal(0, node_sd, nodes)
             if kind == "bimodal":
                 node_factor *= np.where(rng.random(nodes) < rng.uniform(0.2, 0.5),
