@@ -3,9 +3,11 @@ the demo and the Python API know about, in the order the demo runs them."""
 
 from __future__ import annotations
 
+from perfwarehouse.jobs.detectable_regression import AA_FPR, DETECTABLE_REGRESSION
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
+from perfwarehouse.jobs.variability import VARIABILITY
 
-JOBS: tuple[Job, ...] = ()
+JOBS: tuple[Job, ...] = (VARIABILITY, AA_FPR, DETECTABLE_REGRESSION)
 
 
 def get(name: str) -> Job:

@@ -1,0 +1,97 @@
+"""Job ``variability``: RSD per configuration and hardware type (seed 001, 4.1; SPEC 5.2).
+
+Output table ``variability`` (DDL ``sql/schema/030_variability.sql``). The
+statistics are computed by :func:`perfwarehouse.laaber.variability_columns`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from perfwarehouse import laaber
+from perfwarehouse.jobs.framework import Job, Tables, param
+
+QUERY = "laaber_measurements"
+
+VARIABILITY_FIELDS = (
+    ("n_values", pa.int64()), ("n_outliers", pa.int64()), ("outlier_factor", pa.float64()),
+    ("n_nodes", pa.int32()), ("n_runs", pa.int32()), ("mean", pa.float64()),
+    ("median", pa.float64()), ("rsd_total_pct", pa.float64()),
+    ("rsd_node_mean_pct", pa.float64()), ("rsd_node_sd_pct", pa.float64()),
+    ("n_nodes_rsd", pa.int32()), ("rsd_run_mean_pct", pa.float64()),
+    ("rsd_run_sd_pct", pa.float64()), ("n_runs_rsd", pa.int32()),
+    ("share_nodes_pct", pa.float64()), ("share_runs_pct", pa.float64()),
+    ("share_within_pct", pa.float64()), ("reason", pa.string()),
+)
+
+
+@dataclass(frozen=True)
+class VariabilityParams:
+    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+    outlier_factor: float = param(
+        10.0, "Drop values >= this many times the configuration's median before "
+        "computing RSDs (seed 001: 10, one order of magnitude); 0 keeps everything.")
+
+
+def with_columns(meta: pa.Table, columns: dict[str, object],
+                 fields: tuple[tuple[str, pa.DataType], ...]) -> pa.Table:
+    """``meta`` plus ``columns`` typed by ``fields`` (NaN becomes NULL for floats)."""
+    table = meta
+    for name, dtype in fields:
+        values = columns[name]
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+            array = pa.array(values, dtype, mask=np.isnan(values))
+        elif isinstance(values, np.ndarray):
+            array = pa.array(values.astype(dtype.to_pandas_dtype()), dtype)
+        else:
+            array = pa.array(values, dtype)
+        table = table.append_column(name, array)
+    return table
+
+
+def compute(table: pa.Table, params: VariabilityParams) -> Tables:
+    part = laaber.partition_from_arrow(table, outlier_factor=params.outlier_factor)
+    columns: dict[str, object] = dict(laaber.variability_columns(part.layout))
+    n = part.layout.n_configs
+    columns["reason"] = [
+        laaber.variability_reason({name: float(col[c]) for name, col in columns.items()
+                                   if isinstance(col, np.ndarray)})
+        for c in range(n)
+    ]
+    columns["outlier_factor"] = np.full(n, float(params.outlier_factor))
+    return {"variability": with_columns(part.meta, columns, VARIABILITY_FIELDS)}
+
+
+def summarize(tables: Tables, params: VariabilityParams) -> list[str]:
+    t = tables["variability"]
+    if t.num_rows == 0:
+        return ["variability: no configurations"]
+    rsd = np.array(t.column("rsd_total_pct").to_pylist(), dtype=float)
+    lines = [f"variability: {t.num_rows:,} configurations; total RSD median "
+             f"{np.nanmedian(rsd):.2f} %, max {np.nanmax(rsd):.2f} %"
+             if np.isfinite(rsd).any() else f"variability: {t.num_rows:,} configurations"]
+    if np.isfinite(rsd).any():
+        worst = int(np.nanargmax(rsd))
+        row = {k: t.column(k)[worst].as_py() for k in ("benchmark", "metric", "hardware_type")}
+        lines.append(f"  most variable: {row['benchmark']} ({row['metric']}) on "
+                     f"{row['hardware_type']}: RSD {rsd[worst]:.2f} %")
+    outliers = sum(t.column("n_outliers").to_pylist())
+    undefined = sum(1 for r in t.column("rsd_run_mean_pct").to_pylist() if r is None)
+    lines.append(f"  {outliers:,} outliers removed (>= {params.outlier_factor:g} x median); "
+                 f"per-run RSD undefined for {undefined:,} configurations")
+    return lines
+
+
+VARIABILITY = Job(
+    name="variability",
+    help="Relative standard deviation (RSD) of every configuration on every hardware type: "
+         "total, per node and per run, after outlier removal (Laaber et al. 4.1).",
+    params=VariabilityParams,
+    query=QUERY,
+    compute=compute,
+    outputs=("variability",),
+    summarize=summarize,
+)
