@@ -1,0 +1,248 @@
+"""The warehouse directory: a DuckDB catalog plus Parquet measurement files.
+
+Layout (SPEC 3)::
+
+    <root>/catalog.duckdb                     dimension, batch, job and result tables
+    <root>/measurements/campaign=C/hardware_type=H/b000012-0.parquet
+    <root>/_schema/...                        an empty file giving the view its types
+    <root>/_staging/                          batches being written (removed on recovery)
+    <root>/.write.lock                        the single-writer lock (names its holder)
+
+This module is the only place that calls ``duckdb.connect`` on the catalog.
+Readers open the catalog read-only; writers take the write lock first and keep
+the catalog open read-write only while they commit, so queries are blocked for
+the commit, not for the whole ingest or job.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from perfwarehouse.errors import WarehouseError
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.lock import retry_while_locked, write_lock
+
+SCHEMA_VERSION = 1
+CATALOG = "catalog.duckdb"
+DATA = "measurements"
+STAGING = "_staging"
+EMPTY_FILE = "_schema/campaign=_/hardware_type=_/empty.parquet"
+
+
+def configure(con: duckdb.DuckDBPyConnection) -> None:
+    """Settings every connection gets: UTC timestamps, no DuckDB progress bar on stdout."""
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+
+
+def fetch_arrow(
+    con: duckdb.DuckDBPyConnection, query: str, params: object = None
+) -> pa.Table:
+    """Run a SELECT and return its rows as an Arrow table (without DB-API copies)."""
+    return con.sql(query, params=params).to_arrow_table()
+
+
+def fetch_one(con: duckdb.DuckDBPyConnection, query: str, params: object = None) -> tuple | None:
+    """The first row of a query, or None (consumes the result, as DuckDB requires)."""
+    rows = con.execute(query, params).fetchall()
+    return rows[0] if rows else None
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One Parquet file of measurements, as recorded in ``data_files``."""
+
+    path: str  # relative to the warehouse root
+    batch_id: int
+    campaign: str
+    hardware_type: str
+    row_count: int
+
+
+class Warehouse:
+    """A warehouse directory. Cheap to construct; nothing is opened until asked."""
+
+    def __init__(
+        self, root: Path, *, lock_timeout_s: float = 30.0,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> None:
+        self.root = Path(root).absolute()
+        self.lock_timeout_s = lock_timeout_s
+        self.on_wait = on_wait
+
+    # ----------------------------------------------------------------- paths
+    @property
+    def catalog_path(self) -> Path:
+        return self.root / CATALOG
+
+    @property
+    def data_path(self) -> Path:
+        return self.root / DATA
+
+    @property
+    def staging_path(self) -> Path:
+        return self.root / STAGING
+
+    def exists(self) -> bool:
+        return self.catalog_path.is_file()
+
+    def require(self) -> None:
+        if not self.exists():
+            raise WarehouseError(
+                f"no warehouse at {self.root} (give --warehouse DIR or set PERFWAREHOUSE_HOME, "
+                "or create one with `perfwarehouse init` or an ingest)"
+            )
+
+    # ------------------------------------------------------------ connections
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        what = "reading" if read_only else "writing"
+        con = retry_while_locked(
+            lambda: duckdb.connect(str(self.catalog_path), read_only=read_only),
+            f"{what} {self.catalog_path}", self.lock_timeout_s, _is_lock_error, self.on_wait,
+        )
+        configure(con)
+        return con
+
+    @contextmanager
+    def catalog(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection to the catalog, with the ``measurements`` view."""
+        self.require()
+        con = self._connect(read_only=True)
+        try:
+            _check_version(con, self.root)
+            self.create_views(con, _data_files(con), temporary=True)
+            yield con
+        finally:
+            con.close()
+
+    def data_files(self, campaigns: Sequence[str] | None = None) -> list[DataFile]:
+        """The current data files (optionally of some campaigns), read from the catalog."""
+        with self.catalog() as con:
+            return _data_files(con, campaigns)
+
+    def reader(self, files: Sequence[DataFile]) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection whose ``measurements`` view reads ``files``.
+
+        It holds no lock on the catalog, so a long job never blocks a writer.
+        """
+        con = duckdb.connect()
+        configure(con)
+        con.execute(f"CREATE VIEW measurements AS {self.measurements_sql(files)}")
+        return con
+
+    def measurements_sql(self, files: Sequence[DataFile]) -> str:
+        """The ``measurements`` view over ``files`` (an empty typed view if there are none)."""
+        paths = [self.root / f.path for f in files] or [self.root / EMPTY_FILE]
+        literal = "[" + ", ".join(sqlfiles.quote_literal(str(p)) for p in paths) + "]"
+        return sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+
+    def create_views(
+        self, con: duckdb.DuckDBPyConnection, files: Sequence[DataFile], *, temporary: bool
+    ) -> None:
+        """``measurements`` over ``files`` and the views built on it (``sql/views``).
+
+        perfwarehouse's own connections use temporary views (so a moved warehouse
+        works); writers also refresh persistent copies for users of the raw DuckDB file.
+        """
+        kind = "TEMP VIEW" if temporary else "VIEW"
+        con.execute(f"CREATE OR REPLACE {kind} measurements AS {self.measurements_sql(files)}")
+        con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
+
+    # ---------------------------------------------------------------- writing
+    @contextmanager
+    def writing(self, purpose: str) -> Iterator[WriteSession]:
+        """Hold the write lock; create, migrate and recover the warehouse first."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with write_lock(self.root, purpose, self.lock_timeout_s, self.on_wait):
+            session = WriteSession(self)
+            with session.catalog() as con:
+                _migrate(con)
+                _check_version(con, self.root)
+                self._ensure_empty_file()
+                self._recover(con)
+            yield session
+
+    def _ensure_empty_file(self) -> None:
+        from perfwarehouse.ingest.stage import write_empty_schema_file
+
+        path = self.root / EMPTY_FILE
+        if not path.exists():
+            write_empty_schema_file(path)
+
+    def _recover(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Undo what a killed writer left: staging files and unrecorded data files."""
+        if self.staging_path.exists():
+            shutil.rmtree(self.staging_path)
+        if not self.data_path.exists():
+            return
+        known = {row[0] for row in con.execute("SELECT path FROM data_files").fetchall()}
+        for dirpath, _dirs, names in os.walk(self.data_path):
+            for name in names:
+                rel = os.path.relpath(os.path.join(dirpath, name), self.root)
+                if rel not in known:
+                    os.remove(os.path.join(dirpath, name))
+
+
+class WriteSession:
+    """What a writer can do while it holds the write lock."""
+
+    def __init__(self, warehouse: Warehouse) -> None:
+        self.warehouse = warehouse
+
+    @contextmanager
+    def catalog(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-write catalog connection; keep it short (it blocks readers)."""
+        con = self.warehouse._connect(read_only=False)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def refresh_views(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Re-create the persistent views; call inside the transaction that changes ``data_files``."""
+        self.warehouse.create_views(con, _data_files(con), temporary=False)
+
+
+def _migrate(con: duckdb.DuckDBPyConnection) -> None:
+    for _name, statement in sqlfiles.schema_statements():
+        con.execute(statement)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    con.execute(
+        "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?) ON CONFLICT DO NOTHING",
+        [str(SCHEMA_VERSION), now],
+    )
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    row = fetch_one(con, "SELECT value FROM meta WHERE key = 'schema_version'")
+    version = int(row[0]) if row else None
+    if version != SCHEMA_VERSION:
+        raise WarehouseError(
+            f"{root} has warehouse schema version {version}, this perfwarehouse reads "
+            f"version {SCHEMA_VERSION}; use the perfwarehouse release that created it"
+        )
+
+
+def _data_files(
+    con: duckdb.DuckDBPyConnection, campaigns: Sequence[str] | None = None
+) -> list[DataFile]:
+    query = "SELECT path, batch_id, campaign, hardware_type, row_count FROM data_files"
+    params: list[object] = []
+    if campaigns is not None:
+        query += " WHERE list_contains(?, campaign)"
+        params.append(list(campaigns))
+    rows = con.execute(query + " ORDER BY path", params).fetchall()
+    return [DataFile(*row) for row in rows]
