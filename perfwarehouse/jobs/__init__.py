@@ -3,9 +3,10 @@ the demo and the Python API know about, in the order the demo runs them."""
 
 from __future__ import annotations
 
+from perfwarehouse.jobs import order_effects, predecessor_effects
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
 
-JOBS: tuple[Job, ...] = ()
+JOBS: tuple[Job, ...] = (order_effects.JOB, predecessor_effects.JOB)
 
 
 def get(name: str) -> Job:
