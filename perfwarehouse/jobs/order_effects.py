@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy import special, stats as sps
 
 from perfwarehouse.errors import AnalysisError
 from perfwarehouse.jobs.configurations import (
@@ -51,13 +50,9 @@ from perfwarehouse.jobs.configurations import (
     size_families,
 )
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.kernels import order_effects as kernels
-from perfwarehouse.stats.order_statistics import (
-    _n_required_le_boudec,
-    le_boudec_indices,
-    median_interval_index,
-    n_required_median,
-)
+
+# scipy, numba and the kernels are imported where they are used: the CLI imports
+# every job module to build its options, and --help should not compile or load them.
 
 OUTPUT = "order_effects"
 
@@ -126,6 +121,8 @@ def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
     code is its configuration's row number. The configurations are sorted by campaign, so one
     campaign is a contiguous block.
     """
+    from perfwarehouse.kernels import order_effects as kernels
+
     index = params.configurations
     if not isinstance(index, ConfigurationIndex):
         raise AnalysisError("this job needs its prepare step (run it with run_job)")
@@ -172,6 +169,10 @@ def compare_orders(
     Arrow columns of the order_effects table (everything but the names), one
     row per configuration, in code order.
     """
+    from scipy import special
+
+    from perfwarehouse.kernels import order_effects as kernels
+
     codes = np.ascontiguousarray(codes, dtype=np.int32)
     values = np.ascontiguousarray(values, dtype=np.float64)
     pooled, pooled_groups, offsets, counts = kernels.sort_pooled(
@@ -283,6 +284,8 @@ def _median_cis(by_group: np.ndarray, start: np.ndarray, n: np.ndarray, confiden
 
     Index functions are evaluated once per distinct (n, confidence).
     """
+    from perfwarehouse.stats.order_statistics import _n_required_le_boudec, n_required_median
+
     size = n.size
     low_index = np.zeros(size, np.int64)  # 1-based, 0 = no interval
     high_index = np.zeros(size, np.int64)
@@ -323,6 +326,10 @@ def _interval_indices(n: np.ndarray, confidence: float, method: str
     0-based ranks max(floor(n/2 - z sqrt(n/4)), 0) and min(ceil(n/2 + z sqrt(n/4))
     + 1, n - 1) are Le Boudec's 1-based indices used as 0-based ones, clipped.
     """
+    from scipy import stats as sps
+
+    from perfwarehouse.stats.order_statistics import le_boudec_indices, median_interval_index
+
     if method == "exact":
         j, coverage = median_interval_index(n, confidence)
         return j, np.where(j > 0, n - j + 1, 0), coverage

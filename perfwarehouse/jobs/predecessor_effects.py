@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy import special
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.configurations import (
@@ -51,14 +50,12 @@ from perfwarehouse.jobs.order_effects import (
     _nullable_int,
     label_codes,
 )
-from perfwarehouse.kernels import order_effects as kernels
-from perfwarehouse.stats.rank_tests import mannwhitney_p
 
 OUTPUT = "predecessor_effects"
 RUN_START = -1  # predecessor code of a run's first trial
 UNKNOWN = -2  # no row at position - 1 (the trial before failed without a value)
 NO_WORST = -3  # no predecessor group had enough trials
-NO_SEED = np.empty(0, np.uint64)
+NO_SEED = np.empty(0, np.uint64)  # dense_codes without seeds
 
 
 @dataclass(frozen=True)
@@ -94,6 +91,8 @@ def prepare(table: pa.Table, params: Any) -> Any:
 
 def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
     """One campaign's random-order rows -> its predecessor_effects rows."""
+    from perfwarehouse.kernels import order_effects as kernels
+
     labels, codes = label_codes(table, params)
     n_labels = labels.num_rows
     # a test = (benchmark, settings) on a hardware type; each label row is one metric of one
@@ -103,7 +102,7 @@ def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
     run_key = table.column("run_key").to_numpy()
     run, _ = kernels.dense_codes(run_key, run_key, NO_SEED, NO_SEED)
     position = table.column("position").to_numpy().astype(np.int64)
-    predecessor = kernels.predecessor_tests(run, position, label_test[codes].astype(np.int64),
+    predecessor = kernels.predecessor_tests(run, position, label_test.astype(np.int64)[codes],
                                             int(run.max()) + 1 if run.size else 0)
     values = table.column("value").to_numpy(zero_copy_only=False)
     ok = np.asarray(table.column("ok").to_numpy(zero_copy_only=False), dtype=bool)
@@ -155,19 +154,22 @@ def compare_predecessors(
     Arrow columns, one row per configuration, plus ``worst_test`` (numpy: the
     worst predecessor's test, -1 = start of run, -3 = none).
     """
+    from scipy import special
+
+    from perfwarehouse.kernels import order_effects as kernels
+    from perfwarehouse.stats.rank_tests import mannwhitney_p
+
     codes = np.ascontiguousarray(codes, dtype=np.int32)
-    key_pred = (predecessor + 2).astype(np.uint64)
-    group, group_first = kernels.dense_codes(codes.astype(np.uint64), key_pred, NO_SEED, NO_SEED)
-    n_groups = group_first.size
-    by_group, group_offsets, _order = kernels.sort_segments(group, values, n_groups)
-    group_config = codes[group_first].astype(np.int64)
-    group_test = predecessor[group_first]
+    group, group_config, group_test = _groups(codes, predecessor)
+    n_groups = group_config.size
+    by_value = np.argsort(values)  # numpy's vectorised argsort, once
+    pooled_rows, offsets = kernels.stable_segment_order(by_value, codes, n_configs)
+    group_rows, group_offsets = kernels.stable_segment_order(pooled_rows, group, n_groups)
+    pooled, by_group = values[pooled_rows], values[group_rows]
+    rank_of_row, tie_term = kernels.mid_ranks(values, pooled_rows, offsets)
     group_n = np.diff(group_offsets)
-    pooled, _, offsets, counts = kernels.sort_pooled(
-        codes, np.zeros(codes.size, np.uint8), values, n_configs, 1, 0)
-    rank_sum, tie_term = kernels.rank_sums_search(pooled, offsets, by_group, group_offsets,
-                                                  group_config)
-    n = counts[:, 0]
+    rank_sum = np.bincount(group, weights=rank_of_row, minlength=n_groups)
+    n = np.diff(offsets)
     k = np.bincount(group_config, minlength=n_configs)
     tested = k >= 2
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -243,6 +245,23 @@ def compare_predecessors(
         "mwu_p": _nullable(mwu),
         "mwu_p_adjusted": _nullable(np.minimum(mwu * np.maximum(n_candidates, 1), 1.0)),
     }
+
+
+def _groups(codes: np.ndarray, predecessor: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense numbers of the (configuration, predecessor) pairs: per row, and per group its
+    configuration and predecessor test. Numbered in (configuration, predecessor) order."""
+    base = int(predecessor.max()) + 3 if predecessor.size else 2
+    key = codes.astype(np.int64) * base + (predecessor + 2)
+    if codes.size and (int(codes.max()) + 1) * base <= 8 * codes.size + 1_000_000:
+        present = np.zeros((int(codes.max()) + 1) * base, np.int64)
+        present[key] = 1
+        keys = np.flatnonzero(present)
+        number = np.cumsum(present) - 1
+        group = number[key]
+    else:  # sparse pairs: sort the distinct keys
+        keys, group = np.unique(key, return_inverse=True)
+    return group.astype(np.int64), keys // base, keys % base - 2
 
 
 def finalize(tables: dict[str, pa.Table], params: PredecessorParams) -> dict[str, pa.Table]:

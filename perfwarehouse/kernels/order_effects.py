@@ -28,8 +28,10 @@ few passes over all rows, without a Python loop per configuration:
 
 For k groups per configuration (the predecessor effect, and ``stats.kruskal``)
 :func:`rank_sums_search` finds each value's mid-rank by binary search in its
-configuration's pooled sorted values, and :func:`sort_segments` sorts small
-segments in place.
+configuration's pooled sorted values (few groups, ``stats.kruskal``); for the
+many small groups of the predecessor effect, rows ordered by value (numpy's
+argsort) are counting-sorted by configuration and by group
+(:func:`stable_segment_order`), and :func:`mid_ranks` ranks them.
 
 Values are float64; NaN must be removed by the caller. Ranks are 1-based
 mid-ranks (``scipy.stats.rankdata(method="average")``); sums of mid-ranks are
@@ -361,7 +363,8 @@ def rank_sums_search(
         each configuration's values sorted ascending in
         ``pooled[pooled_offsets[c]:pooled_offsets[c+1]]``.
     by_group, group_offsets:
-        group s holds ``by_group[group_offsets[s]:group_offsets[s+1]]`` (any order).
+        group s holds ``by_group[group_offsets[s]:group_offsets[s+1]]`` (any order);
+        each value must be in its configuration's pooled values.
     group_config:
         int64 configuration of each group.
 
@@ -372,64 +375,91 @@ def rank_sums_search(
     tie_term:
         float64[C], sum over the configuration's tie blocks of t^3 - t.
     """
+    n_configs = pooled_offsets.size - 1
+    # the mid-rank of every pooled position, and the tie terms, in one pass
+    mid_rank = np.empty(pooled.size)
+    tie_term = np.zeros(n_configs)
+    for c in range(n_configs):
+        start, end = pooled_offsets[c], pooled_offsets[c + 1]
+        i = start
+        while i < end:
+            j = i + 1
+            while j < end and pooled[j] == pooled[i]:
+                j += 1
+            rank = ((i - start + 1) + (j - start)) / 2.0
+            for q in range(i, j):
+                mid_rank[q] = rank
+            if j - i > 1:
+                tf = float(j - i)
+                tie_term[c] += tf * tf * tf - tf
+            i = j
     n_sets = group_config.size
     rank_sum = np.zeros(n_sets)
     for s in range(n_sets):
         c = group_config[s]
         a, b = pooled_offsets[c], pooled_offsets[c + 1]
-        sample = pooled[a:b]
         acc = 0.0
         for q in range(group_offsets[s], group_offsets[s + 1]):
             v = by_group[q]
-            lo = np.searchsorted(sample, v, side="left")
-            hi = np.searchsorted(sample, v, side="right")
-            acc += ((lo + 1) + hi) / 2.0
+            lo, hi = a, b  # first position with pooled >= v
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if pooled[mid] < v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            acc += mid_rank[lo]
         rank_sum[s] = acc
-    n_configs = pooled_offsets.size - 1
-    tie_term = np.zeros(n_configs)
-    for c in range(n_configs):
-        i, end = pooled_offsets[c], pooled_offsets[c + 1]
-        while i < end:
-            j = i + 1
-            while j < end and pooled[j] == pooled[i]:
-                j += 1
-            if j - i > 1:
-                tf = float(j - i)
-                tie_term[c] += tf * tf * tf - tf
-            i = j
     return rank_sum, tie_term
 
 
 @njit(cache=True)
-def sort_segments(
-    segment: np.ndarray, values: np.ndarray, n_segments: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Counting sort of the rows by segment, then each segment sorted ascending.
-
-    For many small segments (the trials of one configuration after one
-    predecessor). Returns ``(sorted_values, offsets int64[S+1], order int64[n])``
-    where ``order`` maps each sorted position to its row.
-    """
-    n = segment.size
+def stable_segment_order(order: np.ndarray, segment: np.ndarray, n_segments: int
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Counting sort of the rows ``order`` by ``segment[row]``, keeping their order inside
+    each segment. Returns ``(rows int64[n], offsets int64[n_segments + 1])``."""
     offsets = np.zeros(n_segments + 1, np.int64)
-    for i in range(n):
-        offsets[segment[i] + 1] += 1
+    for i in range(order.size):
+        offsets[segment[order[i]] + 1] += 1
     for s in range(n_segments):
         offsets[s + 1] += offsets[s]
     cursor = offsets[:n_segments].copy()
-    order = np.empty(n, np.int64)
-    for i in range(n):
-        s = segment[i]
-        order[cursor[s]] = i
+    rows = np.empty(order.size, np.int64)
+    for i in range(order.size):
+        row = order[i]
+        s = segment[row]
+        rows[cursor[s]] = row
         cursor[s] += 1
-    out = values[order]
+    return rows, offsets
+
+
+@njit(cache=True)
+def mid_ranks(values: np.ndarray, rows: np.ndarray, offsets: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """1-based mid-rank of every row inside its segment, and each segment's tie term.
+
+    ``rows[offsets[s]:offsets[s+1]]`` are segment s's rows in ascending order of
+    value. Returns ``(rank float64[len(values)] by row, tie_term float64[S])``.
+    """
+    rank_of_row = np.zeros(values.size)
+    n_segments = offsets.size - 1
+    tie_term = np.zeros(n_segments)
     for s in range(n_segments):
-        a, b = offsets[s], offsets[s + 1]
-        if b - a > 1:
-            local = np.argsort(out[a:b], kind="mergesort")
-            out[a:b] = out[a:b][local]
-            order[a:b] = order[a:b][local]
-    return out, offsets, order
+        start, end = offsets[s], offsets[s + 1]
+        i = start
+        while i < end:
+            v = values[rows[i]]
+            j = i + 1
+            while j < end and values[rows[j]] == v:
+                j += 1
+            rank = ((i - start + 1) + (j - start)) / 2.0
+            for q in range(i, j):
+                rank_of_row[rows[q]] = rank
+            if j - i > 1:
+                tf = float(j - i)
+                tie_term[s] += tf * tf * tf - tf
+            i = j
+    return rank_of_row, tie_term
 
 
 @njit(cache=True)

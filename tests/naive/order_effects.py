@@ -90,3 +90,89 @@ def two_group_table(
             result[f"sorted{g}"] = sorted(pooled[i] for i in mine)
         out[c] = result
     return out
+
+
+def compare_orders(
+    codes: Sequence[int], groups: Sequence[int], values: Sequence[float], n_configs: int,
+    m: Sequence[int], alpha: float, confidence: float | None,
+) -> list[dict[str, object]]:
+    """Per configuration, one at a time: scipy's Kruskal-Wallis, median_ci, numpy medians,
+    the CI case of SPEC 5.1 (the fast job's default method)."""
+    import numpy as np
+    import scipy.stats
+
+    from perfwarehouse.stats import median_ci
+
+    fixed: dict[int, list[float]] = defaultdict(list)
+    random: dict[int, list[float]] = defaultdict(list)
+    for c, g, v in zip(codes, groups, values):
+        (random if g else fixed)[int(c)].append(float(v))
+    out = []
+    for c in range(n_configs):
+        f, r = fixed.get(c, []), random.get(c, [])
+        conf = confidence if confidence is not None else 1 - alpha / max(int(m[c]), 1)
+        row: dict[str, object] = {"n_fixed": len(f), "n_random": len(r)}
+        row["median_fixed"] = float(np.median(f)) if f else None
+        row["median_random"] = float(np.median(r)) if r else None
+        for name, sample in (("fixed", f), ("random", r)):
+            ci = median_ci(sample, conf) if sample else None
+            row[f"ci_{name}_low"] = ci.low if ci else None
+            row[f"ci_{name}_high"] = ci.high if ci else None
+        if f and r:
+            if len(set(f + r)) == 1:
+                h, p = None, None
+            else:
+                res = scipy.stats.kruskal(f, r)
+                h, p = float(res.statistic), float(res.pvalue)
+            row["kw_h"], row["kw_p"] = h, p
+            n = len(f) + len(r)
+            row["eta2"] = None if h is None or n <= 2 else (h - 1) / (n - 2)
+            mf, mr = sum(f) / len(f), sum(r) / len(r)
+            row["delta_pct"] = None if mf == 0 else (mf - mr) / mf * 100
+            row["reject_alpha"] = p is not None and p < alpha
+            row["reject_bonferroni"] = p is not None and p < alpha / max(int(m[c]), 1)
+        else:
+            row.update(kw_h=None, kw_p=None, eta2=None, delta_pct=None, reject_alpha=False,
+                       reject_bonferroni=False)
+        row["ci_case"] = ci_case(row)
+        out.append(row)
+    return out
+
+
+def ci_case(row: dict[str, object]) -> int | None:
+    """1 disjoint, 2 a median strictly inside the other interval, 3 otherwise (SPEC 5.1)."""
+    fl, fh, rl, rh = (row["ci_fixed_low"], row["ci_fixed_high"], row["ci_random_low"],
+                      row["ci_random_high"])
+    fm, rm = row["median_fixed"], row["median_random"]
+    if fl is None or rl is None:
+        return None
+    if fl > rh or fh < rl:  # type: ignore[operator]
+        return 1
+    if fl < rm < fh or rl < fm < rh:  # type: ignore[operator]
+        return 2
+    return 3
+
+
+def predecessors(runs: Sequence[int], positions: Sequence[int], tests: Sequence[int]) -> list[int]:
+    """The test at (run, position - 1) of each row; -1 at position 0, -2 when nothing is there."""
+    at = {(int(r), int(p)): int(t) for r, p, t in zip(runs, positions, tests)}
+    return [-1 if p == 0 else at.get((int(r), int(p) - 1), -2) for r, p in zip(runs, positions)]
+
+
+def adjust(pvalues: Sequence[float], method: str) -> list[float]:
+    """Holm or Benjamini-Hochberg adjusted p-values of one family, by their definitions."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [0.0] * m
+    if method == "holm":
+        running = 0.0
+        for rank, i in enumerate(order, start=1):
+            running = max(running, min(1.0, (m - rank + 1) * pvalues[i]))
+            out[i] = running
+    else:
+        running = 1.0
+        for rank in range(m, 0, -1):
+            i = order[rank - 1]
+            running = min(running, min(1.0, pvalues[i] * m / rank))
+            out[i] = running
+    return out
