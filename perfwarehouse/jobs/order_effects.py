@@ -95,6 +95,7 @@ def prepare(table: pa.Table, params: Any) -> Any:
 def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
     """One campaign's rows (partition_key, config_id, grp, value) -> its order_effects rows."""
     labels, codes = label_codes(table, params)
+    first_code = int(codes[0])  # the framework calls compute with rows only
     groups = table.column("grp").to_numpy()
     values = table.column("value").to_numpy()
     keep = ~np.isnan(values)
@@ -105,21 +106,23 @@ def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
         m=labels.column("m").to_numpy(), alpha=params.alpha,
         ci_confidence=confidence_value(params.ci_confidence), ci_method=params.ci_method,
         ordersage_compat=params.ordersage_compat)
+    rows = (result["n_fixed"].to_numpy(zero_copy_only=False)
+            + result["n_random"].to_numpy(zero_copy_only=False))
+    start, stop = campaign_block(labels, first_code, rows)
     out = labels.select(["campaign", "hardware_type", "config_id", "benchmark", "settings",
-                         "metric", "unit", "higher_is_better", "family", "m"])
-    out = out.append_column("family_by", pa.array([params.family_by] * labels.num_rows, pa.string()))
+                         "metric", "unit", "higher_is_better", "family", "m"]).slice(start, stop - start)
+    out = out.append_column("family_by", pa.array([params.family_by] * out.num_rows, pa.string()))
     for name, column in result.items():
-        out = out.append_column(name, column)
+        out = out.append_column(name, column.slice(start, stop - start))
     return {OUTPUT: out}
 
 
 def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
-    """The campaign's configurations (from prepare) and each row's index among them.
+    """The configurations found by prepare, and each row's index among them.
 
     Rows carry ``partition_key`` = hash(campaign, hardware type) and ``config_id``;
     the numba hash coder is seeded with the configurations' pairs, so a row's
-    code is its configuration's row number. The configurations are sorted by campaign, so one
-    campaign is a contiguous block.
+    code is its configuration's row number.
     """
     from perfwarehouse.kernels import order_effects as kernels
 
@@ -127,21 +130,26 @@ def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
     if not isinstance(index, ConfigurationIndex):
         raise AnalysisError("this job needs its prepare step (run it with run_job)")
     labels = index.table
-    n_labels = labels.num_rows
     codes, first_row = kernels.dense_codes(
         table.column("partition_key").to_numpy(), table.column("config_id").to_numpy(),
         labels.column("partition_key").to_numpy(), labels.column("config_id").to_numpy())
-    if first_row.size != n_labels or codes.size == 0:
+    if first_row.size != labels.num_rows:
         raise AnalysisError("the measurements changed while the job ran (a configuration "
                             "appeared that the first pass did not see); run it again")
-    campaign = labels.column("campaign")[int(codes[0])].as_py()
+    return labels, codes
+
+
+def campaign_block(labels: pa.Table, code: int, rows: np.ndarray) -> tuple[int, int]:
+    """The rows [start, stop) of the configurations of the campaign of configuration
+    ``code`` (the prepare table is sorted by campaign); ``rows`` (values per
+    configuration) must be zero outside."""
+    campaign = labels.column("campaign")[code].as_py()
     block = np.flatnonzero(pc.equal(labels.column("campaign"), campaign).to_numpy(
         zero_copy_only=False))
     start, stop = int(block[0]), int(block[-1]) + 1
-    codes = codes - np.int32(start)
-    if codes.min() < 0 or codes.max() >= stop - start or block.size != stop - start:
-        raise AnalysisError("a partition of the order-effects job holds more than one campaign")
-    return labels.slice(start, stop - start), codes
+    if block.size != stop - start or rows[:start].any() or rows[stop:].any():
+        raise AnalysisError("a partition of the order-effects jobs holds more than one campaign")
+    return start, stop
 
 
 def compare_orders(
@@ -175,10 +183,8 @@ def compare_orders(
 
     codes = np.ascontiguousarray(codes, dtype=np.int32)
     values = np.ascontiguousarray(values, dtype=np.float64)
-    pooled, pooled_groups, offsets, counts = kernels.sort_pooled(
-        codes, groups, values, n_configs, 2, 1)
-    rank_sum, tie_term, total, by_group, group_offsets = kernels.walk_two_groups(
-        pooled, pooled_groups, offsets, counts)
+    counts, rank_sum, tie_term, total, by_group, group_offsets = kernels.two_group_ranks(
+        codes, groups, values, n_configs)
     n_f, n_r = counts[:, 0], counts[:, 1]
     n = n_f + n_r
     compared = (n_f > 0) & (n_r > 0)
@@ -256,7 +262,7 @@ def compare_orders(
             mean_all = (total[:, 0] + total[:, 1]) / n
         columns["cv_fixed"] = _nullable(cv[0::2])
         columns["cv_random"] = _nullable(cv[1::2])
-        columns["cv_all"] = _nullable(_population_cv(pooled, n, mean_all))
+        columns["cv_all"] = _nullable(_population_cv(by_group, n, mean_all))
         columns["inner_diff"] = _nullable(inner)
     return columns
 

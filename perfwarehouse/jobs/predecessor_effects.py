@@ -48,6 +48,7 @@ from perfwarehouse.jobs.order_effects import (
     _median_cis,
     _nullable,
     _nullable_int,
+    campaign_block,
     label_codes,
 )
 
@@ -113,11 +114,13 @@ def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
         codes[keep], predecessor[keep], np.ascontiguousarray(values[keep]), n_labels,
         alpha=params.alpha, confidence=confidence_value(params.ci_confidence) or 0.95,
         min_trials=int(params.min_trials))
+    start, stop = campaign_block(labels, int(codes[0]), np.bincount(codes, minlength=n_labels))
+    block = slice(start, stop)
     names = labels.select(["campaign", "hardware_type", "config_id", "benchmark", "settings",
-                           "metric", "unit", "higher_is_better", "family"])
-    out = names.append_column("family_by", pa.array([params.family_by] * n_labels, pa.string()))
-    out = out.append_column("n_unknown_predecessor", pa.array(unknown, pa.int64()))
-    worst = result.pop("worst_test")
+                           "metric", "unit", "higher_is_better", "family"]).slice(start, stop - start)
+    out = names.append_column("family_by", pa.array([params.family_by] * names.num_rows, pa.string()))
+    out = out.append_column("n_unknown_predecessor", pa.array(unknown[block], pa.int64()))
+    worst = result.pop("worst_test")[block]
     is_start = worst == RUN_START
     label_of_worst = np.where(worst >= 0, test_first_label[np.maximum(worst, 0)], 0)
     bench = labels.column("benchmark").take(pa.array(label_of_worst))
@@ -129,7 +132,7 @@ def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
                             pc.if_else(pa.array(named), sett, pa.scalar(None, pa.string())))
     out = out.append_column("worst_is_run_start", pa.array(is_start, mask=worst == NO_WORST))
     for name, column in result.items():
-        out = out.append_column(name, column)
+        out = out.append_column(name, column.slice(start, stop - start))
     return {OUTPUT: out}
 
 

@@ -18,13 +18,12 @@ few passes over all rows, without a Python loop per configuration:
    so the sorted keys decode back to the original values. A configuration
    whose values span too many bit patterns to fit (values of mixed sign, or a
    range wider than a factor of about 2^32) is "wide": its rows are left out of
-   the packed sort, ordered by value with numpy's argsort and scattered to
-   their configuration in that order.
-3. :func:`decode_pooled` writes the pooled sorted values (and groups).
-4. :func:`walk_two_groups` walks each configuration's pooled values once:
-   mid-ranks of tie blocks, the rank sum and the sum of each group, the tie term
-   sum(t^3 - t), and each group's values in sorted order (from which any order
-   statistic is picked by index, vectorised, in the caller).
+   the packed sort and ordered by value with numpy's argsort.
+3. and 4. :func:`walk_packed` decodes each configuration's sorted keys into a
+   small buffer and walks them once: mid-ranks of tie blocks, the rank sum and
+   the sum of each group, the tie term sum(t^3 - t), and each group's values in
+   sorted order (from which any order statistic is picked by index, vectorised,
+   in the caller).
 
 For k groups per configuration (the predecessor effect, and ``stats.kruskal``)
 :func:`rank_sums_search` finds each value's mid-rank by binary search in its
@@ -244,63 +243,50 @@ def pooled_sort_keys(
 
 
 @njit(cache=True)
-def decode_pooled(
-    packed_sorted: np.ndarray, batch_offsets: np.ndarray, batch_bits: int, key_min: np.ndarray,
-    group_bits: int, counts: np.ndarray, wide_rows: np.ndarray, codes: np.ndarray,
-    groups: np.ndarray, values: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each configuration's values pooled and sorted (step 3 above).
-
-    ``packed_sorted`` is :func:`pooled_sort_keys`' keys with each batch sorted;
-    ``wide_rows`` are the rows of the wide configurations, ordered by value.
-    Returns ``(pooled float64[n], pooled_groups uint8[n], offsets int64[C+1])``:
-    configuration c occupies ``offsets[c]:offsets[c+1]``, ascending by value.
-    """
-    n_configs = counts.shape[0]
-    n_groups = counts.shape[1]
-    offsets = np.zeros(n_configs + 1, np.int64)
-    for c in range(n_configs):
-        rows = 0
-        for g in range(n_groups):
-            rows += counts[c, g]
-        offsets[c + 1] = offsets[c] + rows
-    n = offsets[n_configs]
-    pooled_bits = np.empty(n, np.uint64)
-    pooled_groups = np.zeros(n, np.uint8)
-    cursor = offsets[:n_configs].copy()
-    shift = np.uint64(64 - batch_bits)
-    value_mask = (np.uint64(1) << shift) - np.uint64(1)
-    group_mask = (np.uint64(1) << np.uint64(group_bits)) - np.uint64(1)
-    for b in range(batch_offsets.size - 1):
-        first_config = b << batch_bits
-        for i in range(batch_offsets[b], batch_offsets[b + 1]):
-            key = packed_sorted[i]
-            c = first_config + np.int64(key >> shift)
-            low = key & value_mask
-            pooled_bits[cursor[c]] = _from_order_key((low >> np.uint64(group_bits)) + key_min[c])
-            pooled_groups[cursor[c]] = np.uint8(low & group_mask)
-            cursor[c] += 1
-    bits = values.view(np.uint64)
-    for i in wide_rows:  # already in value order: a stable scatter keeps it per configuration
-        c = codes[i]
-        pooled_bits[cursor[c]] = bits[i]
-        pooled_groups[cursor[c]] = groups[i] if group_bits else 0
-        cursor[c] += 1
-    return pooled_bits.view(np.float64), pooled_groups, offsets
+def _walk_config(
+    vals: np.ndarray, grps: np.ndarray, n: int, c: int, rank_sum: np.ndarray,
+    tie_term: np.ndarray, total: np.ndarray, by_group: np.ndarray, group_offsets: np.ndarray,
+    cursor: np.ndarray,
+) -> None:
+    """One configuration's pooled values ``vals[:n]`` (ascending, groups ``grps``): mid-ranks
+    of tie blocks into the rank sums, the tie term, the sums, the per-group sorted values."""
+    cursor[0] = group_offsets[c, 0]
+    cursor[1] = group_offsets[c, 1]
+    i = 0
+    while i < n:
+        v = vals[i]
+        j = i + 1
+        while j < n and vals[j] == v:
+            j += 1
+        rank = ((i + 1) + j) / 2.0
+        for q in range(i, j):
+            g = grps[q]
+            rank_sum[c, g] += rank
+            total[c, g] += vals[q]
+            by_group[cursor[g]] = vals[q]
+            cursor[g] += 1
+        if j - i > 1:
+            tf = float(j - i)
+            tie_term[c] += tf * tf * tf - tf
+        i = j
 
 
 @njit(cache=True)
-def walk_two_groups(
-    pooled: np.ndarray, pooled_groups: np.ndarray, offsets: np.ndarray, counts: np.ndarray,
+def walk_packed(
+    packed_sorted: np.ndarray, batch_offsets: np.ndarray, batch_bits: int, key_min: np.ndarray,
+    counts: np.ndarray, wide: np.ndarray, wide_rows: np.ndarray, codes: np.ndarray,
+    groups: np.ndarray, values: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rank sums, tie terms, sums and per-group sorted values (step 4 above).
+    """Decode each configuration's sorted keys and walk them once (steps 3 and 4 above).
 
     Parameters
     ----------
-    pooled, pooled_groups, offsets:
-        from :func:`decode_pooled` (groups 0 and 1).
+    packed_sorted, batch_offsets, key_min:
+        :func:`pooled_sort_keys`' keys (group in the low bit) with each batch sorted.
     counts:
         int64[C, 2] rows per (configuration, group).
+    wide, wide_rows:
+        the wide configurations, and their rows ordered by value.
 
     Returns
     -------
@@ -313,40 +299,62 @@ def walk_two_groups(
         float64[C, 2], the sum of each group's values.
     by_group:
         float64[n], each configuration's group 0 values then group 1 values,
-        each ascending: segment (c, g) starts at ``group_offsets[c, g]``.
+        each ascending (no NaN); segment (c, g) starts at ``group_offsets[c, g]``.
     group_offsets:
         int64[C, 2].
     """
     n_configs = counts.shape[0]
+    group_offsets = np.empty((n_configs, 2), np.int64)
+    start = 0
+    largest = 0
+    for c in range(n_configs):
+        group_offsets[c, 0] = start
+        group_offsets[c, 1] = start + counts[c, 0]
+        size = counts[c, 0] + counts[c, 1]
+        start += size
+        largest = max(largest, size)
     rank_sum = np.zeros((n_configs, 2))
     total = np.zeros((n_configs, 2))
     tie_term = np.zeros(n_configs)
-    by_group = np.empty(pooled.size)
-    group_offsets = np.empty((n_configs, 2), np.int64)
+    by_group = np.empty(start)
     cursor = np.empty(2, np.int64)
-    for c in range(n_configs):
-        start, end = offsets[c], offsets[c + 1]
-        group_offsets[c, 0] = start
-        group_offsets[c, 1] = start + counts[c, 0]
-        cursor[0] = start
-        cursor[1] = start + counts[c, 0]
-        i = start
-        while i < end:
-            v = pooled[i]
-            j = i + 1
-            while j < end and pooled[j] == v:
-                j += 1
-            rank = ((i - start + 1) + (j - start)) / 2.0
-            for q in range(i, j):
-                g = pooled_groups[q]
-                rank_sum[c, g] += rank
-                total[c, g] += pooled[q]
-                by_group[cursor[g]] = pooled[q]
-                cursor[g] += 1
-            if j - i > 1:
-                tf = float(j - i)
-                tie_term[c] += tf * tf * tf - tf
-            i = j
+    buffer_bits = np.empty(largest, np.uint64)
+    buffer = buffer_bits.view(np.float64)
+    buffer_groups = np.empty(largest, np.uint8)
+    shift = np.uint64(64 - batch_bits)
+    value_mask = (np.uint64(1) << shift) - np.uint64(1)
+    one = np.uint64(1)
+    for b in range(batch_offsets.size - 1):
+        i, end = batch_offsets[b], batch_offsets[b + 1]
+        while i < end:  # one configuration's keys are contiguous in its sorted batch
+            c = (b << batch_bits) + np.int64(packed_sorted[i] >> shift)
+            n = counts[c, 0] + counts[c, 1]
+            low = key_min[c]
+            for q in range(n):
+                key = packed_sorted[i + q]
+                buffer_bits[q] = _from_order_key(((key & value_mask) >> one) + low)
+                buffer_groups[q] = np.uint8(key & one)
+            _walk_config(buffer, buffer_groups, n, c, rank_sum, tie_term, total, by_group,
+                         group_offsets, cursor)
+            i += n
+    if wide_rows.size:
+        # wide configurations: their rows, already in value order, gathered per configuration
+        first = np.zeros(n_configs + 1, np.int64)
+        for c in range(n_configs):
+            first[c + 1] = first[c] + (counts[c, 0] + counts[c, 1] if wide[c] else 0)
+        fill = first[:n_configs].copy()
+        pooled = np.empty(wide_rows.size)
+        pooled_groups = np.empty(wide_rows.size, np.uint8)
+        for row in wide_rows:
+            c = codes[row]
+            pooled[fill[c]] = values[row]
+            pooled_groups[fill[c]] = groups[row]
+            fill[c] += 1
+        for c in range(n_configs):
+            if wide[c]:
+                a, z = first[c], first[c + 1]
+                _walk_config(pooled[a:z], pooled_groups[a:z], z - a, c, rank_sum, tie_term,
+                             total, by_group, group_offsets, cursor)
     return rank_sum, tie_term, total, by_group, group_offsets
 
 
@@ -555,13 +563,13 @@ def exclude_sorted(
     return rest, rest_offsets
 
 
-def sort_pooled(
-    codes: np.ndarray, groups: np.ndarray, values: np.ndarray, n_configs: int, n_groups: int,
-    group_bits: int, batch_bits: int = 6,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Steps 2 and 3: ``(pooled, pooled_groups, offsets, counts)``.
+def two_group_ranks(
+    codes: np.ndarray, groups: np.ndarray, values: np.ndarray, n_configs: int,
+    batch_bits: int = 6,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Steps 2-4 for two groups: ``(counts, rank_sum, tie_term, total, by_group, group_offsets)``.
 
-    ``codes`` int32 in 0..n_configs-1, ``groups`` uint8, ``values`` float64
+    ``codes`` int32 in 0..n_configs-1, ``groups`` uint8 0/1, ``values`` float64
     without NaN (all contiguous). With 64 configurations per batch, 57 bits are
     left for a value's position in its configuration's range: any positive (or
     any negative) values spanning less than a factor of about 2^32 fit.
@@ -569,14 +577,13 @@ def sort_pooled(
     if not 1 <= batch_bits <= 16:
         raise ValueError(f"batch_bits must be in 1..16, got {batch_bits}")
     counts, key_min, wide, packed, batch_offsets = pooled_sort_keys(
-        codes, groups, values, n_configs, n_groups, group_bits, batch_bits)
+        codes, groups, values, n_configs, 2, 1, batch_bits)
     for b in range(batch_offsets.size - 1):  # numpy's vectorised sort, once per batch
         packed[batch_offsets[b]:batch_offsets[b + 1]].sort()
     wide_rows = np.empty(0, np.int64)
     if wide.any():
         wide_rows = np.flatnonzero(wide[codes])
         wide_rows = wide_rows[np.argsort(values[wide_rows])]
-    pooled, pooled_groups, offsets = decode_pooled(
-        packed, batch_offsets, batch_bits, key_min, group_bits, counts, wide_rows, codes, groups,
-        values)
-    return pooled, pooled_groups, offsets, counts
+    rank_sum, tie_term, total, by_group, group_offsets = walk_packed(
+        packed, batch_offsets, batch_bits, key_min, counts, wide, wide_rows, codes, groups, values)
+    return counts, rank_sum, tie_term, total, by_group, group_offsets

@@ -1,5 +1,6 @@
 -- order_effects: one campaign's successful values for the order-effects job
--- (SPEC 5.1): the campaign and hardware type (as hash(campaign, hardware_type), matched
+-- (SPEC 5.1; ingest admits only the order kinds 'fixed' and 'random'): the
+-- campaign and hardware type (as hash(campaign, hardware_type), matched
 -- to the names found by order_effects_configurations), the configuration, the group
 -- (0 = fixed order, 1 = random order) and the value.
 --
@@ -27,11 +28,9 @@ SELECT hash(campaign, hardware_type) AS partition_key, config_id,
        CAST(order_kind = 'random' AS UTINYINT) AS grp, value
 FROM measurements
 WHERE NOT $ordersage_compat AND campaign = $campaign AND status = 'ok'
-    AND order_kind IN ('fixed', 'random')
 UNION ALL
 SELECT hash(campaign, hardware_type) AS partition_key, config_id,
        CAST(order_kind = 'random' AS UTINYINT) AS grp, value
 FROM measurements
 WHERE $ordersage_compat AND campaign = $campaign AND status = 'ok'
-    AND order_kind IN ('fixed', 'random')
     AND run_id NOT IN (SELECT run_id FROM incomplete_fixed_runs)

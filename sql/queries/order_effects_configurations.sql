@@ -31,6 +31,6 @@ SELECT
     count(*) FILTER (WHERE order_kind = 'fixed') AS n_fixed,
     count(*) FILTER (WHERE order_kind = 'random') AS n_random
 FROM measurements
-WHERE status = 'ok' AND order_kind IN ('fixed', 'random')
+WHERE status = 'ok'
 GROUP BY campaign, hardware_type, config_id
 ORDER BY campaign, hardware_type, config_id
