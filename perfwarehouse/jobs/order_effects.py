@@ -510,14 +510,21 @@ def summarize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> list[s
         strongest = sorted((r for r in compared if r["kw_p"] is not None),
                            key=lambda r: (r["kw_p"], -abs(r["delta_pct"] or 0.0)))[:3]
         for r in strongest:
-            settings = "" if r["settings"] in (None, "{}") else f" {r['settings']}"
-            metric = "" if r["metric"] == "result" else f" {r['metric']}"
             delta = "n/a" if r["delta_pct"] is None else f"{r['delta_pct']:+.2f}%"
             eta = "n/a" if r["eta2"] is None else f"{r['eta2']:.3f}"
-            lines.append(f"    {r['benchmark']}{settings}{metric} on {r['hardware_type']}: "
+            lines.append(f"    {describe(r)} on {r['hardware_type']}: "
                          f"p = {r['kw_p']:.3g}, delta = {delta}, eta2 = {eta}, "
                          f"CI case {r['ci_case'] if r['ci_case'] is not None else 'n/a'}")
     return lines
+
+
+def describe(row: dict[str, Any], prefix: str = "") -> str:
+    """benchmark [settings] [metric] of a result row, without the empty parts."""
+    settings = row[f"{prefix}settings"]
+    metric = row.get(f"{prefix}metric", "result")
+    return (f"{row[f'{prefix}benchmark']}"
+            + ("" if settings in (None, "{}") else f" {settings}")
+            + ("" if metric in (None, "result") else f" {metric}"))
 
 
 JOB = Job(

@@ -49,6 +49,7 @@ from perfwarehouse.jobs.order_effects import (
     _nullable,
     _nullable_int,
     campaign_block,
+    describe,
     label_codes,
 )
 
@@ -308,8 +309,8 @@ def summarize(tables: dict[str, pa.Table], params: PredecessorParams) -> list[st
                          key=lambda r: (r["mwu_p_adjusted"], -abs(r["median_shift_pct"])))[:3]
         for r in shifted:
             before = ("the start of the run" if r["worst_is_run_start"] else
-                      f"{r['worst_predecessor_benchmark']} {r['worst_predecessor_settings']}".strip())
-            lines.append(f"    {r['benchmark']} {r['settings']} {r['metric']} on {r['hardware_type']}: "
+                      describe(r, "worst_predecessor_"))
+            lines.append(f"    {describe(r)} on {r['hardware_type']}: "
                          f"{r['median_shift_pct']:+.1f}% after {before} "
                          f"(n = {r['worst_n']}, Mann-Whitney p = {r['mwu_p_adjusted']:.3g} adjusted)")
     return lines
