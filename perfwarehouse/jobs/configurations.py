@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from perfwarehouse.errors import UsageError
+from perfwarehouse.errors import AnalysisError, UsageError
 
 # --family-by: a column of the measurements view that is an attribute of the
 # configuration (or its hardware type), or settings.KEY
@@ -98,6 +98,11 @@ class Families:
 def size_families(table: pa.Table) -> Families:
     """m = number of (configuration, hardware type) with both fixed and random values,
     per (campaign, family)."""
+    keys = table.column("row_key")
+    if len(pc.unique(keys)) != len(keys):
+        raise AnalysisError(
+            "two configurations share a 64-bit row key (hash(campaign, hardware_type) XOR "
+            "config_id); this should never happen: please report it")
     family = pc.fill_null(table.column("family").cast(pa.string()), NO_FAMILY)
     compared = pc.and_(pc.greater(table.column("n_fixed"), 0),
                        pc.greater(table.column("n_random"), 0))

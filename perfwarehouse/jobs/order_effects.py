@@ -93,7 +93,7 @@ def prepare(table: pa.Table, params: Any) -> Any:
 
 # ------------------------------------------------------------ the computation
 def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
-    """One campaign's rows (partition_key, config_id, grp, value) -> its order_effects rows."""
+    """One campaign's rows (row_key, grp, value) -> its order_effects rows."""
     labels, codes = label_codes(table, params)
     first_code = int(codes[0])  # the framework calls compute with rows only
     groups = table.column("grp").to_numpy()
@@ -120,9 +120,11 @@ def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
 def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
     """The configurations found by prepare, and each row's index among them.
 
-    Rows carry ``partition_key`` = hash(campaign, hardware type) and ``config_id``;
-    the numba hash coder is seeded with the configurations' pairs, so a row's
-    code is its configuration's row number.
+    Rows carry ``row_key`` = hash(campaign, hardware type) XOR config_id; the
+    numba hash coder is seeded with the configurations' keys, so a row's code is
+    its configuration's row number. The keys of the configurations are distinct
+    (checked) and every row's configuration is one of them (the first pass read
+    the same files), so a row's key names its configuration exactly.
     """
     from perfwarehouse.kernels import order_effects as kernels
 
@@ -130,9 +132,9 @@ def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
     if not isinstance(index, ConfigurationIndex):
         raise AnalysisError("this job needs its prepare step (run it with run_job)")
     labels = index.table
-    codes, first_row = kernels.dense_codes(
-        table.column("partition_key").to_numpy(), table.column("config_id").to_numpy(),
-        labels.column("partition_key").to_numpy(), labels.column("config_id").to_numpy())
+    seeds = labels.column("row_key").to_numpy()
+    rows = table.column("row_key").to_numpy()
+    codes, first_row = kernels.dense_codes(rows, rows, seeds, seeds)
     if first_row.size != labels.num_rows:
         raise AnalysisError("the measurements changed while the job ran (a configuration "
                             "appeared that the first pass did not see); run it again")
@@ -194,13 +196,13 @@ def compare_orders(
         # Kruskal-Wallis, scipy's operations in scipy's order (k = 2)
         ssbn = rank_sum[:, 0] ** 2 / n_f + rank_sum[:, 1] ** 2 / n_r
         h = 12.0 / (n * (n + 1)) * ssbn - 3 * (n + 1)
-        tie_correction = 1 - tie_term / (n**3 - n)
+        tie_correction = 1 - tie_term / cube_minus(n)
         all_tied = compared & (tie_correction == 0)
         h = np.where(compared & ~all_tied, h / tie_correction, np.nan)
         p = special.chdtrc(1.0, h)
         mean_f, mean_r = total[:, 0] / n_f, total[:, 1] / n_r
         if ordersage_compat:
-            eta2 = h / (n - 1)
+            eta2 = (h - 1 + 1) / (n - 1)  # toolstats' (H - k + 1)/(n - k) with k = 1
         else:
             eta2 = np.where(n > 2, (h - 1) / (n - 2), np.nan)
         delta = _percent_change(mean_f, mean_r)
@@ -265,6 +267,18 @@ def compare_orders(
         columns["cv_all"] = _nullable(_population_cv(by_group, n, mean_all))
         columns["inner_diff"] = _nullable(inner)
     return columns
+
+
+def cube_minus(n: np.ndarray) -> np.ndarray:
+    """n^3 - n as float64, as scipy gets it from Python integers (exact below 2^21, where
+    int64 cannot overflow; beyond, float arithmetic)."""
+    n = np.asarray(n, dtype=np.int64)
+    small = n < 2**21
+    out = np.empty(n.shape)
+    out[small] = n[small] ** 3 - n[small]
+    big = n[~small].astype(np.float64)
+    out[~small] = big**3 - big
+    return out
 
 
 def _percent_change(fixed: np.ndarray, random: np.ndarray) -> np.ndarray:

@@ -49,6 +49,7 @@ from perfwarehouse.jobs.order_effects import (
     _nullable,
     _nullable_int,
     campaign_block,
+    cube_minus,
     describe,
     label_codes,
 )
@@ -179,7 +180,7 @@ def compare_predecessors(
     with np.errstate(divide="ignore", invalid="ignore"):
         ssbn = np.bincount(group_config, weights=rank_sum**2 / group_n, minlength=n_configs)
         h = 12.0 / (n * (n + 1)) * ssbn - 3 * (n + 1)
-        correction = 1 - tie_term / (n**3 - n)
+        correction = 1 - tie_term / cube_minus(n)
         all_tied = tested & (correction == 0)
         h = np.where(tested & ~all_tied, h / correction, np.nan)
         p = special.chdtrc((k - 1).astype(np.float64), h)

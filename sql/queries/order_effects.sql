@@ -1,8 +1,9 @@
 -- order_effects: one campaign's successful values for the order-effects job
 -- (SPEC 5.1; ingest admits only the order kinds 'fixed' and 'random'): the
--- campaign and hardware type (as hash(campaign, hardware_type), matched
--- to the names found by order_effects_configurations), the configuration, the group
--- (0 = fixed order, 1 = random order) and the value.
+-- configuration on its campaign and hardware type (row_key = hash(campaign,
+-- hardware_type) XOR config_id, matched to the configurations found by
+-- order_effects_configurations), the group (0 = fixed order, 1 = random
+-- order) and the value.
 --
 -- With $ordersage_compat the second branch applies OrderSage's failure rule
 -- instead of the first: every fixed run that lost a trial is left out whole (a
@@ -24,12 +25,12 @@ incomplete_fixed_runs AS (
         AS full_runs USING (hardware_type)
     WHERE r.order_kind = 'fixed' AND (r.failed OR r.n_positions < full_runs.n_full)
 )
-SELECT hash(campaign, hardware_type) AS partition_key, config_id,
+SELECT xor(hash(campaign, hardware_type), config_id) AS row_key,
        CAST(order_kind = 'random' AS UTINYINT) AS grp, value
 FROM measurements
 WHERE NOT $ordersage_compat AND campaign = $campaign AND status = 'ok'
 UNION ALL
-SELECT hash(campaign, hardware_type) AS partition_key, config_id,
+SELECT xor(hash(campaign, hardware_type), config_id) AS row_key,
        CAST(order_kind = 'random' AS UTINYINT) AS grp, value
 FROM measurements
 WHERE $ordersage_compat AND campaign = $campaign AND status = 'ok'

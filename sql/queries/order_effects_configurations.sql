@@ -3,8 +3,10 @@
 -- how many successful fixed- and random-order values it has. The prepare step
 -- of the order-effects and predecessor-effects jobs reads it once, before the
 -- per-campaign computation, to size every family (m, SPEC 5.1) and to name the
--- configurations. partition_key = hash(campaign, hardware_type) is what the
--- per-campaign queries return instead of the two names. $family_column is one of a whitelist checked in Python
+-- configurations. row_key = hash(campaign, hardware_type) XOR config_id is
+-- what the per-campaign queries return instead of the three (the jobs check
+-- that it is unique among the configurations, so it identifies each one).
+-- $family_column is one of a whitelist checked in Python
 -- ('campaign', 'benchmark', 'metric', 'unit', 'higher_is_better',
 -- 'hardware_type', 'settings'); for 'settings' the family is the value at the
 -- JSON path $settings_path of the configuration's settings.
@@ -12,6 +14,7 @@ SELECT
     campaign,
     hardware_type,
     hash(campaign, hardware_type) AS partition_key,
+    xor(hash(campaign, hardware_type), config_id) AS row_key,
     config_id,
     hash(any_value(benchmark), any_value(settings)) AS test_key,
     any_value(benchmark) AS benchmark,

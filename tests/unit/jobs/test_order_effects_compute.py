@@ -125,3 +125,11 @@ def test_parameter_validation() -> None:
     for bad in ("abc", "0", "100", "1.5e3", -1):
         with pytest.raises(UsageError):
             confidence_value(bad)
+
+
+def test_cube_minus_does_not_overflow() -> None:
+    n = np.array([0, 1, 2, 1000, 2**21 - 1, 2**21, 5 * 10**6])
+    got = oe.cube_minus(n)
+    for value, size in zip(got, n.tolist()):
+        assert value == pytest.approx(float(size**3 - size), rel=1e-15)
+    assert got[3] == 1000**3 - 1000  # exact where int64 is
