@@ -1,14 +1,15 @@
 """Segmented rank statistics for order effects (seed 000, sections 3 and 5; SPEC 5.1).
 
-The order-effects job compares, for every configuration of a partition at once,
+The order-effects job compares, for every configuration of a campaign at once,
 the values of its fixed-order trials with those of its random-order trials.
 Everything a configuration needs (Kruskal-Wallis rank sums with tie correction,
 means, every order statistic of each group) comes from its values *pooled and
 sorted*, with the group of each value riding along. The kernels get there in a
 few passes over all rows, without a Python loop per configuration:
 
-1. :func:`dense_codes` numbers the configurations 0..C-1 (open addressing hash of
-   the pair hardware type, configuration).
+1. :func:`dense_codes` numbers the rows' configurations 0..C-1 (an open
+   addressing hash of a 64-bit key per (campaign, hardware type, configuration),
+   seeded with the configurations' keys so that codes are their row numbers).
 2. :func:`pooled_sort_keys` counts the rows of each (configuration, group) and
    packs each row into one ``uint64``: the configuration (its place in a batch
    of 64) in the high bits, the value's order-preserving bit pattern (relative
@@ -25,12 +26,13 @@ few passes over all rows, without a Python loop per configuration:
    sorted order (from which any order statistic is picked by index, vectorised,
    in the caller).
 
-For k groups per configuration (the predecessor effect, and ``stats.kruskal``)
-:func:`rank_sums_search` finds each value's mid-rank by binary search in its
-configuration's pooled sorted values (few groups, ``stats.kruskal``); for the
-many small groups of the predecessor effect, rows ordered by value (numpy's
-argsort) are counting-sorted by configuration and by group
-(:func:`stable_segment_order`), and :func:`mid_ranks` ranks them.
+For k groups: :func:`rank_sums_search` finds each value's mid-rank by binary
+search in its configuration's pooled sorted values (``stats.kruskal``: few
+groups); for the many small groups of the predecessor effect, rows ordered by
+value (numpy's argsort) are counting-sorted by configuration and by group
+(:func:`stable_segment_order`), :func:`mid_ranks` ranks them, and
+:func:`predecessor_tests` and :func:`exclude_sorted` find each trial's
+predecessor and the rest of a configuration without its worst group.
 
 Values are float64; NaN must be removed by the caller. Ranks are 1-based
 mid-ranks (``scipy.stats.rankdata(method="average")``); sums of mid-ranks are

@@ -31,8 +31,8 @@ SELECT
         WHEN 'hardware_type' THEN hardware_type
         WHEN 'settings' THEN json_extract_string(any_value(settings), $settings_path)
     END AS family,
-    count(*) FILTER (WHERE order_kind = 'fixed') AS n_fixed,
-    count(*) FILTER (WHERE order_kind = 'random') AS n_random
+    count(*) - count_if(order_kind = 'random') AS n_fixed,  -- ingest admits fixed | random
+    count_if(order_kind = 'random') AS n_random
 FROM measurements
 WHERE status = 'ok'
 GROUP BY campaign, hardware_type, config_id
