@@ -335,3 +335,24 @@ def test_all_fixture_directories_are_known() -> None:
     assert sorted(p.name for p in ORDERSAGE.iterdir() if p.is_dir()) == sorted(
         d.name for d in ORDERSAGE_DIRS.values())
     assert not math.isnan(float(paper_rows()[0]["kw_p"]))
+
+
+@pytest.mark.parametrize("correction", ["holm", "bh"])
+def test_holm_and_bh_per_family(fixture_warehouse: Warehouse, correction: str) -> None:
+    """--correction adjusts the p-values of each family (here: per benchmark of the uFS
+    experiment, i.e. one test per family, and per campaign)."""
+    from tests.naive.order_effects import adjust
+
+    campaign = ORDERSAGE_DIRS["ufs"].name
+    for family_by in ("campaign", "metric"):
+        params = oe.OrderEffectsParams(campaign=campaign, correction=correction,
+                                       family_by=family_by, ci_method="le-boudec")
+        result = run_job(fixture_warehouse, oe.JOB, params, campaigns=[campaign])
+        rows = list(job_rows(fixture_warehouse, result.job_run_id, campaign).values())
+        expected = adjust([r["kw_p"] for r in rows], correction)
+        for row, p_adjusted in zip(rows, expected):
+            assert row["p_adjusted"] == pytest.approx(p_adjusted, rel=1e-12)
+            assert row["reject_adjusted"] == (p_adjusted < 0.05)
+            assert row["correction"] == correction and row["ci_method"] == "le-boudec"
+            assert row["m"] == 20
+        assert {r["order_matters"] for r in rows} == {any(p < 0.05 for p in expected)}
