@@ -49,7 +49,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _order_key(bits: np.uint64) -> np.uint64:
     """The IEEE-754 bit pattern mapped so that unsigned order = numeric order."""
     if bits & _SIGN:
@@ -57,7 +57,7 @@ def _order_key(bits: np.uint64) -> np.uint64:
     return bits | _SIGN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _from_order_key(key: np.uint64) -> np.uint64:
     if key & _SIGN:
         return key ^ _SIGN
