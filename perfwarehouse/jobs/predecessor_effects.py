@@ -165,10 +165,14 @@ def compare_predecessors(
     from perfwarehouse.stats.rank_tests import mannwhitney_p
 
     codes = np.ascontiguousarray(codes, dtype=np.int32)
-    group, group_config, group_test = _groups(codes, predecessor)
-    n_groups = group_config.size
     by_value = np.argsort(values)  # numpy's vectorised argsort, once
+    # rows by configuration (in value order), then by (configuration, predecessor) group
     pooled_rows, offsets = kernels.stable_segment_order(by_value, codes, n_configs)
+    second = predecessor + 2  # -1 (start of run) -> 1; tests -> 2...
+    group, group_config, group_second = kernels.pair_groups(
+        pooled_rows, offsets, second, int(second.max()) + 1 if second.size else 1)
+    group_test = group_second - 2
+    n_groups = group_config.size
     group_rows, group_offsets = kernels.stable_segment_order(pooled_rows, group, n_groups)
     pooled, by_group = values[pooled_rows], values[group_rows]
     rank_of_row, tie_term = kernels.mid_ranks(values, pooled_rows, offsets)
@@ -250,23 +254,6 @@ def compare_predecessors(
         "mwu_p": _nullable(mwu),
         "mwu_p_adjusted": _nullable(np.minimum(mwu * np.maximum(n_candidates, 1), 1.0)),
     }
-
-
-def _groups(codes: np.ndarray, predecessor: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Dense numbers of the (configuration, predecessor) pairs: per row, and per group its
-    configuration and predecessor test. Numbered in (configuration, predecessor) order."""
-    base = int(predecessor.max()) + 3 if predecessor.size else 2
-    key = codes.astype(np.int64) * base + (predecessor + 2)
-    if codes.size and (int(codes.max()) + 1) * base <= 8 * codes.size + 1_000_000:
-        present = np.zeros((int(codes.max()) + 1) * base, np.int64)
-        present[key] = 1
-        keys = np.flatnonzero(present)
-        number = np.cumsum(present) - 1
-        group = number[key]
-    else:  # sparse pairs: sort the distinct keys
-        keys, group = np.unique(key, return_inverse=True)
-    return group.astype(np.int64), keys // base, keys % base - 2
 
 
 def finalize(tables: dict[str, pa.Table], params: PredecessorParams) -> dict[str, pa.Table]:

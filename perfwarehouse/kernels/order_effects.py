@@ -30,7 +30,7 @@ For k groups: :func:`rank_sums_search` finds each value's mid-rank by binary
 search in its configuration's pooled sorted values (``stats.kruskal``: few
 groups); for the many small groups of the predecessor effect, rows ordered by
 value (numpy's argsort) are counting-sorted by configuration and by group
-(:func:`stable_segment_order`), :func:`mid_ranks` ranks them, and
+(:func:`stable_segment_order`, :func:`pair_groups`), :func:`mid_ranks` ranks them, and
 :func:`predecessor_tests` and :func:`exclude_sorted` find each trial's
 predecessor and the rest of a configuration without its worst group.
 
@@ -441,6 +441,38 @@ def stable_segment_order(order: np.ndarray, segment: np.ndarray, n_segments: int
         rows[cursor[s]] = row
         cursor[s] += 1
     return rows, offsets
+
+
+@njit(cache=True)
+def pair_groups(rows: np.ndarray, offsets: np.ndarray, second: np.ndarray, n_second: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense numbers of the pairs (segment, second[row]), segment after segment.
+
+    ``rows[offsets[s]:offsets[s+1]]`` are segment s's rows; ``second`` takes values
+    0..n_second-1. Groups are numbered in segment order and, inside a segment, in
+    order of first appearance, so a segment's groups are consecutive. Returns
+    ``(group int64[len(second)] by row, group_segment int64[G], group_second int64[G])``.
+    A scratch array of n_second entries is reused across segments.
+    """
+    group = np.full(second.size, -1, np.int64)
+    group_segment = np.empty(rows.size, np.int64)
+    group_second = np.empty(rows.size, np.int64)
+    scratch = np.full(n_second, -1, np.int64)
+    n_groups = 0
+    for s in range(offsets.size - 1):
+        first = n_groups
+        for i in range(offsets[s], offsets[s + 1]):
+            row = rows[i]
+            v = second[row]
+            if scratch[v] < 0:
+                scratch[v] = n_groups
+                group_segment[n_groups] = s
+                group_second[n_groups] = v
+                n_groups += 1
+            group[row] = scratch[v]
+        for g in range(first, n_groups):  # reset only what this segment touched
+            scratch[group_second[g]] = -1
+    return group, group_segment[:n_groups].copy(), group_second[:n_groups].copy()
 
 
 @njit(cache=True)

@@ -164,3 +164,16 @@ def test_exclude_sorted_removes_one_copy_per_group_value() -> None:
     rest, rest_offsets = k.exclude_sorted(pooled, pooled_offsets, by_group, group_offsets,
                                           np.array([-1, 1]))
     assert rest_offsets.tolist() == [0, 0, 1]
+
+
+def test_pair_groups() -> None:
+    rng = np.random.default_rng(10)
+    segment = rng.integers(0, 7, 300).astype(np.int64)
+    second = rng.integers(0, 9, 300).astype(np.int64)
+    rows, offsets = k.stable_segment_order(np.arange(300), segment, 7)
+    group, group_segment, group_second = k.pair_groups(rows, offsets, second, 9)
+    pairs = sorted({(int(a), int(b)) for a, b in zip(segment, second)})
+    assert sorted(zip(group_segment.tolist(), group_second.tolist())) == pairs
+    for row in range(300):
+        assert (group_segment[group[row]], group_second[group[row]]) == (segment[row], second[row])
+    assert np.all(np.diff(group_segment) >= 0)  # a segment's groups are consecutive
