@@ -55,7 +55,8 @@ def recorded_duration(warehouse: Warehouse, job_run_id: int) -> float:
 
 
 def grouped_values(warehouse: Warehouse) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """All ok values of the campaign, and (fixed, random) arrays per (hardware type, configuration)."""
+    """All ok values of the campaign, and (fixed, random) arrays per (hardware type,
+    configuration)."""
     files = warehouse.data_files([CAMPAIGN])
     con = warehouse.reader(files)
     try:
@@ -102,7 +103,8 @@ def job_cpu(warehouse: Warehouse, params: order_effects.OrderEffectsParams) -> f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("warehouse", type=Path)
-    parser.add_argument("--generate", type=Path, help="JSON Lines file of the campaign (made if missing)")
+    parser.add_argument("--generate", type=Path,
+                        help="JSON Lines file of the campaign (made if missing)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scipy-configs", type=int, default=0,
                         help="loop scipy over this many configurations and extrapolate (0: all)")
@@ -116,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
 
     params = order_effects.OrderEffectsParams(campaign=CAMPAIGN)
     pred_params = predecessor_effects.PredecessorParams(campaign=CAMPAIGN)
-    first = run_job(warehouse, order_effects.JOB, params, campaigns=[CAMPAIGN])  # compile / load caches
+    # the first runs compile or load numba's caches
+    first = run_job(warehouse, order_effects.JOB, params, campaigns=[CAMPAIGN])
     run_job(warehouse, predecessor_effects.JOB, pred_params, campaigns=[CAMPAIGN])
     n_configs = first.tables["order_effects"].num_rows
     m = int(first.tables["order_effects"].column("m")[0].as_py())

@@ -110,7 +110,8 @@ def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
             + result["n_random"].to_numpy(zero_copy_only=False))
     start, stop = campaign_block(labels, first_code, rows)
     out = labels.select(["campaign", "hardware_type", "config_id", "benchmark", "settings",
-                         "metric", "unit", "higher_is_better", "family", "m"]).slice(start, stop - start)
+                         "metric", "unit", "higher_is_better", "family", "m"])
+    out = out.slice(start, stop - start)
     out = out.append_column("family_by", pa.array([params.family_by] * out.num_rows, pa.string()))
     for name, column in result.items():
         out = out.append_column(name, column.slice(start, stop - start))
@@ -515,12 +516,13 @@ def summarize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> list[s
         verdict = "ORDER MATTERS" if members[0]["order_matters"] else "order does not matter"
         cases = {c: sum(1 for r in compared if r["ci_case"] == c) for c in (1, 2, 3)}
         no_ci = sum(1 for r in compared if r["ci_case"] is None)
-        label = campaign if params.family_by == "campaign" else f"{campaign} [{params.family_by}={family}]"
+        label = family_label(campaign, family, params.family_by)
         extra = "" if params.correction == "bonferroni" else f", {adjusted} by {params.correction}"
         lines.append(
             f"{label}: {m} configurations compared, {rejected} reject at alpha/m = "
             f"{params.alpha / max(m, 1):.3g}{extra}: {verdict} (Algorithm 1); CI cases "
-            f"1/2/3 = {cases[1]}/{cases[2]}/{cases[3]}" + (f", {no_ci} without CI" if no_ci else ""))
+            f"1/2/3 = {cases[1]}/{cases[2]}/{cases[3]}"
+            + (f", {no_ci} without CI" if no_ci else ""))
         strongest = sorted((r for r in compared if r["kw_p"] is not None),
                            key=lambda r: (r["kw_p"], -abs(r["delta_pct"] or 0.0)))[:3]
         for r in strongest:
@@ -530,6 +532,10 @@ def summarize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> list[s
                          f"p = {r['kw_p']:.3g}, delta = {delta}, eta2 = {eta}, "
                          f"CI case {r['ci_case'] if r['ci_case'] is not None else 'n/a'}")
     return lines
+
+
+def family_label(campaign: str, family: str, family_by: str) -> str:
+    return campaign if family_by == "campaign" else f"{campaign} [{family_by}={family}]"
 
 
 def describe(row: dict[str, Any], prefix: str = "") -> str:

@@ -51,6 +51,7 @@ from perfwarehouse.jobs.order_effects import (
     campaign_block,
     cube_minus,
     describe,
+    family_label,
     label_codes,
 )
 
@@ -119,8 +120,10 @@ def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
     start, stop = campaign_block(labels, int(codes[0]), np.bincount(codes, minlength=n_labels))
     block = slice(start, stop)
     names = labels.select(["campaign", "hardware_type", "config_id", "benchmark", "settings",
-                           "metric", "unit", "higher_is_better", "family"]).slice(start, stop - start)
-    out = names.append_column("family_by", pa.array([params.family_by] * names.num_rows, pa.string()))
+                           "metric", "unit", "higher_is_better", "family"])
+    names = names.slice(start, stop - start)
+    out = names.append_column("family_by",
+                              pa.array([params.family_by] * names.num_rows, pa.string()))
     out = out.append_column("n_unknown_predecessor", pa.array(unknown[block], pa.int64()))
     worst = result.pop("worst_test")[block]
     is_start = worst == RUN_START
@@ -194,7 +197,8 @@ def compare_predecessors(
     pooled_median = _median(pooled, offsets[:-1], n)
     group_median = _median(by_group, group_offsets[:-1], group_n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        shift = np.abs(group_median - pooled_median[group_config]) / np.abs(pooled_median[group_config])
+        reference = pooled_median[group_config]
+        shift = np.abs(group_median - reference) / np.abs(reference)
     candidate = (group_n >= min_trials) & tested[group_config] & np.isfinite(shift)
     n_candidates = np.bincount(group_config[candidate], minlength=n_configs)
     chosen = np.full(n_configs, -1, np.int64)
@@ -289,7 +293,7 @@ def summarize(tables: dict[str, pa.Table], params: PredecessorParams) -> list[st
         families.setdefault((row["campaign"], row["family"]), []).append(row)
     for (campaign, family), members in families.items():
         rejected = sum(bool(r["reject_bonferroni"]) for r in members)
-        label = campaign if params.family_by == "campaign" else f"{campaign} [{params.family_by}={family}]"
+        label = family_label(campaign, family, params.family_by)
         lines.append(f"{label}: {len(members)} configurations tested across predecessors, "
                      f"{rejected} reject at alpha/m")
         shifted = sorted((r for r in members if r["median_shift_pct"] is not None
@@ -300,7 +304,8 @@ def summarize(tables: dict[str, pa.Table], params: PredecessorParams) -> list[st
                       describe(r, "worst_predecessor_"))
             lines.append(f"    {describe(r)} on {r['hardware_type']}: "
                          f"{r['median_shift_pct']:+.1f}% after {before} "
-                         f"(n = {r['worst_n']}, Mann-Whitney p = {r['mwu_p_adjusted']:.3g} adjusted)")
+                         f"(n = {r['worst_n']}, Mann-Whitney p = "
+                         f"{r['mwu_p_adjusted']:.3g} adjusted)")
     return lines
 
 

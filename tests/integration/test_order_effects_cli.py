@@ -1,4 +1,5 @@
-"""perfwarehouse analyze order-effects / predecessor-effects as a user runs them (real processes)."""
+"""perfwarehouse analyze order-effects / predecessor-effects as a user runs them (real
+processes)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def test_order_effects_from_the_command_line(cli: CliRunner, tmp_path: Path) -> 
         ("0.95", "order-effects", "true")}
 
     pred = cli("analyze", "predecessor-effects", "--family-by", "benchmark", check=True)
-    assert "[benchmark=./get_hits_test.sh]: 1 configurations tested across predecessors" in pred.stdout
+    expected = "[benchmark=./get_hits_test.sh]: 1 configurations tested across predecessors"
+    assert expected in pred.stdout
 
 
 def test_bad_options_are_one_line_errors(cli: CliRunner, tmp_path: Path) -> None:

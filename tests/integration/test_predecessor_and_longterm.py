@@ -113,8 +113,9 @@ def test_predecessor_job_equals_the_slow_twin(warehouse: Warehouse, tmp_path: Pa
         assert row["worst_n"] == ref["worst_n"]
         assert row["worst_median"] == ref["worst_median"]
         assert row["rest_median"] == ref["rest_median"]
-        assert (row["worst_ci_low"], row["worst_ci_high"]) == (ref["worst_ci"].low, ref["worst_ci"].high)
-        assert (row["rest_ci_low"], row["rest_ci_high"]) == (ref["rest_ci"].low, ref["rest_ci"].high)
+        for name in ("worst", "rest"):
+            ci = ref[f"{name}_ci"]
+            assert (row[f"{name}_ci_low"], row[f"{name}_ci_high"]) == (ci.low, ci.high)
         assert row["median_shift_pct"] == pytest.approx(
             (ref["worst_median"] - ref["rest_median"]) / ref["rest_median"] * 100)
         assert row["mwu_p"] == pytest.approx(ref["mwu_p"], rel=1e-9)
@@ -136,7 +137,8 @@ def test_predecessor_job_equals_the_slow_twin(warehouse: Warehouse, tmp_path: Pa
 
 # ------------------------------------------------------- generated long-term campaign
 @pytest.fixture(scope="module")
-def longterm(small_longterm: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Warehouse, dict]:
+def longterm(small_longterm: Path, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[Warehouse, dict]:
     warehouse = Warehouse(tmp_path_factory.mktemp("longterm") / "warehouse")
     ingest_jsonl(warehouse, [small_longterm])
     truth = json.loads(Path(str(small_longterm) + ".truth.json").read_text())

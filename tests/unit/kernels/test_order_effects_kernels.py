@@ -60,7 +60,8 @@ def test_pooled_sort_and_walk_equal_the_slow_twin(kind: int, batch_bits: int) ->
 
 def test_packed_values_decode_bit_exactly() -> None:
     rng = np.random.default_rng(5)
-    values = np.concatenate([rng.lognormal(0, 1, 500), [5e-324, 1.7e308, 1.0, np.nextafter(1.0, 2)]])
+    extremes = [5e-324, 1.7e308, 1.0, np.nextafter(1.0, 2)]
+    values = np.concatenate([rng.lognormal(0, 1, 500), extremes])
     codes = np.zeros(values.size, np.int32)
     by_group = k.two_group_ranks(codes, np.zeros(values.size, np.uint8), values, 1)[4]
     assert np.array_equal(by_group.view(np.uint64), np.sort(values).view(np.uint64))
