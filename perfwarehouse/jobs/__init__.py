@@ -3,11 +3,14 @@ the demo and the Python API know about, in the order the demo runs them."""
 
 from __future__ import annotations
 
+from perfwarehouse.jobs import order_effects, predecessor_effects
 from perfwarehouse.jobs.detectable_regression import AA_FPR, DETECTABLE_REGRESSION
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
 from perfwarehouse.jobs.variability import VARIABILITY
 
-JOBS: tuple[Job, ...] = (VARIABILITY, AA_FPR, DETECTABLE_REGRESSION)
+JOBS: tuple[Job, ...] = (
+    order_effects.JOB, predecessor_effects.JOB, VARIABILITY, AA_FPR, DETECTABLE_REGRESSION,
+)
 
 
 def get(name: str) -> Job:

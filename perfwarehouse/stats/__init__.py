@@ -12,10 +12,20 @@ from perfwarehouse.stats.order_statistics import (
     percentile_bound,
     percentile_interval,
 )
+from perfwarehouse.stats.rank_tests import (
+    KruskalResult,
+    MannWhitneyResult,
+    kruskal,
+    mannwhitneyu,
+)
 
 __all__ = [
     "BoundResult",
     "IntervalResult",
+    "KruskalResult",
+    "MannWhitneyResult",
+    "kruskal",
+    "mannwhitneyu",
     "median_ci",
     "percentile_bound",
     "percentile_interval",

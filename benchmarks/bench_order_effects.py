@@ -1,0 +1,170 @@
+"""Speed of ``perfwarehouse analyze order-effects`` on the 2.3M-trial long-term campaign (SPEC 10).
+
+Prints the median, over several interleaved runs in this one process, of:
+
+* the job's recorded duration (``job_runs.duration_s``: reading the partition
+  rows from Parquet, the prepare pass, every statistic; not the writing);
+* one ``np.sort`` of all the campaign's values (already in memory);
+* a plain loop over the same configurations of ``scipy.stats.kruskal`` plus the
+  two median CIs (``perfwarehouse.stats.median_ci``, exact, at the job's
+  family-wise confidence), on arrays already grouped in memory (neither the
+  reading nor the grouping is timed); with ``--scipy-configs K`` only K
+  configurations are looped and the time is extrapolated per configuration;
+* the predecessor-effects job's recorded duration;
+
+and the two ratios of the order-effects target: scipy loop / job (>= 10) and
+job / np.sort (<= 3). The machine is shared, so the same three are also given in
+CPU seconds of this process (``time.process_time``, all threads: DuckDB reads with
+two), which other processes disturb far less than wall time.
+
+Usage::
+
+    python benchmarks/bench_order_effects.py /tmp/me/wh [--generate /tmp/me/lt.jsonl] [--runs 5]
+
+The warehouse must hold the ``ordersage-longterm`` campaign; with
+``--generate FILE`` it is generated (seed 1, full scale) into FILE if missing and
+ingested first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.stats
+
+from perfwarehouse.generate import generate_to_file
+from perfwarehouse.ingest.service import ingest_jsonl
+from perfwarehouse.jobs import order_effects, predecessor_effects
+from perfwarehouse.jobs.framework import compute_job, run_job
+from perfwarehouse.progress import SilentReporter
+from perfwarehouse.stats import median_ci
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
+
+CAMPAIGN = "ordersage-longterm"
+
+
+def recorded_duration(warehouse: Warehouse, job_run_id: int) -> float:
+    with warehouse.catalog() as con:
+        return float(fetch_one(con, "SELECT duration_s FROM job_runs WHERE job_run_id = ?",
+                               [job_run_id])[0])
+
+
+def grouped_values(warehouse: Warehouse) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """All ok values of the campaign, and (fixed, random) arrays per (hardware type,
+    configuration)."""
+    files = warehouse.data_files([CAMPAIGN])
+    con = warehouse.reader(files)
+    try:
+        table = fetch_arrow(con, "SELECT hash(hardware_type) AS hw, config_id, "
+                                 "order_kind = 'random' AS random, value FROM measurements "
+                                 "WHERE campaign = $c AND status = 'ok'", {"c": CAMPAIGN})
+    finally:
+        con.close()
+    hw = table.column("hw").to_numpy()
+    config = table.column("config_id").to_numpy()
+    random = table.column("random").to_numpy(zero_copy_only=False).astype(np.int64)
+    values = table.column("value").to_numpy()
+    order = np.lexsort((random, config, hw))
+    key_change = np.r_[True, (np.diff(hw[order]) != 0) | (np.diff(config[order]) != 0)]
+    starts = np.flatnonzero(key_change)
+    bounds = np.r_[starts, order.size]
+    groups = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        rows = order[a:b]
+        rnd = random[rows].astype(bool)
+        groups.append((values[rows[~rnd]], values[rows[rnd]]))
+    return values, groups
+
+
+def scipy_loop(groups: list[tuple[np.ndarray, np.ndarray]], confidence: float
+               ) -> tuple[float, float]:
+    """(wall, CPU) seconds of the loop."""
+    start, cpu = time.perf_counter(), time.process_time()
+    for fixed, random in groups:
+        scipy.stats.kruskal(fixed, random)
+        median_ci(fixed, confidence)
+        median_ci(random, confidence)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def job_cpu(warehouse: Warehouse, params: order_effects.OrderEffectsParams) -> float:
+    """CPU seconds of what the recorded duration covers (query, prepare, compute, finalize)."""
+    files = warehouse.data_files([CAMPAIGN])
+    cpu = time.process_time()
+    compute_job(warehouse, order_effects.JOB, params, files, SilentReporter())
+    return time.process_time() - cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("warehouse", type=Path)
+    parser.add_argument("--generate", type=Path,
+                        help="JSON Lines file of the campaign (made if missing)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scipy-configs", type=int, default=0,
+                        help="loop scipy over this many configurations and extrapolate (0: all)")
+    args = parser.parse_args(argv)
+    warehouse = Warehouse(args.warehouse)
+    if args.generate:
+        if not args.generate.exists():
+            generate_to_file(CAMPAIGN, args.generate, seed=1, scale=1.0)
+        summary = ingest_jsonl(warehouse, [args.generate])
+        print(f"ingest: {summary.outcome}")
+
+    params = order_effects.OrderEffectsParams(campaign=CAMPAIGN)
+    pred_params = predecessor_effects.PredecessorParams(campaign=CAMPAIGN)
+    # the first runs compile or load numba's caches
+    first = run_job(warehouse, order_effects.JOB, params, campaigns=[CAMPAIGN])
+    run_job(warehouse, predecessor_effects.JOB, pred_params, campaigns=[CAMPAIGN])
+    n_configs = first.tables["order_effects"].num_rows
+    m = int(first.tables["order_effects"].column("m")[0].as_py())
+    confidence = 1 - params.alpha / m
+
+    values, groups = grouped_values(warehouse)
+    if len(groups) != n_configs:
+        print(f"warning: {len(groups)} groups in memory, {n_configs} rows from the job")
+    looped = groups if not args.scipy_configs else groups[: args.scipy_configs]
+
+    job_s, pred_s, sort_s, loop_s = [], [], [], []
+    job_c, sort_c, loop_c = [], [], []
+    scale = len(groups) / len(looped)
+    for run in range(args.runs):
+        result = run_job(warehouse, order_effects.JOB, params, campaigns=[CAMPAIGN])
+        job_s.append(recorded_duration(warehouse, result.job_run_id))
+        job_c.append(job_cpu(warehouse, params))
+        t, c = time.perf_counter(), time.process_time()
+        np.sort(values)
+        sort_s.append(time.perf_counter() - t)
+        sort_c.append(time.process_time() - c)
+        result = run_job(warehouse, predecessor_effects.JOB, pred_params, campaigns=[CAMPAIGN])
+        pred_s.append(recorded_duration(warehouse, result.job_run_id))
+        if run < max(1, min(args.runs, 3)):
+            wall, cpu = scipy_loop(looped, confidence)
+            loop_s.append(wall * scale)
+            loop_c.append(cpu * scale)
+    job, sort, loop, pred = (statistics.median(x) for x in (job_s, sort_s, loop_s, pred_s))
+    jobc, sortc, loopc = (statistics.median(x) for x in (job_c, sort_c, loop_c))
+    print(f"campaign {CAMPAIGN}: {values.size:,} values, {n_configs:,} configurations "
+          f"(hardware type x configuration), m = {m}, CI confidence {confidence:.6f}")
+    print(f"order-effects job, recorded duration: median {job:.3f} s over {len(job_s)} runs "
+          f"({', '.join(f'{x:.3f}' for x in job_s)})")
+    print(f"one np.sort of all values:           median {sort:.4f} s over {len(sort_s)} runs")
+    scope = ("all configurations" if len(looped) == len(groups) else
+             f"{len(looped)} configurations, extrapolated to {len(groups)}")
+    print(f"scipy.stats.kruskal + 2 median CIs loop ({scope}): median {loop:.3f} s over "
+          f"{len(loop_s)} runs")
+    print(f"predecessor-effects job, recorded duration: median {pred:.3f} s")
+    print(f"ratio scipy loop / job = {loop / job:.1f} (target >= 10)")
+    print(f"ratio job / np.sort    = {job / sort:.1f} (target <= 3)")
+    print(f"CPU seconds (medians): job {jobc:.3f}, np.sort {sortc:.4f}, scipy loop {loopc:.3f}: "
+          f"scipy loop / job = {loopc / jobc:.1f}, job / np.sort = {jobc / sortc:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""What the order-effects jobs learn about all configurations before computing any.
+
+The prepare step runs ``sql/queries/order_effects_configurations.sql`` once over
+every partition: one row per (campaign, hardware type, configuration) with its
+names, its family of comparisons and its fixed/random value counts. From it
+come the family sizes m (the family-wise CI confidence 1 - alpha/m must be
+known before any CI is picked) and the names of the configurations, so that
+the per-campaign query reads only the four columns the statistics need.
+
+Families never cross campaigns (a campaign is one experiment): the family key
+is (campaign, family value).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from perfwarehouse.errors import AnalysisError, UsageError
+
+# --family-by: a column of the measurements view that is an attribute of the
+# configuration (or its hardware type), or settings.KEY
+FAMILY_COLUMNS = ("campaign", "benchmark", "metric", "unit", "higher_is_better", "hardware_type")
+_SETTINGS_KEY = re.compile(r"^settings\.([A-Za-z0-9_][A-Za-z0-9_.\-]*)$")
+NO_FAMILY = "(none)"  # family value of a configuration whose family attribute is NULL
+
+
+def family_query_params(family_by: str) -> dict[str, str]:
+    """The bound parameters of the configurations query for ``--family-by``.
+
+    Raises :class:`UsageError` unless ``family_by`` is whitelisted.
+    """
+    if family_by in FAMILY_COLUMNS:
+        return {"family_column": family_by, "settings_path": "$"}
+    match = _SETTINGS_KEY.match(family_by or "")
+    if match:
+        return {"family_column": "settings", "settings_path": f'$."{match.group(1)}"'}
+    raise UsageError(
+        f"--family-by {family_by!r} is not supported: use one of {', '.join(FAMILY_COLUMNS)} "
+        "or settings.KEY (for example settings.kind)")
+
+
+def confidence_value(value: object, name: str = "--ci-confidence") -> float | None:
+    """A confidence given as a fraction (0.95) or a percentage (95); None stays None."""
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise UsageError(f"{name} must be a number such as 0.95 or 95, got {value!r}") from None
+    if 1.0 < number < 100.0:
+        number /= 100.0
+    if not 0.0 < number < 1.0:
+        raise UsageError(f"{name} must be a fraction in (0, 1) or a percentage in (1, 100), "
+                         f"got {value!r}")
+    return number
+
+
+def check_alpha(alpha: float) -> float:
+    if not 0.0 < float(alpha) < 1.0:
+        raise UsageError(f"--alpha must be in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+class ConfigurationIndex:
+    """The configurations table found by prepare, carried in the job parameters
+    (``job_runs.params`` records the parameters as the user gave them, without it)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    def __str__(self) -> str:
+        campaigns = len(pc.unique(self.table.column("campaign"))) if self.table.num_rows else 0
+        return f"{self.table.num_rows} configurations in {campaigns} campaign(s)"
+
+    __repr__ = __str__
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ConfigurationIndex:
+        return self  # immutable; dataclasses.asdict deep-copies parameters
+
+    def of_campaign(self, campaign: str) -> pa.Table:
+        return self.table.filter(pc.equal(self.table.column("campaign"), campaign))
+
+
+@dataclass(frozen=True)
+class Families:
+    """Family value and size m of every configuration row of the prepare table."""
+
+    table: pa.Table  # the prepare table plus family (NULL -> NO_FAMILY), compared, m
+    sizes: tuple[tuple[str, str, int], ...]  # (campaign, family, m), for the record
+
+
+def size_families(table: pa.Table) -> Families:
+    """m = number of (configuration, hardware type) with both fixed and random values,
+    per (campaign, family)."""
+    keys = table.column("row_key")
+    if len(pc.unique(keys)) != len(keys):
+        raise AnalysisError(
+            "two configurations share a 64-bit row key (hash(campaign, hardware_type) XOR "
+            "config_id); this should never happen: please report it")
+    family = pc.fill_null(table.column("family").cast(pa.string()), NO_FAMILY)
+    compared = pc.and_(pc.greater(table.column("n_fixed"), 0),
+                       pc.greater(table.column("n_random"), 0))
+    key = pc.binary_join_element_wise(table.column("campaign"), family, "\x1f")
+    encoded = pc.dictionary_encode(key).combine_chunks()
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    m_of_key = np.bincount(index, weights=np.asarray(compared, dtype=np.float64),
+                           minlength=len(encoded.dictionary)).astype(np.int64)
+    out = table.set_column(table.schema.get_field_index("family"), "family", family)
+    out = out.append_column("compared", compared)
+    out = out.append_column("m", pa.array(m_of_key[index], pa.int64()))
+    sizes = tuple(sorted(
+        (*str(k).split("\x1f", 1), int(m))  # type: ignore[misc]
+        for k, m in zip(encoded.dictionary.to_pylist(), m_of_key)))
+    return Families(out, sizes)
