@@ -8,7 +8,7 @@ warehouse and writes one self-contained HTML file (see
 
 from __future__ import annotations
 
-from perfwarehouse.reports import fleet, order_effects, variability
+from perfwarehouse.reports import fleet, order_effects, triscale, variability
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, Request
 
 ORDER_EFFECTS = Report(
@@ -22,6 +22,12 @@ VARIABILITY = Report(
     "regressions as heatmaps.",
     variability.build)
 
+TRISCALE = Report(
+    "triscale",
+    "TriScale: run metrics with convergence, KPIs, variability scores, environment "
+    "autocorrelation and seasonal periods.",
+    triscale.build)
+
 FLEET = Report(
     "fleet",
     "Fleet report for a period [--since, --until) against the previous period of the same "
@@ -29,7 +35,7 @@ FLEET = Report(
     "changed.",
     fleet.build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
 
-REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, FLEET)
+REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET)
 
 
 def get(name: str) -> Report:

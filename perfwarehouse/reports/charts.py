@@ -125,6 +125,25 @@ def _title(text: str, subtitle: str | None = None) -> alt.Title:
     return alt.Title(text, anchor="start")
 
 
+def with_order(df: pl.DataFrame, label: str, by: str | None = None,
+               descending: bool = False) -> pl.DataFrame:
+    """Add ``order`` = the rank of each ``label`` (by its first row after sorting by
+    ``by``, else in the given order), for sorting a category axis.
+
+    Charts sort categories by this number, never by a list of the labels: Vega-Lite
+    compiles such a list into an expression, and a data string (a benchmark name with
+    U+2028 in it) must not be able to break an expression.
+    """
+    ordered = (df.sort(by, descending=descending, nulls_last=True) if by else df)[label]
+    names = ordered.unique(maintain_order=True)
+    ranks = pl.DataFrame({label: names, "order": pl.int_range(0, names.len(), eager=True)})
+    return df.join(ranks, on=label, how="left", nulls_equal=True)
+
+
+def by_order() -> alt.EncodingSortField:
+    return alt.EncodingSortField(field="order", op="min", order="ascending")
+
+
 def _color(field: str, title: str, domain: Sequence[str], colors: Sequence[str]) -> alt.Color:
     return alt.Color(f"{field}:N", title=title,
                      scale=alt.Scale(domain=list(domain), range=list(colors)))
@@ -286,8 +305,8 @@ def predecessor_shifts(data: Frame, *, title: str) -> alt.LayerChart:
     df = frame(data, ["config", "hardware_type", "predecessor", "shift_pct", "low_pct",
                       "high_pct", "kw_p"])
     df = df.with_columns(label=pl.col("config") + pl.lit("  ←  ") + pl.col("predecessor"))
-    order = df.sort("shift_pct")["label"].to_list()
-    y = alt.Y("label:N", sort=order, title="configuration ← test that ran just before it",
+    df = with_order(df, "label", by="shift_pct")
+    y = alt.Y("label:N", sort=by_order(), title="configuration ← test that ran just before it",
               axis=long_label_axis(420))
     ci = alt.Chart(df).mark_rule(strokeWidth=2, color="#555").encode(
         y=y, x=alt.X("low_pct:Q", title="median after that predecessor − median after the others "
@@ -370,9 +389,10 @@ def rsd_components(data: Frame, *, title: str) -> alt.Chart:
     """
     df = frame(data, ["config", "hardware_type", "component", "rsd_pct", "low_pct", "high_pct"])
     df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"))
-    order = (df.filter(pl.col("component") == "total").sort("rsd_pct", descending=True)
-             ["label"].to_list())
-    y = alt.Y("label:N", sort=order, title="hardware type · configuration",
+    totals = df.filter(pl.col("component") == "total").select("label", total="rsd_pct")
+    df = with_order(df.join(totals, on="label", how="left"), "label", by="total",
+                    descending=True).drop("total")
+    y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
               axis=long_label_axis(380))
     components = ["total", "per node", "per run"]
     color = _color("component", "RSD of", components, ["#111111", "#1f77b4", "#ff7f0e"])
@@ -401,12 +421,12 @@ def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Ch
     ``data``: ``row`` (configuration · k nodes), ``hardware_type``, ``detectable_pct``
     (null: none detectable), ``text`` (the number or ``no``), ``status``.
     """
-    df = frame(data, ["row", "hardware_type", "detectable_pct", "text", "status"])
-    rows = df["row"].unique(maintain_order=True).to_list()
+    df = with_order(frame(data, ["row", "hardware_type", "detectable_pct", "text", "status"]),
+                    "row")
     base = alt.Chart(df).encode(
         x=alt.X("hardware_type:N", title="hardware type (environment)",
                 axis=alt.Axis(labelAngle=-40, orient="top")),
-        y=alt.Y("row:N", sort=rows, title="configuration · nodes per group",
+        y=alt.Y("row:N", sort=by_order(), title="configuration · nodes per group",
                 axis=long_label_axis(320)))
     numbers = base.transform_filter("datum.detectable_pct != null").mark_rect().encode(
         color=alt.Color("detectable_pct:Q", title="detectable regression (%)",
@@ -439,9 +459,9 @@ def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> a
     (text), ``n``.
     """
     df = frame(data, ["r_label", "r_order", "nodes", "n"])
-    order = df.sort("r_order")["r_label"].unique(maintain_order=True).to_list()
     return alt.Chart(df).mark_bar().encode(
-        x=alt.X("r_label:N", sort=order, title="minimal detectable regression (%)",
+        x=alt.X("r_label:N", sort=alt.EncodingSortField(field="r_order", op="min"),
+                title="minimal detectable regression (%)",
                 axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("nodes:N"),
         y=alt.Y("n:Q", title="configuration × hardware type combinations (count)"),
@@ -515,7 +535,8 @@ def fp_tp_curves(data: Frame, *, title: str) -> alt.Chart:
 
 # ------------------------------------------------------------- TriScale (seed 003)
 def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
-                    unit: str | None, measure: str) -> alt.LayerChart:
+                    unit: str | None, measure: str,
+                    x_title: str = "time since the start of the run (s)") -> alt.LayerChart:
     """Seed 003 Figure 3a: one run's raw values over time, the measure over sliding
     windows, the Theil-Sen line of the window measures and its CI, and the tolerance
     band, all on the raw scale (the test itself works on [-1, 1]).
@@ -526,7 +547,7 @@ def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
     p = frame(points, ["x", "value"])
     w = frame(windows, ["x", "measure"])
     f = frame(fit, ["x", "fit", "low", "high", "tol_low", "tol_high"])
-    x = alt.X("x:Q", title="time since the start of the run (s)")
+    x = alt.X("x:Q", title=x_title)
     ytitle = unit_title("value", unit)
     raw = alt.Chart(p).mark_point(size=8, opacity=0.35, color="#7f7f7f").encode(
         x=x, y=alt.Y("value:Q", title=ytitle, scale=alt.Scale(zero=False)))
@@ -544,28 +565,29 @@ def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
     )
 
 
-def kpi_chart(data: Frame, *, title: str) -> alt.Chart:
-    """KPIs (seed 003 section 4.3, Figure 3b): each series' run metrics (points) and
-    its one-sided percentile bound (tick), per configuration.
+def kpi_chart(data: Frame, *, title: str) -> alt.LayerChart:
+    """KPIs (seed 003 section 4.3, Figure 3b): each series' one-sided percentile bound
+    (diamond) and, when given, its run metrics (ticks).
 
     ``data``: ``label``, ``kind`` (``metric`` | ``KPI``), ``value_pct`` (relative to
     the series' median, in %), ``independent``.
     """
-    df = frame(data, ["label", "kind", "value_pct", "independent"])
-    labels = df["label"].unique(maintain_order=True).to_list()
-    y = alt.Y("label:N", sort=labels, title="series (configuration @ hardware type)",
+    df = with_order(frame(data, ["label", "kind", "value_pct", "independent"]), "label")
+    y = alt.Y("label:N", sort=by_order(), title="series (hardware type · configuration · series)",
               axis=long_label_axis(360))
     x = alt.X("value_pct:Q", title="run metric relative to the series median (%)")
-    metrics = alt.Chart(df).transform_filter("datum.kind == 'metric'").mark_tick(
-        color="#9e9e9e", thickness=1).encode(y=y, x=x)
-    kpi = alt.Chart(df).transform_filter("datum.kind == 'KPI'").mark_point(
+    kpi = alt.Chart(df.filter(pl.col("kind") == "KPI")).mark_point(
         shape="diamond", filled=True, size=90).encode(
         y=y, x=x, color=alt.Color("independent:N", title="runs independent",
                                   scale=alt.Scale(domain=["yes", "no"],
                                                   range=["#2ca02c", "#d62728"])),
         tooltip=["label:N", alt.Tooltip("value_pct:Q", format=".3g", title="KPI (% of median)"),
                  "independent:N"])
-    return alt.layer(metrics, kpi).properties(
+    layers = [kpi]
+    runs = df.filter(pl.col("kind") == "metric")
+    if runs.height:  # the run metrics, when the table has them
+        layers.insert(0, alt.Chart(runs).mark_tick(color="#9e9e9e", thickness=1).encode(y=y, x=x))
+    return alt.layer(*layers).properties(
         width=WIDTH - 220, height=alt.Step(18), title=_title(title),
         description=("Grey ticks are the run metrics of a series and the diamond its KPI, a "
                      "bound that the chosen percentile of the runs stays on one side of with the "
@@ -581,9 +603,9 @@ def variability_scores(data: Frame, *, title: str) -> alt.Chart:
     ``data``: ``label``, ``low_pct``, ``high_pct`` (bounds relative to the midpoint, %),
     ``relative_pct``, ``independent``.
     """
-    df = frame(data, ["label", "low_pct", "high_pct", "relative_pct", "independent"])
-    order = df.sort("relative_pct", descending=True)["label"].to_list()
-    y = alt.Y("label:N", sort=order, title="series (configuration @ hardware type)",
+    df = with_order(frame(data, ["label", "low_pct", "high_pct", "relative_pct", "independent"]),
+                    "label", by="relative_pct", descending=True)
+    y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
               axis=long_label_axis(360))
     bars = alt.Chart(df).mark_bar(size=10).encode(
         y=y, x=alt.X("low_pct:Q", title="variability interval around its midpoint (%)"),
@@ -609,12 +631,14 @@ def autocorrelation(data: Frame, periods: Frame, *, title: str, lag_unit: str) -
     """
     df = frame(data, ["lag", "acf", "band"])
     per = frame(periods, ["lag", "label"])
-    x = alt.X("lag:Q", title=f"lag ({lag_unit})")
+    x = alt.X("lag:Q", title=f"lag ({lag_unit})", scale=alt.Scale(domainMin=0, nice=False))
+    y = alt.Y("acf:Q", title="autocorrelation (-1 to 1)", scale=alt.Scale(domain=[-1, 1]))
     band = alt.Chart(df).transform_calculate(neg="-datum.band").mark_area(
-        opacity=0.18, color="#1f77b4").encode(x=x, y="neg:Q", y2="band:Q")
+        opacity=0.18, color="#1f77b4").encode(
+        x=x, y=alt.Y("neg:Q", title="autocorrelation (-1 to 1)", scale=alt.Scale(domain=[-1, 1])),
+        y2="band:Q")
     bars = alt.Chart(df).mark_bar(size=2, color="#333").encode(
-        x=x, y=alt.Y("acf:Q", title="autocorrelation (-1 to 1)",
-                     scale=alt.Scale(domain=[-1, 1])),
+        x=x, y=y,
         tooltip=[alt.Tooltip("lag:Q", format=".3g"), alt.Tooltip("acf:Q", format=".3f")])
     marks = alt.Chart(per).mark_rule(color="#d62728", strokeDash=[4, 3]).encode(
         x="lag:Q", tooltip=["label:N"])
@@ -662,11 +686,11 @@ def drift_top(data: Frame, *, title: str) -> alt.LayerChart:
     """
     df = frame(data, ["config", "hardware_type", "slope_pct", "low_pct", "high_pct"])
     df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"))
-    order = df.sort("slope_pct")["label"].to_list()
-    y = alt.Y("label:N", sort=order, title="hardware type · configuration",
+    df = with_order(df, "label", by="slope_pct")
+    y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
               axis=long_label_axis(380))
     ci = alt.Chart(df).mark_rule(strokeWidth=2, color="#555").encode(
-        y=y, x=alt.X("low_pct:Q", title="trend (% of the median per 30 days), with its CI"),
+        y=y, x=alt.X("low_pct:Q", title="trend with its CI (% of the median per 30 days)"),
         x2="high_pct:Q")
     point = alt.Chart(df).mark_point(filled=True, size=50).encode(
         y=y, x="slope_pct:Q", color=alt.Color("hardware_type:N", title="hardware type"),
