@@ -189,7 +189,8 @@ def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
     ).properties(
         title=_title(title),
         description=("Each point is one configuration, sorted left to right by its effect size "
-                     "η²_H; points below the dashed line (α/m, Bonferroni) are red: for them the "
+                     "η²_H; points below the dashed line (α/m, Bonferroni) are red: for them "
+                     "the "
                      "fixed and random orders give different distributions, and the right panel "
                      "shows how large that difference is."),
     )
@@ -469,9 +470,9 @@ def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> a
         tooltip=["r_label:N", "nodes:N", alt.Tooltip("n:Q", title="combinations")],
     ).properties(
         width=WIDTH, height=HEIGHT, title=_title(title),
-        description=(f"Bars count the combinations whose smallest detectable regression ({strategy_text}) "
-                     "is the value on the x axis; more nodes shift the bars to the left, towards "
-                     "smaller detectable regressions."),
+        description=("Bars count the combinations whose smallest detectable regression "
+                     f"({strategy_text}) is the value on the x axis; more nodes shift the bars to "
+                     "the left, towards smaller detectable regressions."),
     )
 
 
@@ -664,7 +665,8 @@ def drift_overview(data: Frame, *, title: str) -> alt.Chart:
     df = df.with_columns(status=pl.when(pl.col("drifting")).then(pl.lit("drifting"))
                          .otherwise(pl.lit("stable")))
     return alt.Chart(df.drop("drifting")).mark_point(filled=True, size=18).encode(
-        x=alt.X("slope_pct:Q", title="Theil-Sen trend over the period (% of the median per 30 days)"),
+        x=alt.X("slope_pct:Q",
+                title="Theil-Sen trend over the period (% of the median per 30 days)"),
         y=alt.Y("hardware_type:N", title="hardware type"),
         yOffset=alt.YOffset("jitter:Q"),
         color=_color("status", "trend", ["drifting", "stable"], ["#d62728", "#c7c7c7"]),
@@ -701,8 +703,9 @@ def drift_top(data: Frame, *, title: str) -> alt.LayerChart:
     zero = alt.Chart(pl.DataFrame({"zero": [0.0]})).mark_rule(color="#333").encode(x="zero:Q")
     return alt.layer(ci, zero, point).properties(
         width=WIDTH - 240, height=alt.Step(16), title=_title(title),
-        description=("Each row is a drifting configuration with its trend and the CI of the trend; "
-                     "for throughput a negative trend is a slowdown, for run times a positive one."),
+        description=("Each row is a drifting configuration with its trend and the CI of the "
+                     "trend; for throughput a negative trend is a slowdown, for run times a "
+                     "positive one."),
     )
 
 
@@ -724,7 +727,8 @@ def order_dependence_changes(data: Frame, *, title: str) -> alt.Chart:
     ).properties(
         width=WIDTH, height=alt.Step(24), title=_title(title),
         description=("Each bar counts a hardware type's configurations whose fixed- and random-"
-                     "order results differ (Kruskal-Wallis at α/m): red only in this period, orange "
+                     "order results differ (Kruskal-Wallis at α/m): red only in this period, "
+                     "orange "
                      "in this and the previous one, green only in the previous one."),
     )
 
@@ -740,9 +744,10 @@ def variability_change(data: Frame, *, title: str, max_points: int = 3000) -> al
     if df.height > max_points:  # keep the largest changes, they are what a reader looks for
         df = df.with_columns(change=(pl.col("rsd_now_pct") / pl.col("rsd_prev_pct")).log().abs()) \
             .sort("change", descending=True).head(max_points).drop("change")
-    lo = min(df["rsd_prev_pct"].min() or 0.01, df["rsd_now_pct"].min() or 0.01)  # type: ignore[type-var]
-    hi = max(df["rsd_prev_pct"].max() or 1.0, df["rsd_now_pct"].max() or 1.0)  # type: ignore[type-var]
-    scale = alt.Scale(type="log", domain=[_floor_decade(float(lo)), _ceil_decade(float(hi))])
+    both = pl.concat([df["rsd_prev_pct"], df["rsd_now_pct"]])
+    lo = float(both.min()) if both.len() else 0.01  # type: ignore[arg-type]
+    hi = float(both.max()) if both.len() else 1.0  # type: ignore[arg-type]
+    scale = alt.Scale(type="log", domain=[_floor_decade(lo), _ceil_decade(hi)])
     points = alt.Chart(df).mark_point(filled=True, size=16, opacity=0.6).encode(
         x=alt.X("rsd_prev_pct:Q", title="RSD in the previous period (%, log)", scale=scale),
         y=alt.Y("rsd_now_pct:Q", title="RSD in this period (%, log)", scale=scale),
@@ -751,7 +756,7 @@ def variability_change(data: Frame, *, title: str, max_points: int = 3000) -> al
         tooltip=["config:N", "hardware_type:N",
                  alt.Tooltip("rsd_prev_pct:Q", format=".3g", title="RSD before (%)"),
                  alt.Tooltip("rsd_now_pct:Q", format=".3g", title="RSD now (%)")])
-    diag = alt.Chart(pl.DataFrame({"v": [_floor_decade(float(lo)), _ceil_decade(float(hi))]})) \
+    diag = alt.Chart(pl.DataFrame({"v": [_floor_decade(lo), _ceil_decade(hi)]})) \
         .mark_line(color="#333", strokeDash=[4, 3]).encode(x="v:Q", y="v:Q")
     return alt.layer(points, diag).properties(
         width=WIDTH - 140, height=WIDTH - 140, title=_title(title),
@@ -777,9 +782,10 @@ def variability_by_type(data: Frame, *, title: str) -> alt.Chart:
                  alt.Tooltip("rsd_pct:Q", format=".3g", title="median RSD (%)")],
     ).properties(
         width=WIDTH, height=alt.Step(14), title=_title(title),
-        description=("For each hardware type the light bar is the median relative standard deviation "
-                     "of its configurations in the previous period and the dark bar in this one; a "
-                     "longer dark bar means the machines of that type became noisier."),
+        description=("For each hardware type the light bar is the median relative standard "
+                     "deviation of its configurations in the previous period and the dark bar in "
+                     "this one; a longer dark bar means the machines of that type became "
+                     "noisier."),
     )
 
 

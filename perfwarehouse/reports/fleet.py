@@ -29,10 +29,17 @@ import pyarrow as pa
 
 from perfwarehouse.reports import _stats, charts
 from perfwarehouse.reports.base import ReportData, Request
-from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table
+from perfwarehouse.reports.page import (
+    Column,
+    Figure,
+    Notice,
+    Page,
+    Section,
+    Table,
+    capped_table,
+)
 
 DEFAULT_PERIOD_DAYS = 90
-MAX_TABLE_ROWS = 3000
 TOP_DRIFTING = 40
 DAY_S = 86400.0
 
@@ -304,7 +311,7 @@ def summary_section(result: pl.DataFrame) -> Section:
         rsd_prev=pl.col("rsd_prev_pct").median(), rsd_now=pl.col("rsd_now_pct").median())
         .with_columns(rsd_change=(pl.col("rsd_now") / pl.col("rsd_prev") - 1) * 100)
         .sort("hardware_type"))
-    return Section("Summary per hardware type", "", (Table(
+    return Section("Summary per hardware type", "", (capped_table(
         "Hardware types",
         "Drifting and order-dependent counts are for this period; 'new' were not order-"
         "dependent in the previous period, 'resolved' were and are no longer. RSD: the median "
@@ -319,7 +326,7 @@ def summary_section(result: pl.DataFrame) -> Section:
          Column("rsd_prev", "median RSD before (%)", "pct"),
          Column("rsd_now", "median RSD now (%)", "pct"),
          Column("rsd_change", "RSD change (%)", "pct")),
-        summary.to_arrow()),))
+        summary),))
 
 
 def drift_section(now: pl.DataFrame, params: FleetParams) -> Section:
@@ -336,10 +343,10 @@ def drift_section(now: pl.DataFrame, params: FleetParams) -> Section:
             top, title=f"The {top.height} strongest drifts (of {drifting.height})"), "drift-top"))
     else:
         blocks.append(Notice("No configuration drifted in this period."))
-    blocks.append(Table(
+    blocks.append(capped_table(
         "Drifting configurations",
-        f"Trend in % of the median per 30 days, CI at the family-wise confidence; for "
-        f"throughput a negative trend is a slowdown, for run times a positive one.",
+        "Trend in % of the median per 30 days, CI at the family-wise confidence; for "
+        "throughput a negative trend is a slowdown, for run times a positive one.",
         (Column("hardware_type", "hardware type"), Column("campaign", "campaign"),
          Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
          Column("metric", "metric"), Column("unit", "unit"),
@@ -348,7 +355,7 @@ def drift_section(now: pl.DataFrame, params: FleetParams) -> Section:
          Column("slope_pct", "trend (%/30 days)", "pct"), Column("low_pct", "CI low", "pct"),
          Column("high_pct", "CI high", "pct"),
          Column("level_change_pct", "median vs previous period (%)", "pct")),
-        drifting.head(MAX_TABLE_ROWS).to_arrow(), omitted=max(drifting.height - MAX_TABLE_ROWS, 0)))
+        drifting))
     untested = now.height - with_trend.height
     if untested:
         blocks.append(Notice(f"{untested:,} configurations had fewer than {params.min_trials} "
@@ -376,21 +383,21 @@ def order_section(result: pl.DataFrame) -> Section:
                Column("n_now", "trials", "int"), Column("p_now", "p now", "pvalue"),
                Column("p_prev", "p before", "pvalue"), Column("eta2_now", "η²_H", "float"),
                Column("delta_now_pct", "Δ% fixed vs random (%)", "pct"))
-    blocks.append(Table(
+    blocks.append(capped_table(
         "Order-dependent configurations in this period",
         "Fixed- against random-order trials of the period, Kruskal-Wallis p below α/m; Δ% > 0: "
-        "the fixed order had the larger mean.", columns,
-        dependent.head(MAX_TABLE_ROWS).to_arrow(), omitted=max(dependent.height - MAX_TABLE_ROWS, 0)))
+        "the fixed order had the larger mean.", columns, dependent))
     if resolved.height:
-        blocks.append(Table("No longer order-dependent", "Order-dependent in the previous period "
-                            "only.", columns, resolved.head(MAX_TABLE_ROWS).to_arrow(),
-                            omitted=max(resolved.height - MAX_TABLE_ROWS, 0)))
+        blocks.append(capped_table("No longer order-dependent",
+                                   "Order-dependent in the previous period only.", columns,
+                                   resolved))
     return Section("What became order-dependent", "Seed 000's comparison of fixed- and random-"
                    "order runs, on each period's trials.", tuple(blocks))
 
 
 def variability_section(result: pl.DataFrame) -> Section:
-    both = result.filter(pl.col("rsd_now_pct").is_not_null() & pl.col("rsd_prev_pct").is_not_null())
+    both = result.filter(pl.col("rsd_now_pct").is_not_null()
+                         & pl.col("rsd_prev_pct").is_not_null())
     blocks: list[Figure | Table | Notice] = []
     if both.height == 0:
         return Section("Variability against the previous period", "", (Notice(
@@ -407,7 +414,7 @@ def variability_section(result: pl.DataFrame) -> Section:
         both, title="RSD of every configuration, this period against the previous"), "rsd-change"))
     ranked = both.with_columns(ratio=pl.col("rsd_now_pct") / pl.col("rsd_prev_pct")).sort(
         "ratio", descending=True)
-    blocks.append(Table(
+    blocks.append(capped_table(
         "Configurations by change of RSD",
         "Largest increase first; ratio = RSD now / RSD before.",
         (Column("hardware_type", "hardware type"), Column("campaign", "campaign"),
@@ -416,7 +423,7 @@ def variability_section(result: pl.DataFrame) -> Section:
          Column("n_now", "trials now", "int"),
          Column("rsd_prev_pct", "RSD before (%)", "pct"),
          Column("rsd_now_pct", "RSD now (%)", "pct"), Column("ratio", "ratio", "float")),
-        ranked.head(MAX_TABLE_ROWS).to_arrow(), omitted=max(ranked.height - MAX_TABLE_ROWS, 0)))
+        ranked))
     return Section("Variability against the previous period",
                    "The relative standard deviation (100·σ/μ) of each configuration's trials.",
                    tuple(blocks))

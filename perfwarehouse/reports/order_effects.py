@@ -14,9 +14,17 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
-from perfwarehouse.reports.page import Column, Figure, Missing, Notice, Page, Section, Table
+from perfwarehouse.reports.page import (
+    Column,
+    Figure,
+    Missing,
+    Notice,
+    Page,
+    Section,
+    Table,
+    capped_table,
+)
 
-MAX_TABLE_ROWS = 5000
 MAX_CAMPAIGN_CHARTS = 8
 PREDECESSOR_ROWS = 40
 
@@ -166,8 +174,7 @@ def summary_table(df: pl.DataFrame) -> Table:
 
 def configuration_table(df: pl.DataFrame) -> Table:
     ordered = df.sort(["eta2", "kw_p"], descending=[True, False], nulls_last=True)
-    shown = ordered.head(MAX_TABLE_ROWS)
-    return Table(
+    return capped_table(
         "Configurations",
         "Click a column header to sort, type in the box to filter. Sorted by effect size η²_H; "
         "Δ% > 0: the fixed order had the larger mean. Medians and CIs are in the unit shown.",
@@ -185,7 +192,7 @@ def configuration_table(df: pl.DataFrame) -> Table:
          Column("ci_random_low", "CI random low", "float"),
          Column("ci_random_high", "CI random high", "float"),
          Column("ci_case", "CI case", "int")),
-        shown.to_arrow(), omitted=ordered.height - shown.height)
+        ordered)
 
 
 # ------------------------------------------------------------- predecessors
@@ -221,8 +228,7 @@ def predecessor_section(data: ReportData, request: Request) -> Section:
             top, title=f"The {top.height} largest median shifts after one predecessor"),
             "predecessors"))
     ordered = df.sort(pl.col("shift_pct").abs(), descending=True, nulls_last=True)
-    shown = ordered.head(MAX_TABLE_ROWS)
-    blocks.append(Table(
+    blocks.append(capped_table(
         "Predecessor effects",
         "One row per configuration: the Kruskal-Wallis test across predecessors and the "
         "predecessor after which the median moves most, in % of the median after any other test "
@@ -235,5 +241,5 @@ def predecessor_section(data: ReportData, request: Request) -> Section:
          Column("high_pct", "CI high (%)", "pct"),
          Column("mwu_p_adjusted", "adjusted p (worst vs rest)", "pvalue"),
          Column("ci_case", "CI case", "int")),
-        shown.to_arrow(), omitted=ordered.height - shown.height))
+        ordered))
     return Section(title, intro, tuple(blocks))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import altair as alt
+import polars as pl
 import pyarrow as pa
 
 
@@ -60,6 +61,18 @@ class Table:
     columns: tuple[Column, ...]
     data: pa.Table
     omitted: int = 0
+
+
+MAX_TABLE_ROWS = 2000
+"""Rows an HTML table shows at most (a 2.3M-trial campaign has 1,880 configurations)."""
+
+
+def capped_table(title: str, caption: str, columns: tuple[Column, ...], rows: pl.DataFrame,
+                 limit: int = MAX_TABLE_ROWS) -> Table:
+    """A :class:`Table` of the first ``limit`` of ``rows`` (in their order), saying how
+    many more there are."""
+    return Table(title, caption, columns, rows.head(limit).to_arrow(),
+                 omitted=max(rows.height - limit, 0))
 
 
 @dataclass(frozen=True)

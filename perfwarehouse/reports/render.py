@@ -106,7 +106,7 @@ margin-top:.3rem}.chart-failed{color:#a40000;font-weight:600}
 .table-block{margin:1.2rem 0 2rem}.table-scroll{max-height:32rem;overflow:auto;
 border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:100%}
 th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
 th{position:sticky;top:0;background:#fafafa;z-index:1}
 th button{all:unset;cursor:pointer;font-weight:600}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
@@ -334,9 +334,9 @@ def _table(table: Table, number: int) -> str:
 
 def _cell(col: Column, value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return '<td class="num" data-v=""></td>' if col.format in _NUMERIC else "<td></td>"
-    if col.format in _NUMERIC:
-        return f'<td class="num" data-v="{_e(repr(float(value)))}">{_e(format_value(col, value))}</td>'
+        return '<td data-v=""></td>' if col.format in _NUMERIC else "<td></td>"
+    if col.format in _NUMERIC:  # data-v: the number to sort by (and, in CSS, right-aligned)
+        return f'<td data-v="{float(value):.7g}">{_e(format_value(col, value))}</td>'
     return f"<td>{_e(format_value(col, value))}</td>"
 
 

@@ -23,7 +23,16 @@ from scipy import stats as scipy_stats
 
 from perfwarehouse.reports import _stats, charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
-from perfwarehouse.reports.page import Column, Figure, Missing, Notice, Page, Section, Table
+from perfwarehouse.reports.page import (
+    Column,
+    Figure,
+    Missing,
+    Notice,
+    Page,
+    Section,
+    Table,
+    capped_table,
+)
 
 MEASURE = 0.5
 CONFIDENCE = 0.95
@@ -35,7 +44,9 @@ MAX_KPI_ROWS = 60
 DAY_S = 86400.0
 
 try:  # the TriScale API of SPEC 9, when installed
-    from perfwarehouse.triscale import profile as _triscale_profile  # type: ignore[import-not-found]
+    from perfwarehouse.triscale import (  # type: ignore[import-not-found]
+        profile as _triscale_profile,
+    )
 except ImportError:  # pragma: no cover - depends on which work is merged
     _triscale_profile = None
 
@@ -127,7 +138,8 @@ def convergence_view(y: np.ndarray, x: np.ndarray | None = None, measure: float 
 def convergence_section(data: ReportData, request: Request) -> Section:
     title = "Run metric and convergence"
     intro = (f"Seed 003 Figure 3a. A run is one trial with its iterations; its metric is the "
-             f"median (percentile {MEASURE:g}) over sliding windows, and the run has converged when "
+             f"median (percentile {MEASURE:g}) over sliding windows, and the run has converged "
+             f"when "
              f"the {CONFIDENCE:.0%} CI of the Theil-Sen trend of the window medians, on the "
              f"[-1, 1] scale, stays within ±{TOLERANCE:g}.")
     examples = data.query("triscale_examples", campaign=request.campaign,
@@ -188,7 +200,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
         blocks.append(Figure(charts.kpi_chart(shown.with_columns(kind=pl.lit("KPI")),
                                               title="KPIs relative to the series' median run "
                                                     "metric"), "kpi"))
-    blocks.append(Table(
+    blocks.append(capped_table(
         "KPIs", "One row per series; n required: the runs needed for a bound at this "
         "confidence when there are too few.",
         (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
@@ -197,7 +209,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
          Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
          Column("kpi", "KPI", "float"), Column("n_runs", "runs", "int"),
          Column("independent", "runs independent"), Column("n_required", "n required", "int")),
-        df.head(5000).to_arrow(), omitted=max(df.height - 5000, 0)))
+        df))
     return Section(title, intro, tuple(blocks))
 
 
@@ -226,7 +238,7 @@ def variability_section(data: ReportData, request: Request) -> Section:
     if shown.height:
         blocks.append(Figure(charts.variability_scores(
             shown, title="Variability scores, least reproducible first"), "variability-scores"))
-    blocks.append(Table(
+    blocks.append(capped_table(
         "Variability scores", "score = high − low, relative = score / the midpoint.",
         (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
          Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
@@ -235,7 +247,7 @@ def variability_section(data: ReportData, request: Request) -> Section:
          Column("low", "low", "float"), Column("high", "high", "float"),
          Column("score", "score", "float"), Column("relative_pct", "relative (%)", "pct"),
          Column("n_series", "series", "int"), Column("independent", "KPIs independent")),
-        df.head(5000).to_arrow(), omitted=max(df.height - 5000, 0)))
+        df))
     return Section(title, intro, tuple(blocks))
 
 

@@ -14,14 +14,22 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
-from perfwarehouse.reports.page import Column, Figure, Missing, Notice, Page, Section, Table
+from perfwarehouse.reports.page import (
+    Column,
+    Figure,
+    Missing,
+    Notice,
+    Page,
+    Section,
+    Table,
+    capped_table,
+)
 
 MAX_HEATMAP_CONFIGS = 40
 """More configurations than this: the heatmap shows benchmarks (the median
 configuration of each), so a large campaign still gives a readable table."""
 MAX_HEATMAP_ROWS_AGGREGATED = 40
 TOP_VARIABLE = 30
-MAX_TABLE_ROWS = 5000
 
 INTRO = (
     "How much do repeated measurements of the same code vary, where does the variation come "
@@ -123,8 +131,7 @@ def rsd_sections(df: pl.DataFrame) -> list[Section]:
         blocks.append(Notice(f"{undefined:,} configurations have no RSD (see the reason column "
                              "of the table)."))
     ordered = df.sort("rsd_total_pct", descending=True, nulls_last=True)
-    shown = ordered.head(MAX_TABLE_ROWS)
-    blocks.append(Table(
+    blocks.append(capped_table(
         "Variability of every configuration",
         "RSD = 100·σ/μ in %; per node / per run: the mean (± sd) of the RSD within one node / "
         "one run; shares: how the sum of squares splits between nodes, runs of a node and "
@@ -144,7 +151,7 @@ def rsd_sections(df: pl.DataFrame) -> list[Section]:
          Column("share_runs_pct", "share runs (%)", "pct"),
          Column("share_within_pct", "share within (%)", "pct"),
          Column("reason", "reason")),
-        shown.to_arrow(), omitted=ordered.height - shown.height))
+        ordered))
     return [Section("Variability (RSD)",
                     "Seed 001 section 4.1: the relative standard deviation of each configuration "
                     "after removing outliers (values ≥ 10 × the median), and its sources.",

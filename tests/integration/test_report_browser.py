@@ -9,13 +9,14 @@ from pathlib import Path
 
 import altair as alt
 import polars as pl
+import pyarrow as pa
 import pytest
 
 from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
 from perfwarehouse.reports import get
-from perfwarehouse.reports.page import Figure, Page, Section
-from perfwarehouse.reports.render import write_report
+from perfwarehouse.reports.page import Column, Figure, Page, Section, Table
+from perfwarehouse.reports.render import render_html, write_report
 from perfwarehouse.warehouse.store import Warehouse
 from tests import browser
 from tests.conftest import ORDERSAGE_DIRS
@@ -129,3 +130,34 @@ def test_every_chart_builder_draws(tmp_path: Path) -> None:
     page = write_report(Page("gallery", "", (Section("charts", "", figures),)),
                         tmp_path / "gallery.html")
     assert_every_chart_drew(browser.load(page), len(figures))
+
+
+def test_tables_sort_and_filter(tmp_path: Path) -> None:
+    """The page's own table script: a click on a header sorts (numbers as numbers, empty
+    cells last), typing in the box hides the rows that do not match every word."""
+    table = Table("t", "c", (Column("name", "name"), Column("p", "p", "pvalue")),
+                  pa.table({"name": ["b x", "a y", "c x", "d"], "p": [0.5, 1e-9, None, 0.02]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    probe = """<script>
+    var th = document.querySelectorAll("thead th");
+    function names() { return Array.from(document.querySelectorAll("tbody tr"))
+        .filter(function (r) { return !r.hidden; })
+        .map(function (r) { return r.cells[0].textContent; }).join(","); }
+    th[1].querySelector("button").click();
+    document.body.setAttribute("data-p-ascending", names());
+    th[1].querySelector("button").click();
+    document.body.setAttribute("data-p-descending", names());
+    th[0].querySelector("button").click();
+    document.body.setAttribute("data-name-ascending", names());
+    var box = document.querySelector("input.table-search");
+    box.value = "X b"; box.dispatchEvent(new Event("input"));
+    document.body.setAttribute("data-filtered", names());
+    document.body.setAttribute("data-count", document.querySelector(".table-count").textContent);
+    </script></body>"""
+    page = tmp_path / "table.html"
+    page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(page).dom).group(0)
+    assert 'data-p-ascending="a y,d,b x,c x"' in body
+    assert 'data-p-descending="b x,d,a y,c x"' in body
+    assert 'data-name-ascending="a y,b x,c x,d"' in body
+    assert 'data-filtered="b x"' in body and 'data-count="1 of 4 rows"' in body

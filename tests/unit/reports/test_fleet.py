@@ -121,7 +121,8 @@ def test_choose_period() -> None:
     assert p.previous_since == p.since - timedelta(days=fleet.DEFAULT_PERIOD_DAYS)
     since = datetime(2024, 1, 1, tzinfo=timezone.utc)
     p = fleet.choose_period(Request(since=since), last)
-    assert p is not None and (p.since, p.until) == (since, datetime(2024, 5, 11, tzinfo=timezone.utc))
+    assert p is not None
+    assert (p.since, p.until) == (since, datetime(2024, 5, 11, tzinfo=timezone.utc))
     until = datetime(2024, 3, 1, tzinfo=timezone.utc)
     p = fleet.choose_period(Request(until=until), None)
     assert p is not None and p.until == until and p.days == fleet.DEFAULT_PERIOD_DAYS
