@@ -186,3 +186,16 @@ def test_png_export(order_warehouse: Warehouse, tmp_path: Path) -> None:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert png.name.startswith("order-effects-")
     assert all(name not in p.name for p in pngs for name in HOSTILE_NAMES)
+
+
+@pytest.mark.slow
+def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
+    result = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
+                 warehouse=tmp_path / "warehouse", timeout=900)
+    assert result.returncode == 0, result.stderr
+    for name in ("order-effects", "variability", "triscale", "fleet"):
+        page = tmp_path / "reports" / f"{name}.html"
+        assert f"report:    {page.resolve()}" in result.stdout
+        text = page.read_text(encoding="utf-8")
+        assert_self_contained(text)
+        assert page.stat().st_size < 5 * MB
