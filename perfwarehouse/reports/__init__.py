@@ -1,7 +1,48 @@
-"""The registry of reports (``perfwarehouse report NAME``), in the order the demo writes them."""
+"""The registry of reports (``perfwarehouse report NAME``), in the order the demo writes them.
+
+Each report is a :class:`~perfwarehouse.reports.base.Report`: a name, its help, its
+CLI options and a ``build(data, request) -> Page``; ``Report.write`` reads the
+warehouse and writes one self-contained HTML file (see
+:mod:`perfwarehouse.reports.render`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from perfwarehouse.reports import fleet, order_effects, triscale, variability
+from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, Request
 
-REPORTS: tuple[Any, ...] = ()
+ORDER_EFFECTS = Report(
+    "order-effects",
+    "Order effects (OrderSage): p-values, effect sizes, Δ%, CI cases, predecessor effects.",
+    order_effects.build)
+
+VARIABILITY = Report(
+    "variability",
+    "Variability (Laaber et al.): RSD and its sources, A/A false positives, detectable "
+    "regressions as heatmaps.",
+    variability.build)
+
+TRISCALE = Report(
+    "triscale",
+    "TriScale: run metrics with convergence, KPIs, variability scores, environment "
+    "autocorrelation and seasonal periods.",
+    triscale.build)
+
+FLEET = Report(
+    "fleet",
+    "Fleet report for a period [--since, --until) against the previous period of the same "
+    "length: per hardware type, what drifted, what became order-dependent, how variability "
+    "changed.",
+    fleet.build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
+
+REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET)
+
+
+def get(name: str) -> Report:
+    for report in REPORTS:
+        if report.name == name:
+            return report
+    raise KeyError(name)
+
+
+__all__ = ["CAMPAIGN", "OUT", "PNG", "REPORTS", "SINCE", "UNTIL", "Report", "Request", "get"]

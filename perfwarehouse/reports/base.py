@@ -1,0 +1,143 @@
+"""What every report shares: reading its tables, its CLI options, writing it.
+
+A report's data access is a few named queries, ``sql/queries/report_*.sql``, run on
+the read-only catalog with their parameters bound; each reads the rows of the
+latest ``job_run`` of its job for each campaign, so a rerun replaces the numbers
+of a report instead of adding to them. An analysis table that does not exist or
+has no rows yet is not an error: the page says which command fills it (and so does
+stderr), and shows what it can.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+import duckdb
+import pyarrow as pa
+
+from perfwarehouse.errors import UsageError
+from perfwarehouse.reports.page import Missing, Page
+from perfwarehouse.reports.render import write_report
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for: one campaign (None: all) and, for the fleet report,
+    the period [since, until) in UTC (None: chosen from the data)."""
+
+    campaign: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+class ReportData:
+    """The read side of a report: named queries over one read-only catalog connection."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self._tables: set[str] | None = None
+
+    def has_table(self, name: str) -> bool:
+        if self._tables is None:
+            rows = fetch_arrow(self.con, "SELECT table_name FROM duckdb_tables()")
+            self._tables = set(rows.column("table_name").to_pylist())
+        return name in self._tables
+
+    def query(self, name: str, **params: Any) -> pa.Table:
+        """Run ``sql/queries/report_<name>.sql`` with the parameters it uses bound."""
+        sql = sqlfiles.load(f"queries/report_{name}")
+        used = {k: v for k, v in params.items() if f"${k}" in sql}
+        return fetch_arrow(self.con, sql, used or None)
+
+    def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
+        row = fetch_one(self.con, sql, params)
+        return row[0] if row else None
+
+    def results(self, table: str, query: str, command: str, request: Request,
+                **params: Any) -> pa.Table | Missing:
+        """The rows of ``query`` from the analysis table ``table``, or a
+        :class:`Missing` naming the ``command`` that produces them."""
+        detail = f" for campaign {request.campaign}" if request.campaign else ""
+        if not self.has_table(table):
+            return Missing(table, command, detail)
+        rows = self.query(query, campaign=request.campaign, **params)
+        return rows if rows.num_rows else Missing(table, command, detail)
+
+    def job_runs(self, job: str, request: Request) -> pa.Table:
+        """The latest run of ``job`` for each campaign (id, campaign, start, parameters)."""
+        return self.query("job_runs", job=job, campaign=request.campaign)
+
+
+def provenance(runs: pa.Table, job: str) -> list[str]:
+    """One line per campaign saying which job run the numbers come from."""
+    lines = []
+    for row in runs.to_pylist():
+        started = row["started_at"]
+        when = started.strftime("%Y-%m-%d %H:%M UTC") if isinstance(started, datetime) else started
+        lines.append(f"{job}: job_run_id {row['job_run_id']} for campaign {row['campaign']} "
+                     f"({when}, code {row['code_version']}), parameters {row['params']}")
+    return lines
+
+
+# ------------------------------------------------------------------ options
+def _utc(_ctx: click.Context, _param: click.Parameter, value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+_DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M"]
+
+OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), required=True,
+                   help="The HTML file to write.")
+CAMPAIGN = click.Option(["--campaign"], default=None,
+                        help="Report on one campaign only.  [default: every campaign]")
+PNG = click.Option(["--png", "png"], type=click.Path(path_type=Path, file_okay=False),
+                   default=None, help="Also write every chart as a PNG into this directory.")
+SINCE = click.Option(["--since"], type=click.DateTime(_DATE_FORMATS), default=None,
+                     callback=_utc, help="Start of the period (UTC, inclusive).  "
+                     "[default: 30 days before --until]")
+UNTIL = click.Option(["--until"], type=click.DateTime(_DATE_FORMATS), default=None,
+                     callback=_utc, help="End of the period (UTC, exclusive).  "
+                     "[default: the day after the newest trial]")
+
+
+Builder = Callable[[ReportData, Request], Page]
+
+
+@dataclass(frozen=True)
+class Report:
+    """One report, exposed as ``perfwarehouse report <name>`` and written by the demo."""
+
+    name: str
+    help: str
+    build: Builder
+    options: tuple[click.Option, ...] = field(default=(OUT, CAMPAIGN, PNG))
+
+    def page(self, warehouse: Warehouse, request: Request) -> Page:
+        with warehouse.catalog() as con:
+            return self.build(ReportData(con), request)
+
+    def write(self, warehouse: Warehouse, *, out: Path, campaign: str | None = None,
+              since: datetime | None = None, until: datetime | None = None,
+              png: Path | None = None, stderr: TextIO | None = None) -> Path:
+        """Build the page from the warehouse and write it to ``out`` (and PNGs to ``png``).
+
+        Analyses that have not been run are named in the page and on ``stderr``.
+        """
+        if since and until and since >= until:
+            raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
+                             f"{until:%Y-%m-%d %H:%M}; give a non-empty period")
+        page = self.page(warehouse, Request(campaign, since, until))
+        stream = stderr if stderr is not None else sys.stderr
+        for notice in page.notices("missing"):
+            print(f"report {self.name}: {notice.text}", file=stream)
+        return write_report(page, Path(out), png)

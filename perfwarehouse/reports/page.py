@@ -1,0 +1,131 @@
+"""What a report page is made of: sections of charts, tables and notices.
+
+A page module (``order_effects.py``, ``variability.py`` ...) reads its tables and
+builds a :class:`Page`; :mod:`perfwarehouse.reports.render` is the only code that
+turns a page into HTML (and PNG). Nothing here touches a disk or a warehouse.
+
+Every string a page carries is plain text: the renderer escapes all of it, so a
+benchmark name taken from a log (``</script><script>alert(1)</script>``) stays text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import altair as alt
+import polars as pl
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One chart. Its title, axis titles and caption (the Vega-Lite ``description``)
+    are set by the chart function in :mod:`perfwarehouse.reports.charts`."""
+
+    chart: alt.TopLevelMixin
+    name: str
+
+    @property
+    def caption(self) -> str:
+        return str(self.spec().get("description", ""))
+
+    def spec(self) -> dict[str, Any]:
+        return self.chart.to_dict()
+
+
+ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a :class:`Table`: the field in the data, its header (with the unit)
+    and how to format it (``pct``: a number already in percent)."""
+
+    field: str
+    label: str
+    format: ColumnFormat = "text"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A sortable, searchable HTML table of pre-aggregated rows.
+
+    ``omitted`` says how many rows of the full result were left out (the page shows
+    the first ``data.num_rows``, in the order given, and says so).
+    """
+
+    title: str
+    caption: str
+    columns: tuple[Column, ...]
+    data: pa.Table
+    omitted: int = 0
+
+
+MAX_TABLE_ROWS = 2000
+"""Rows an HTML table shows at most (a 2.3M-trial campaign has 1,880 configurations)."""
+
+
+def capped_table(title: str, caption: str, columns: tuple[Column, ...], rows: pl.DataFrame,
+                 limit: int = MAX_TABLE_ROWS) -> Table:
+    """A :class:`Table` of the first ``limit`` of ``rows`` (in their order), saying how
+    many more there are."""
+    return Table(title, caption, columns, rows.head(limit).to_arrow(),
+                 omitted=max(rows.height - limit, 0))
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A sentence the reader must see: an analysis that has not been run, a cap."""
+
+    text: str
+    kind: Literal["missing", "note"] = "note"
+
+
+Block = Figure | Table | Notice
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    intro: str = ""
+    blocks: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True)
+class Page:
+    """A whole report. ``provenance`` lines say which job runs (and parameters) the
+    numbers come from."""
+
+    title: str
+    intro: str
+    sections: tuple[Section, ...]
+    provenance: tuple[str, ...] = ()
+    name: str = "report"
+
+    def figures(self) -> list[Figure]:
+        return [b for s in self.sections for b in s.blocks if isinstance(b, Figure)]
+
+    def notices(self, kind: str | None = None) -> list[Notice]:
+        return [b for s in self.sections for b in s.blocks
+                if isinstance(b, Notice) and (kind is None or b.kind == kind)]
+
+
+def section(title: str, intro: str, blocks: Sequence[Block | None]) -> Section:
+    """A section without the blocks that came out as None (nothing to show)."""
+    return Section(title, intro, tuple(b for b in blocks if b is not None))
+
+
+@dataclass(frozen=True)
+class Missing:
+    """An analysis table a page needs that has no rows yet, and the command that fills it."""
+
+    table: str
+    command: str
+    detail: str = field(default="")
+
+    def notice(self) -> Notice:
+        text = (f"The table {self.table} has no results{self.detail}: run "
+                f"`{self.command}` first, then write this report again.")
+        return Notice(text, "missing")

@@ -1,0 +1,389 @@
+"""The only writer of reports: a :class:`~perfwarehouse.reports.page.Page` becomes one
+self-contained HTML file (and, on request, one PNG per chart).
+
+The page needs no network to open:
+
+* the Vega, Vega-Lite and vega-embed JavaScript comes from vl-convert
+  (``vl_convert.javascript_bundle``) and is embedded once, in one ``<script>``;
+* every chart's Vega-Lite spec, data included, is embedded as JSON in a
+  ``<script type="application/json">`` element whose text escapes ``<``, ``>``,
+  ``&``, U+2028 and U+2029 (so no data string can close the element or start
+  markup; ``JSON.parse`` gives back the same strings);
+* a Content-Security-Policy ``default-src 'none'`` forbids every fetch, so a page
+  that tried to load anything would fail visibly (the browser test checks that
+  nothing was even attempted).
+
+All other text (titles, captions, table cells, notices) is HTML-escaped. A small
+script draws each chart with vega-embed (SVG renderer), one after the other, and
+records per chart ``data-chart-status`` (``drawn``, ``empty`` or ``failed``), the
+number of drawn mark items and any Vega warning; ``#report-status`` sums them up
+(``data-state="done"`` when every chart has settled) together with the number of
+resources the page fetched and of policy violations.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import re
+from collections.abc import Iterable
+from datetime import date, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import vl_convert as vlc
+
+from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
+    "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                 "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def script_json(value: Any) -> str:
+    """JSON text that is safe as the content of a ``<script>`` element.
+
+    ``<``, ``>``, ``&``, U+2028 and U+2029 become ``\\uXXXX`` escapes, which JSON
+    (and JavaScript) read back as the same characters: data strings stay data.
+    Non-finite numbers are refused (JSON has none; charts must not carry them).
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def vega_lite_version() -> str:
+    """The Vega-Lite version (``major.minor``) that Altair writes, as vl-convert names it."""
+    wanted = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    known = vlc.get_vegalite_versions()
+    return wanted if wanted in known else known[-1]
+
+
+@cache
+def javascript_bundle() -> str:
+    """vega-embed, Vega-Lite and Vega as one classic script (made once per process).
+
+    The text must be safe inside ``<script>``: a ``</script`` in it (there is none in
+    vl-convert 1.9) becomes ``<\\/script``, the same string or regular expression to
+    JavaScript; a ``<!--`` (none either) cannot be rewritten safely, so it is refused.
+    """
+    bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
+    bundle = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+    if "<!--" in bundle:
+        raise RuntimeError("the vl-convert JavaScript bundle contains '<!--'; "
+                           "it cannot be embedded in a <script> element as it is")
+    return bundle
+
+
+def chart_spec(figure: Figure) -> dict[str, Any]:
+    """The Vega-Lite spec embedded in the page: Altair's, minus the ``$schema`` URL
+    (the page tells vega-embed the mode instead, so the page names no URL)."""
+    spec = figure.spec()
+    spec.pop("$schema", None)
+    return spec
+
+
+# --------------------------------------------------------------------- HTML
+_STYLE = """
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;
+margin:0 auto;max-width:1180px;padding:1.5rem 2rem 4rem}
+h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.4rem;
+border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
+.intro{max-width:75ch}.provenance{font-size:.85rem;color:#555;padding-left:1.1rem}
+nav ol{columns:2;font-size:.9rem}
+figure{margin:1.2rem 0 1.8rem}figcaption{max-width:80ch;font-size:.9rem;color:#333;
+margin-top:.3rem}.chart-failed{color:#a40000;font-weight:600}
+.notice{border-left:4px solid #888;background:#f5f5f5;padding:.5rem .9rem;max-width:80ch}
+.notice.missing{border-color:#c77c00;background:#fff6e5}
+.table-block{margin:1.2rem 0 2rem}.table-scroll{max-height:32rem;overflow:auto;
+border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:100%}
+th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
+th{position:sticky;top:0;background:#fafafa;z-index:1}
+th button{all:unset;cursor:pointer;font-weight:600}
+th[aria-sort=ascending] button::after{content:" \\25B2"}
+th[aria-sort=descending] button::after{content:" \\25BC"}
+input.table-search{margin:.3rem 0;padding:.25rem .4rem;width:22rem;max-width:100%}
+.table-count{font-size:.85rem;color:#555;margin-left:.6rem}
+"""
+
+_DRAW_SCRIPT = """
+(function () {
+  "use strict";
+  var status = document.getElementById("report-status");
+  var violations = [];
+  document.addEventListener("securitypolicyviolation", function (e) {
+    violations.push(String(e.blockedURI || e.violatedDirective));
+    status.setAttribute("data-violations", String(violations.length));
+    status.setAttribute("data-violation-list", violations.join(" "));
+  });
+  var charts = Array.prototype.slice.call(document.querySelectorAll("[data-chart-id]"));
+  var counts = {drawn: 0, empty: 0, failed: 0};
+  var warnings = null;
+  var consoleWarn = console.warn;
+  console.warn = function () {
+    if (warnings) { warnings.push(Array.prototype.join.call(arguments, " ")); }
+    return consoleWarn.apply(console, arguments);
+  };
+  function settle(el, state, message) {
+    counts[state] += 1;
+    el.setAttribute("data-chart-status", state);
+    if (warnings && warnings.length) {
+      el.setAttribute("data-chart-warnings", warnings.join(" | "));
+    }
+    if (state !== "drawn") {
+      var p = document.createElement("p");
+      p.className = "chart-failed";
+      p.textContent = "This chart could not be drawn: " + message;
+      el.parentNode.insertBefore(p, el.nextSibling);
+    }
+  }
+  function draw(el) {
+    warnings = [];
+    var id = el.getAttribute("data-chart-id");
+    var spec;
+    try {
+      spec = JSON.parse(document.getElementById("spec-" + id).textContent);
+      if (typeof vegaEmbed !== "function") { throw new Error("vega-embed is missing"); }
+    } catch (err) {
+      settle(el, "failed", String(err));
+      return Promise.resolve();
+    }
+    return vegaEmbed(el, spec, {renderer: "svg", actions: false, mode: "vega-lite"}).then(
+      function () {
+        var items = el.querySelectorAll("g.role-mark > *").length;
+        el.setAttribute("data-chart-items", String(items));
+        settle(el, items > 0 ? "drawn" : "empty", "no marks to draw");
+      },
+      function (err) { settle(el, "failed", String(err)); });
+  }
+  charts.reduce(function (done, el) {
+    return done.then(function () { return draw(el); });
+  }, Promise.resolve()).then(function () {
+    warnings = null;
+    status.setAttribute("data-charts", String(charts.length));
+    status.setAttribute("data-drawn", String(counts.drawn));
+    status.setAttribute("data-empty", String(counts.empty));
+    status.setAttribute("data-failed", String(counts.failed));
+    status.setAttribute("data-resources",
+      String(performance.getEntriesByType("resource").length));
+    status.setAttribute("data-violations", String(violations.length));
+    status.setAttribute("data-state", "done");
+  });
+})();
+"""
+
+_TABLE_SCRIPT = """
+(function () {
+  "use strict";
+  function key(cell, numeric) {
+    var v = cell.getAttribute("data-v");
+    if (numeric) { var x = parseFloat(v); return isNaN(x) ? null : x; }
+    return (v === null ? cell.textContent : v).toLowerCase();
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var body = table.tBodies[0];
+    var heads = table.querySelectorAll("thead th");
+    heads.forEach(function (th, col) {
+      th.querySelector("button").addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var numeric = th.getAttribute("data-type") === "num";
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col], numeric), y = key(b.cells[col], numeric);
+          if (x === y) { return 0; }
+          if (x === null) { return 1; }
+          if (y === null) { return -1; }
+          return (x < y ? -1 : 1) * (ascending ? 1 : -1);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  document.querySelectorAll("input.table-search").forEach(function (input) {
+    var table = document.getElementById(input.getAttribute("data-table"));
+    var counter = document.getElementById(input.getAttribute("data-counter"));
+    input.addEventListener("input", function () {
+      var words = input.value.toLowerCase().split(/\\s+/).filter(Boolean);
+      var shown = 0;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var text = row.textContent.toLowerCase();
+        var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
+        row.hidden = !hit;
+        shown += hit ? 1 : 0;
+      });
+      counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows";
+    });
+  });
+})();
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def render_html(page: Page) -> str:
+    """The whole page as one HTML string (see the module docstring)."""
+    out: list[str] = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CONTENT_SECURITY_POLICY)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="generator" content="perfwarehouse">',
+        f"<title>{_e(page.title)}</title>",
+        f"<style>{_STYLE}</style>",
+        "</head><body>",
+        f"<header><h1>{_e(page.title)}</h1>",
+        f'<p class="intro">{_e(page.intro)}</p>',
+    ]
+    if page.provenance:
+        out.append('<ul class="provenance">')
+        out.extend(f"<li>{_e(line)}</li>" for line in page.provenance)
+        out.append("</ul>")
+    out.append("</header>")
+    if len(page.sections) > 1:
+        out.append("<nav><ol>")
+        out.extend(f'<li><a href="#s{i}">{_e(s.title)}</a></li>'
+                   for i, s in enumerate(page.sections))
+        out.append("</ol></nav>")
+    ids = _Ids()
+    for i, sec in enumerate(page.sections):
+        out.extend(_section(sec, f"s{i}", ids))
+    out.append('<div id="report-status" hidden data-state="drawing"></div>')
+    out.append(f"<script>{javascript_bundle()}</script>")
+    out.append(f"<script>{_DRAW_SCRIPT}</script>")
+    out.append(f"<script>{_TABLE_SCRIPT}</script>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self.charts = 0
+        self.tables = 0
+
+
+def _section(sec: Section, anchor: str, ids: _Ids) -> Iterable[str]:
+    yield f'<section id="{anchor}"><h2>{_e(sec.title)}</h2>'
+    if sec.intro:
+        yield f'<p class="intro">{_e(sec.intro)}</p>'
+    for block in sec.blocks:
+        if isinstance(block, Figure):
+            yield _figure(block, ids.charts)
+            ids.charts += 1
+        elif isinstance(block, Table):
+            yield _table(block, ids.tables)
+            ids.tables += 1
+        elif isinstance(block, Notice):
+            yield f'<p class="notice {_e(block.kind)}">{_e(block.text)}</p>'
+        else:  # pragma: no cover - the Block union is closed
+            raise TypeError(f"not a page block: {block!r}")
+    yield "</section>"
+
+
+def _figure(figure: Figure, number: int) -> str:
+    spec = chart_spec(figure)
+    return (
+        f'<figure><div class="chart" data-chart-id="{number}" data-chart-name="{_e(figure.name)}"'
+        f' data-chart-status="pending"></div>'
+        f'<script type="application/json" id="spec-{number}">{script_json(spec)}</script>'
+        f"<figcaption>{_e(spec.get('description', ''))}</figcaption></figure>"
+    )
+
+
+_NUMERIC = {"int", "float", "pct", "pvalue"}
+
+
+def _table(table: Table, number: int) -> str:
+    tid = f"table-{number}"
+    rows = table.data.to_pylist()
+    parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
+             f'<p class="intro">{_e(table.caption)}</p>',
+             f'<input type="search" class="table-search" data-table="{tid}" '
+             f'data-counter="{tid}-count" placeholder="Filter rows (all words must match)" '
+             f'aria-label="Filter the rows of {_e(table.title)}">'
+             f'<span class="table-count" id="{tid}-count">{len(rows):,} rows</span>']
+    if table.omitted:
+        parts.append(f'<p class="notice">{table.omitted:,} more rows are not shown; '
+                     "query the warehouse for all of them.</p>")
+    parts.append(f'<div class="table-scroll"><table class="sortable" id="{tid}"><thead><tr>')
+    for col in table.columns:
+        kind = "num" if col.format in _NUMERIC else "text"
+        parts.append(f'<th data-type="{kind}" scope="col"><button type="button">'
+                     f"{_e(col.label)}</button></th>")
+    parts.append("</tr></thead><tbody>")
+    for row in rows:
+        parts.append("<tr>")
+        for col in table.columns:
+            parts.append(_cell(col, row.get(col.field)))
+        parts.append("</tr>")
+    parts.append("</tbody></table></div></div>")
+    return "".join(parts)
+
+
+def _cell(col: Column, value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return '<td data-v=""></td>' if col.format in _NUMERIC else "<td></td>"
+    if col.format in _NUMERIC:  # data-v: the number to sort by (and, in CSS, right-aligned)
+        return f'<td data-v="{float(value):.7g}">{_e(format_value(col, value))}</td>'
+    return f"<td>{_e(format_value(col, value))}</td>"
+
+
+def format_value(col: Column, value: Any) -> str:
+    """How a table cell shows ``value`` (units are in the column header)."""
+    if col.format == "int":
+        return f"{int(value):,}"
+    if col.format == "float":
+        return f"{float(value):.4g}"
+    if col.format == "pct":
+        return f"{float(value):.2f}"
+    if col.format == "pvalue":
+        v = float(value)
+        return f"{v:.2e}" if v < 1e-3 else f"{v:.4f}"
+    if col.format == "bool":
+        return "yes" if value else "no"
+    if isinstance(value, (datetime, date)):
+        return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+    return str(value)
+
+
+# ------------------------------------------------------------------- writing
+def write_report(page: Page, out: Path, png_dir: Path | None = None) -> Path:
+    """Write ``page`` to ``out`` (atomically: a reader never sees half a page) and, with
+    ``png_dir``, each chart as ``<png_dir>/<page>-<nn>-<chart>.png``."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = render_html(page)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)
+    if png_dir is not None:
+        write_pngs(page, Path(png_dir))
+    return out
+
+
+def write_pngs(page: Page, png_dir: Path, scale: float = 1.5) -> list[Path]:
+    """Each chart of ``page`` as a PNG, rendered by vl-convert (no browser needed)."""
+    png_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for i, figure in enumerate(page.figures()):
+        path = png_dir / f"{_slug(page.name)}-{i:02d}-{_slug(figure.name)}.png"
+        png = vlc.vegalite_to_png(chart_spec(figure), vl_version=vega_lite_version(), scale=scale)
+        path.write_bytes(png)
+        written.append(path)
+    return written
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"

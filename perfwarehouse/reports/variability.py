@@ -1,0 +1,283 @@
+"""The variability report (Laaber et al., seed 001 section 4; SPEC 6).
+
+From ``variability``: the RSD per benchmark and hardware type and where the
+variance comes from (nodes, runs, the benchmark itself); from ``aa_fpr``: how often
+an A/A test cries wolf; from ``detectable_regression`` (and its curve): the smallest
+regression each configuration can detect, as heatmaps (Tables 6-7) and
+distributions (Figures 8-9).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+
+from perfwarehouse.reports import charts
+from perfwarehouse.reports.base import ReportData, Request, provenance
+from perfwarehouse.reports.page import (
+    Column,
+    Figure,
+    Missing,
+    Notice,
+    Page,
+    Section,
+    Table,
+    capped_table,
+)
+
+MAX_HEATMAP_CONFIGS = 40
+"""More configurations than this: the heatmap shows benchmarks (the median
+configuration of each), so a large campaign still gives a readable table."""
+MAX_HEATMAP_ROWS_AGGREGATED = 40
+TOP_VARIABLE = 30
+
+INTRO = (
+    "How much do repeated measurements of the same code vary, where does the variation come "
+    "from, and how large must a slowdown be before a performance test can tell it from noise? "
+    "Following Laaber et al. (\"Performance Testing in the Cloud. How Bad is it Really?\"): the "
+    "relative standard deviation (RSD = 100·σ/μ) per configuration and hardware type, A/A tests "
+    "with the Wilcoxon rank-sum test, and the minimal detectable regression: the smallest "
+    "slowdown r that is caught in at least 95 % of random draws while the r/2 % threshold "
+    "flags at most 5 % of unchanged draws, for instance-based sampling (different nodes for "
+    "control and test) and trial-based sampling (the same nodes, several trials each).")
+
+STRATEGIES = {
+    "instance": ("Instance-based sampling (seed 001 Table 6, Figure 8)",
+                 "instance-based sampling (control and test on different nodes, one trial each)"),
+    "trial": ("Trial-based sampling (seed 001 Table 7, Figure 9)",
+              "trial-based sampling (the same nodes for control and test, several trials each)"),
+}
+
+
+def build(data: ReportData, request: Request) -> Page:
+    sections: list[Section] = []
+    lines: list[str] = []
+    for job in ("variability", "aa-fpr", "detectable-regression"):
+        lines += provenance(data.job_runs(job, request), job)
+
+    rsd = data.results("variability", "variability", "perfwarehouse analyze variability",
+                       request)
+    if isinstance(rsd, Missing):
+        sections.append(Section("Variability (RSD)", "", (rsd.notice(),)))
+    else:
+        sections.extend(rsd_sections(labelled(rsd)))
+
+    aa = data.results("aa_fpr", "aa_fpr", "perfwarehouse analyze aa-fpr", request)
+    sections.append(aa_section(aa))
+
+    detect = data.results("detectable_regression", "detectable_regression",
+                          "perfwarehouse analyze detectable-regression", request)
+    curve = data.results("detectable_regression_curve", "detectable_regression_curve",
+                         "perfwarehouse analyze detectable-regression", request)
+    if isinstance(detect, Missing):
+        sections.append(Section("Detectable regressions", "", (detect.notice(),)))
+    else:
+        sections.extend(detectable_sections(labelled(detect), curve))
+    return Page("Variability and detectable regressions", INTRO, tuple(sections),
+                tuple(lines), name="variability")
+
+
+def labelled(rows: pa.Table) -> pl.DataFrame:
+    df = pl.from_arrow(rows)
+    assert isinstance(df, pl.DataFrame)
+    return df.with_columns(config=pl.Series(
+        charts.config_labels(df["benchmark"], df["settings"], df["metric"]), dtype=pl.String))
+
+
+# ---------------------------------------------------------------------- RSD
+def rsd_sections(df: pl.DataFrame) -> list[Section]:
+    ok = df.filter(pl.col("rsd_total_pct").is_not_null())
+    heat = (ok.group_by(["benchmark", "hardware_type"])
+            .agg(rsd_pct=pl.col("rsd_total_pct").median(), n_configs=pl.len())
+            .sort(["benchmark", "hardware_type"]))
+    shares = (ok.filter(pl.col("share_nodes_pct").is_not_null())
+              .group_by("hardware_type")
+              .agg(pl.col("share_nodes_pct").mean().alias("between nodes"),
+                   pl.col("share_runs_pct").mean().alias("between runs"),
+                   pl.col("share_within_pct").mean().alias("within runs"),
+                   n_configs=pl.len())
+              .unpivot(index=["hardware_type", "n_configs"], variable_name="source",
+                       value_name="share_pct")
+              .rename({"hardware_type": "group"}).sort(["group", "source"]))
+    top = ok.sort("rsd_total_pct", descending=True).head(TOP_VARIABLE)
+    components = pl.concat([
+        top.select("config", "hardware_type", component=pl.lit("total"),
+                   rsd_pct=pl.col("rsd_total_pct"), low_pct=pl.col("rsd_total_pct"),
+                   high_pct=pl.col("rsd_total_pct")),
+        top.select("config", "hardware_type", component=pl.lit("per node"),
+                   rsd_pct=pl.col("rsd_node_mean_pct"),
+                   low_pct=(pl.col("rsd_node_mean_pct") - pl.col("rsd_node_sd_pct").fill_null(0))
+                   .clip(lower_bound=0),
+                   high_pct=pl.col("rsd_node_mean_pct") + pl.col("rsd_node_sd_pct").fill_null(0)),
+        top.select("config", "hardware_type", component=pl.lit("per run"),
+                   rsd_pct=pl.col("rsd_run_mean_pct"),
+                   low_pct=(pl.col("rsd_run_mean_pct") - pl.col("rsd_run_sd_pct").fill_null(0))
+                   .clip(lower_bound=0),
+                   high_pct=pl.col("rsd_run_mean_pct") + pl.col("rsd_run_sd_pct").fill_null(0)),
+    ]).filter(pl.col("rsd_pct").is_not_null())
+    blocks: list[Figure | Table | Notice] = []
+    if heat.height:
+        blocks.append(Figure(charts.rsd_heatmap(
+            heat, title="Median RSD per benchmark and hardware type"), "rsd-heatmap"))
+    if shares.height:
+        blocks.append(Figure(charts.rsd_sources(
+            shares, title="Where the variance comes from"), "rsd-sources"))
+    if components.height:
+        blocks.append(Figure(charts.rsd_components(
+            components, title=f"The {top.height} most variable configurations"),
+            "rsd-components"))
+    undefined = df.height - ok.height
+    if undefined:
+        blocks.append(Notice(f"{undefined:,} configurations have no RSD (see the reason column "
+                             "of the table)."))
+    ordered = df.sort("rsd_total_pct", descending=True, nulls_last=True)
+    blocks.append(capped_table(
+        "Variability of every configuration",
+        "RSD = 100·σ/μ in %; per node / per run: the mean (± sd) of the RSD within one node / "
+        "one run; shares: how the sum of squares splits between nodes, runs of a node and "
+        "within runs (they add to 100 %).",
+        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
+         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
+         Column("metric", "metric"), Column("unit", "unit"),
+         Column("n_values", "values", "int"), Column("n_outliers", "outliers", "int"),
+         Column("n_nodes", "nodes", "int"), Column("n_runs", "runs", "int"),
+         Column("median", "median", "float"),
+         Column("rsd_total_pct", "RSD total (%)", "pct"),
+         Column("rsd_node_mean_pct", "RSD per node (%)", "pct"),
+         Column("rsd_node_sd_pct", "sd across nodes (%)", "pct"),
+         Column("rsd_run_mean_pct", "RSD per run (%)", "pct"),
+         Column("rsd_run_sd_pct", "sd across runs (%)", "pct"),
+         Column("share_nodes_pct", "share nodes (%)", "pct"),
+         Column("share_runs_pct", "share runs (%)", "pct"),
+         Column("share_within_pct", "share within (%)", "pct"),
+         Column("reason", "reason")),
+        ordered))
+    return [Section("Variability (RSD)",
+                    "Seed 001 section 4.1: the relative standard deviation of each configuration "
+                    "after removing outliers (values ≥ 10 × the median), and its sources.",
+                    tuple(blocks))]
+
+
+# -------------------------------------------------------------------- A/A
+def aa_section(aa: pa.Table | Missing) -> Section:
+    title = "A/A tests: false positives"
+    intro = ("Seed 001 section 4.2.1: control and test samples drawn from the same "
+             "configuration; every rejection by the rank-sum test at α = 0.05 is a false alarm.")
+    if isinstance(aa, Missing):
+        return Section(title, intro, (aa.notice(),))
+    df = pl.from_arrow(aa)
+    assert isinstance(df, pl.DataFrame)
+    quantiles = (df.filter(pl.col("fp_rate_pct").is_not_null())
+                 .group_by(["strategy", "n_nodes"])
+                 .agg(q0=pl.col("fp_rate_pct").min(),
+                      q1=pl.col("fp_rate_pct").quantile(0.25, "linear"),
+                      q2=pl.col("fp_rate_pct").median(),
+                      q3=pl.col("fp_rate_pct").quantile(0.75, "linear"),
+                      q4=pl.col("fp_rate_pct").max(), n=pl.len())
+                 .sort(["strategy", "n_nodes"])
+                 .with_columns(nodes=pl.col("n_nodes").cast(pl.String)))
+    blocks: list[Figure | Notice] = []
+    if quantiles.height:
+        blocks.append(Figure(charts.aa_false_positives(
+            quantiles, title="A/A false-positive rate by sampling strategy and nodes"), "aa-fpr"))
+    missing = df.filter(pl.col("fp_rate_pct").is_null()).height
+    if missing:
+        blocks.append(Notice(f"{missing:,} strategy × node-count cells had too few nodes to draw "
+                             "the groups and are left out."))
+    return Section(title, intro, tuple(blocks))
+
+
+# ------------------------------------------------------ detectable regressions
+def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing) -> list[Section]:
+    sections = []
+    for strategy, (title, text) in STRATEGIES.items():
+        part = df.filter(pl.col("strategy") == strategy)
+        if part.height == 0:
+            continue
+        blocks: list[Figure | Notice | Table] = []
+        heat, aggregated = heatmap_rows(part)
+        if aggregated:
+            blocks.append(Notice(
+                f"{part['config'].n_unique():,} configurations: each cell shows the median "
+                "configuration of a benchmark on that hardware type ('no' when more than half "
+                "cannot detect 100 %)."))
+        blocks.append(Figure(charts.detectable_heatmap(
+            heat, title=f"Minimal detectable regression, {text.split(' (')[0]}",
+            strategy_text=text), f"detectable-{strategy}"))
+        dist = distribution(part)
+        if dist.height:
+            blocks.append(Figure(charts.detectable_distribution(
+                dist, title=f"How small a regression can be found, {text.split(' (')[0]}",
+                strategy_text=text), f"detectable-distribution-{strategy}"))
+        insufficient = part.filter(pl.col("status") == "insufficient").height
+        if insufficient:
+            blocks.append(Notice(f"{insufficient:,} cells had too few nodes or trials for "
+                                 "their group size (shown as '–')."))
+        sections.append(Section(title, "", tuple(blocks)))
+    if isinstance(curve, Missing):
+        sections.append(Section("False and true positives", "", (curve.notice(),)))
+    else:
+        c = pl.from_arrow(curve)
+        assert isinstance(c, pl.DataFrame)
+        long = (c.with_columns(group=pl.col("strategy") + pl.lit(" · ")
+                               + pl.col("n_nodes").cast(pl.String) + pl.lit(" nodes"))
+                .group_by(["group", "r_pct"])
+                .agg(pl.col("fp_rate_pct").mean().alias("false positives"),
+                     pl.col("tp_rate_pct").mean().alias("true positives"))
+                .unpivot(index=["group", "r_pct"], variable_name="rate", value_name="rate_pct")
+                .sort(["group", "rate", "r_pct"]))
+        sections.append(Section(
+            "False and true positives against the regression size",
+            "Seed 001 Figures 6 and 7, averaged over every configuration and hardware type.",
+            (Figure(charts.fp_tp_curves(long, title="Mean FP and TP rate per regression tested"),
+                    "fp-tp"),)))
+    return sections
+
+
+def heatmap_rows(part: pl.DataFrame) -> tuple[pl.DataFrame, bool]:
+    """Rows ``configuration · k nodes`` (or ``benchmark · k nodes`` when there are too
+    many configurations) × hardware type, with the cell text (the number, ``no``, ``–``)."""
+    aggregated = part["config"].n_unique() > MAX_HEATMAP_CONFIGS
+    key = "benchmark" if aggregated else "config"
+    if aggregated:
+        # median over the benchmark's configurations, "none" counted as above 100 %
+        part = (part.filter(pl.col("status") != "insufficient")
+                .with_columns(r=pl.when(pl.col("status") == "none").then(pl.lit(float("inf")))
+                              .otherwise(pl.col("detectable_pct")))
+                .group_by(["benchmark", "n_nodes", "hardware_type"])
+                .agg(r=pl.col("r").sort().get((pl.len() - 1) // 2))
+                .with_columns(
+                    status=pl.when(pl.col("r").is_infinite()).then(pl.lit("none"))
+                    .otherwise(pl.lit("detectable")),
+                    detectable_pct=pl.when(pl.col("r").is_infinite()).then(None)
+                    .otherwise(pl.col("r"))))
+        keep = part["benchmark"].unique().sort().head(MAX_HEATMAP_ROWS_AGGREGATED)
+        part = part.filter(pl.col("benchmark").is_in(keep.implode()))
+    text = (pl.when(pl.col("status") == "insufficient").then(pl.lit("–"))
+            .when(pl.col("detectable_pct").is_null()).then(pl.lit("no"))
+            .otherwise(pl.col("detectable_pct").round(1).cast(pl.String)
+                       .str.strip_suffix(".0")))
+    rows = (part.with_columns(text=text,
+                              detectable_pct=pl.when(pl.col("status") == "insufficient")
+                              .then(None).otherwise(pl.col("detectable_pct")))
+            .with_columns(row=pl.col(key) + pl.lit(" · ") + nodes_text(pl.col("n_nodes")))
+            .sort([key, "n_nodes", "hardware_type"]))
+    return rows.select("row", "hardware_type", "detectable_pct", "text", "status"), aggregated
+
+
+def nodes_text(n: pl.Expr) -> pl.Expr:
+    return n.cast(pl.String) + pl.when(n == 1).then(pl.lit(" node")).otherwise(pl.lit(" nodes"))
+
+
+def distribution(part: pl.DataFrame) -> pl.DataFrame:
+    """Counts of combinations per minimal detectable regression and number of nodes."""
+    usable = part.filter(pl.col("status") != "insufficient")
+    out = (usable.with_columns(
+        r_label=pl.when(pl.col("detectable_pct").is_null()).then(pl.lit("no"))
+        .otherwise(pl.col("detectable_pct").round(3).cast(pl.String).str.strip_suffix(".0")),
+        r_order=pl.when(pl.col("detectable_pct").is_null()).then(pl.lit(1e9))
+        .otherwise(pl.col("detectable_pct")))
+        .group_by(["r_label", "r_order", "n_nodes"]).agg(n=pl.len())
+        .sort(["r_order", "n_nodes"])
+        .with_columns(nodes=pl.col("n_nodes").cast(pl.String)))
+    return out.select("r_label", "r_order", "nodes", "n")

@@ -1,0 +1,16 @@
+-- report_aa_fpr: A/A false-positive rates (seed 001 section 4.2.1, SPEC 5.3) from the
+-- latest `aa-fpr` job run of each campaign (table aa_fpr), fp_rate in percent.
+-- Parameters: $campaign (NULL: every campaign).
+WITH latest AS (
+    SELECT campaign, max(job_run_id) AS job_run_id
+    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
+          FROM job_runs WHERE job = 'aa-fpr')
+    WHERE $campaign IS NULL OR campaign = $campaign
+    GROUP BY campaign
+)
+SELECT
+    a.campaign, a.hardware_type, a.benchmark, a.settings, a.metric,
+    a.strategy, a.n_nodes, a.draws, a.alpha, a.fp_rate * 100 AS fp_rate_pct, a.reason
+FROM aa_fpr AS a
+JOIN latest AS l ON a.campaign = l.campaign AND a.job_run_id = l.job_run_id
+ORDER BY a.campaign, a.strategy, a.n_nodes, a.hardware_type, a.benchmark

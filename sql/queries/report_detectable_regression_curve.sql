@@ -1,0 +1,20 @@
+-- report_detectable_regression_curve: the mean false- and true-positive rates (in
+-- percent) over all configurations and hardware types, per campaign, strategy, number
+-- of nodes and tested regression r (seed 001 Figures 6-7), from the latest
+-- `detectable-regression` job run of each campaign (table detectable_regression_curve).
+-- Parameters: $campaign (NULL: every campaign).
+WITH latest AS (
+    SELECT campaign, max(job_run_id) AS job_run_id
+    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
+          FROM job_runs WHERE job = 'detectable-regression')
+    WHERE $campaign IS NULL OR campaign = $campaign
+    GROUP BY campaign
+)
+SELECT
+    c.campaign, c.strategy, c.n_nodes, c.r_pct,
+    avg(c.fp_rate) * 100 AS fp_rate_pct, avg(c.tp_rate) * 100 AS tp_rate_pct,
+    count(*) AS n_combinations
+FROM detectable_regression_curve AS c
+JOIN latest AS l ON c.campaign = l.campaign AND c.job_run_id = l.job_run_id
+GROUP BY c.campaign, c.strategy, c.n_nodes, c.r_pct
+ORDER BY c.campaign, c.strategy, c.n_nodes, c.r_pct

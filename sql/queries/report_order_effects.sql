@@ -1,0 +1,22 @@
+-- report_order_effects: the order-effects report's rows (seed 000 sections 3 and 5,
+-- SPEC 5.1 and 12): one row per configuration and hardware type from the latest
+-- `order-effects` job run of each campaign (table order_effects, sql/schema/020).
+-- Parameters: $campaign (NULL: every campaign).
+WITH latest AS (
+    SELECT campaign, max(job_run_id) AS job_run_id
+    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
+          FROM job_runs WHERE job = 'order-effects')
+    WHERE $campaign IS NULL OR campaign = $campaign
+    GROUP BY campaign
+)
+SELECT
+    o.campaign, o.hardware_type, o.benchmark, o.settings, o.metric,
+    o.unit, o.higher_is_better, o.family,
+    o.n_fixed, o.n_random, o.kw_h, o.kw_p, o.reject_alpha, o.reject_bonferroni,
+    o.eta2, o.delta_pct, o.delta_median_pct,
+    o.median_fixed, o.ci_fixed_low, o.ci_fixed_high,
+    o.median_random, o.ci_random_low, o.ci_random_high, o.ci_case,
+    o.alpha, o.m, o.ci_confidence
+FROM order_effects AS o
+JOIN latest AS l ON o.campaign = l.campaign AND o.job_run_id = l.job_run_id
+ORDER BY o.campaign, o.hardware_type, o.benchmark, o.settings, o.metric

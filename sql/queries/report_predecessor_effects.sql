@@ -1,0 +1,23 @@
+-- report_predecessor_effects: the predecessor section of the order-effects report
+-- (SPEC 5.1, beyond the paper): one row per configuration and hardware type from the
+-- latest `predecessor-effects` job run of each campaign (table predecessor_effects,
+-- sql/schema/021), with the worst predecessor's median CI as % of the median after
+-- any other test. Parameters: $campaign (NULL: every campaign).
+WITH latest AS (
+    SELECT campaign, max(job_run_id) AS job_run_id
+    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
+          FROM job_runs WHERE job = 'predecessor-effects')
+    WHERE $campaign IS NULL OR campaign = $campaign
+    GROUP BY campaign
+)
+SELECT
+    p.campaign, p.hardware_type, p.benchmark, p.settings, p.metric, p.unit,
+    p.n_random, p.n_predecessors, p.kw_p, p.eta2, p.reject_bonferroni,
+    p.worst_predecessor_benchmark, p.worst_predecessor_settings, p.worst_is_run_start,
+    p.worst_n, p.rest_n, p.median_shift_pct AS shift_pct,
+    (p.worst_ci_low - p.rest_median) / nullif(abs(p.rest_median), 0) * 100 AS low_pct,
+    (p.worst_ci_high - p.rest_median) / nullif(abs(p.rest_median), 0) * 100 AS high_pct,
+    p.ci_case, p.mwu_p_adjusted
+FROM predecessor_effects AS p
+JOIN latest AS l ON p.campaign = l.campaign AND p.job_run_id = l.job_run_id
+ORDER BY p.campaign, p.hardware_type, p.benchmark, p.settings, p.metric

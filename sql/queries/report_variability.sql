@@ -1,0 +1,19 @@
+-- report_variability: RSD per configuration and hardware type (seed 001 section 4.1,
+-- SPEC 5.2) from the latest `variability` job run of each campaign (table
+-- variability). Parameters: $campaign (NULL: every campaign).
+WITH latest AS (
+    SELECT campaign, max(job_run_id) AS job_run_id
+    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
+          FROM job_runs WHERE job = 'variability')
+    WHERE $campaign IS NULL OR campaign = $campaign
+    GROUP BY campaign
+)
+SELECT
+    v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric, v.unit,
+    v.n_values, v.n_outliers, v.n_nodes, v.n_runs, v.mean, v.median,
+    v.rsd_total_pct, v.rsd_node_mean_pct, v.rsd_node_sd_pct,
+    v.rsd_run_mean_pct, v.rsd_run_sd_pct,
+    v.share_nodes_pct, v.share_runs_pct, v.share_within_pct, v.reason
+FROM variability AS v
+JOIN latest AS l ON v.campaign = l.campaign AND v.job_run_id = l.job_run_id
+ORDER BY v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric

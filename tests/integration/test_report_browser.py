@@ -1,0 +1,163 @@
+"""Every report opened in headless Chromium (Debian's ``chromium``, installed by
+``.ci/setup --browser``), offline: every chart drew, the page fetched nothing and
+caused no policy violation, and no hostile benchmark name became markup or ran."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from perfwarehouse.generate import generate_to_file
+from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
+from perfwarehouse.reports import get
+from perfwarehouse.reports.page import Column, Figure, Page, Section, Table
+from perfwarehouse.reports.render import render_html, write_report
+from perfwarehouse.warehouse.store import Warehouse
+from tests import browser
+from tests.conftest import ORDERSAGE_DIRS
+from tests.reports_support import (
+    analyse,
+    hostile_trials,
+    laaber_analyses,
+    longterm_warehouse,
+    reference_order_effects,
+    registered,
+    synthetic_triscale,
+)
+
+pytestmark = [
+    pytest.mark.browser, pytest.mark.integration,
+    pytest.mark.skipif(browser.chromium() is None,
+                       reason="chromium is not installed (run .ci/setup --browser)"),
+]
+
+
+def assert_every_chart_drew(loaded: browser.Loaded, expected_at_least: int) -> None:
+    status = loaded.status
+    assert status.get("state") == "done", f"the page did not finish drawing: {status}"
+    assert int(status["charts"]) == len(loaded.charts) >= expected_at_least
+    bad = [c for c in loaded.charts if c.status != "drawn" or c.items == 0 or c.warnings]
+    assert not bad, f"charts that did not draw cleanly: {bad} {loaded.failures}"
+    assert status["drawn"] == status["charts"] and status["failed"] == "0"
+    assert status["resources"] == "0", "the page fetched something"
+    assert status["violations"] == "0", status.get("violation-list")
+
+
+def pwned(dom: str) -> bool:
+    """Whether a hostile payload ran: each sets data-pwned on <body>."""
+    body = re.search(r"<body[^>]*>", dom)
+    return body is None or "data-pwned" in body.group(0)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every report, from warehouses that hold what each needs."""
+    root = tmp_path_factory.mktemp("browser")
+    out: dict[str, Path] = {}
+
+    order = Warehouse(root / "order")
+    for directory in ORDERSAGE_DIRS.values():
+        ingest_ordersage(order, [directory])
+    ingest_jsonl(order, [hostile_trials(root / "hostile.jsonl")])
+    analyse(order, "order-effects", reference_order_effects)
+    if registered("predecessor-effects"):
+        analyse(order, "predecessor-effects", reference_order_effects)
+    out["order-effects"] = get("order-effects").write(order, out=root / "order-effects.html")
+
+    laaber = Warehouse(root / "laaber")
+    generate_to_file("laaber-cloud", root / "laaber.jsonl", seed=3, scale=0.1)
+    ingest_jsonl(laaber, [root / "laaber.jsonl", hostile_trials(root / "hostile2.jsonl")])
+    laaber_analyses(laaber)
+    if not registered("triscale-kpi"):
+        synthetic_triscale(laaber)
+    out["variability"] = get("variability").write(laaber, out=root / "variability.html")
+    out["triscale"] = get("triscale").write(laaber, out=root / "triscale.html")
+
+    longterm, _truth = longterm_warehouse(tmp_path_factory.getbasetemp())
+    out["fleet"] = get("fleet").write(longterm, out=root / "fleet.html")
+    return out
+
+
+@pytest.mark.parametrize(("name", "charts"), [
+    ("order-effects", 8), ("variability", 8), ("triscale", 5), ("fleet", 5)])
+def test_every_chart_draws_offline(pages: dict[str, Path], name: str, charts: int) -> None:
+    loaded = browser.load(pages[name])
+    assert_every_chart_drew(loaded, charts)
+    assert not pwned(loaded.dom)
+
+
+def test_hostile_names_are_text_in_the_browser(pages: dict[str, Path]) -> None:
+    loaded = browser.load(pages["order-effects"])
+    dom = loaded.dom
+    assert not pwned(dom)  # neither the injected <script> nor the onerror ran
+    markup = re.sub(r"<script\b[^>]*>.*?</script>", "", dom, flags=re.S | re.I)
+    assert "<img" not in markup.lower()  # no element (as text it is "&lt;img")
+    # the names are there, as text of table cells and of SVG labels
+    assert "&lt;/script&gt;&lt;script&gt;document.body.setAttribute" in dom
+    assert "\"&gt;&lt;img src=x onerror=" in dom
+
+
+def test_the_status_catches_a_broken_and_an_empty_chart(tmp_path: Path) -> None:
+    """The recorder can fail: a chart with a Vega warning and a chart without data
+    are reported as such, so "drawn" above means something."""
+    warns = alt.Chart(pl.DataFrame({"x": [0.0, 1.0], "y": [0.0, 2.0]})).mark_point().encode(
+        x=alt.X("x:Q", title="x (s)", scale=alt.Scale(type="log")),
+        y=alt.Y("y:Q", title="y (s)")).properties(title="t", description="d.")
+    empty = alt.Chart(pl.DataFrame({"x": [1.0]})).mark_point().encode(
+        x=alt.X("x:Q", title="x (s)")).transform_filter("datum.x > 5").properties(
+        title="t", description="d.")
+    page = write_report(Page("t", "", (Section("s", "", (Figure(warns, "warns"),
+                                                         Figure(empty, "empty"))),)),
+                        tmp_path / "broken.html")
+    loaded = browser.load(page)
+    assert loaded.status["state"] == "done"
+    by_name = {c.name: c for c in loaded.charts}
+    assert by_name["warns"].warnings
+    assert by_name["empty"].status == "empty" and loaded.status["empty"] == "1"
+
+
+def test_every_chart_builder_draws(tmp_path: Path) -> None:
+    """Each chart function of perfwarehouse.reports.charts, on the sample tables of its
+    snapshot test, draws in the browser without a Vega warning."""
+    from tests.unit.reports.test_charts import CHARTS
+
+    figures = tuple(Figure(build(), name) for name, build in sorted(CHARTS.items()))
+    page = write_report(Page("gallery", "", (Section("charts", "", figures),)),
+                        tmp_path / "gallery.html")
+    assert_every_chart_drew(browser.load(page), len(figures))
+
+
+def test_tables_sort_and_filter(tmp_path: Path) -> None:
+    """The page's own table script: a click on a header sorts (numbers as numbers, empty
+    cells last), typing in the box hides the rows that do not match every word."""
+    table = Table("t", "c", (Column("name", "name"), Column("p", "p", "pvalue")),
+                  pa.table({"name": ["b x", "a y", "c x", "d"], "p": [0.5, 1e-9, None, 0.02]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    probe = """<script>
+    var th = document.querySelectorAll("thead th");
+    function names() { return Array.from(document.querySelectorAll("tbody tr"))
+        .filter(function (r) { return !r.hidden; })
+        .map(function (r) { return r.cells[0].textContent; }).join(","); }
+    th[1].querySelector("button").click();
+    document.body.setAttribute("data-p-ascending", names());
+    th[1].querySelector("button").click();
+    document.body.setAttribute("data-p-descending", names());
+    th[0].querySelector("button").click();
+    document.body.setAttribute("data-name-ascending", names());
+    var box = document.querySelector("input.table-search");
+    box.value = "X b"; box.dispatchEvent(new Event("input"));
+    document.body.setAttribute("data-filtered", names());
+    document.body.setAttribute("data-count", document.querySelector(".table-count").textContent);
+    </script></body>"""
+    page = tmp_path / "table.html"
+    page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(page).dom).group(0)
+    assert 'data-p-ascending="a y,d,b x,c x"' in body
+    assert 'data-p-descending="b x,d,a y,c x"' in body
+    assert 'data-name-ascending="a y,b x,c x,d"' in body
+    assert 'data-filtered="b x"' in body and 'data-count="1 of 4 rows"' in body

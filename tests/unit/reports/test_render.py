@@ -1,0 +1,163 @@
+"""The renderer: JSON that is safe inside <script>, HTML text escaped everywhere, the
+JavaScript bundle once, tables, atomic writes, PNG export."""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import math
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfwarehouse.reports import charts
+from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table
+from perfwarehouse.reports.render import (
+    format_value,
+    javascript_bundle,
+    render_html,
+    script_json,
+    write_report,
+)
+from tests.reports_support import HOSTILE_IMG, HOSTILE_NAMES, HOSTILE_SCRIPT
+
+UNSAFE = "<>&\u2028\u2029"
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20))
+@settings(max_examples=200, deadline=None)
+def test_script_json_round_trips_and_has_no_unsafe_character(value: object) -> None:
+    text = script_json(value)
+    assert not any(c in text for c in UNSAFE)
+    assert json.loads(text) == value
+
+
+def test_script_json_hostile_strings() -> None:
+    for name in (*HOSTILE_NAMES, "</SCRIPT >", "<!--<script>"):
+        text = script_json({"benchmark": name})
+        assert "<" not in text and ">" not in text and "&" not in text
+        assert json.loads(text) == {"benchmark": name}
+
+
+def test_script_json_refuses_nan() -> None:
+    with pytest.raises(ValueError):
+        script_json({"x": math.nan})
+
+
+def test_bundle_is_safe_inside_a_script_element() -> None:
+    bundle = javascript_bundle()
+    assert len(bundle) > 100_000
+    assert "</script" not in bundle.lower() and "<!--" not in bundle
+    assert "vegaEmbed" in bundle
+
+
+class _Collect(html.parser.HTMLParser):
+    """Elements and text of a page, as a browser would parse them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self._script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._script = False
+
+    def handle_data(self, data: str) -> None:
+        (self.scripts if self._script else self.text).append(data)
+
+
+def hostile_page() -> Page:
+    chart = charts.order_delta_curve(pl.DataFrame({
+        "group": [HOSTILE_SCRIPT, HOSTILE_IMG], "config": list(HOSTILE_NAMES[:2]),
+        "hardware_type": ["<b>h</b>", "h"], "delta_pct": [1.0, -2.0]}),
+        title=f"title {HOSTILE_SCRIPT}")
+    table = Table(f"table {HOSTILE_IMG}", f"caption {HOSTILE_SCRIPT}",
+                  (Column("benchmark", f"head {HOSTILE_IMG}"), Column("p", "p", "pvalue")),
+                  pa.table({"benchmark": list(HOSTILE_NAMES), "p": [1e-9, 0.5, None]}))
+    return Page(f"page {HOSTILE_SCRIPT}", f"intro {HOSTILE_IMG}", (
+        Section(f"section {HOSTILE_SCRIPT}", f"intro {HOSTILE_IMG}", (
+            Figure(chart, HOSTILE_IMG), table, Notice(HOSTILE_SCRIPT, "missing"))),
+        Section("second", "", ())), (f"run {HOSTILE_IMG}",))
+
+
+def test_every_hostile_string_stays_text() -> None:
+    page = render_html(hostile_page())
+    body = page.replace(javascript_bundle(), "")
+    assert HOSTILE_SCRIPT not in body and HOSTILE_IMG not in body and "<b>h</b>" not in body
+    parsed = _Collect()
+    parsed.feed(page)
+    tags = [t for t, _ in parsed.tags]
+    assert "img" not in tags and "b" not in tags
+    # the only scripts: one JSON spec, the bundle, the drawing and the table scripts
+    scripts = [a for t, a in parsed.tags if t == "script"]
+    assert len(scripts) == 4 and scripts[0].get("type") == "application/json"
+    # the hostile strings come back as text ...
+    text = "".join(parsed.text)
+    for fragment in (f"page {HOSTILE_SCRIPT}", f"section {HOSTILE_SCRIPT}", HOSTILE_NAMES[2],
+                     f"head {HOSTILE_IMG}", f"caption {HOSTILE_SCRIPT}"):
+        assert fragment in text
+    # ... and as data in the spec, unchanged
+    spec = json.loads(parsed.scripts[0])
+    rows = [row for data in spec["datasets"].values() for row in data]
+    assert {row.get("group") for row in rows} >= {HOSTILE_SCRIPT, HOSTILE_IMG}
+    assert {row.get("config") for row in rows} >= set(HOSTILE_NAMES[:2])
+    assert spec["title"]["text"] == f"title {HOSTILE_SCRIPT}"
+    # attribute values are quoted and escaped (the chart name)
+    names = [a.get("data-chart-name") for t, a in parsed.tags if "data-chart-id" in a]
+    assert names == [HOSTILE_IMG]
+
+
+def test_page_structure_counts() -> None:
+    page = render_html(hostile_page())
+    assert page.count(javascript_bundle()) == 1
+    assert page.count('data-chart-status="pending"') == 1
+    assert page.count('<section id="s') == 2
+    assert '<nav><ol>' in page  # more than one section: a table of contents
+    assert 'id="report-status"' in page
+
+
+def test_table_cells_are_formatted_and_sortable() -> None:
+    page = render_html(hostile_page())
+    assert 'data-type="num"' in page and 'data-type="text"' in page
+    assert '<td data-v="1e-09">1.00e-09</td>' in page
+    assert '<td data-v="0.5">0.5000</td>' in page
+    assert '<td data-v=""></td>' in page  # a null sorts last, shows nothing
+
+
+@pytest.mark.parametrize(("fmt", "value", "shown"), [
+    ("int", 1234567, "1,234,567"), ("float", 0.000123456, "0.0001235"),
+    ("float", 123456.7, "1.235e+05"), ("pct", 12.3456, "12.35"), ("pvalue", 0.0123, "0.0123"),
+    ("pvalue", 1e-30, "1.00e-30"), ("bool", True, "yes"), ("bool", False, "no"),
+    ("text", "a<b", "a<b")])
+def test_format_value(fmt: str, value: object, shown: str) -> None:
+    assert format_value(Column("f", "f", fmt), value) == shown  # type: ignore[arg-type]
+
+
+def test_write_report_is_atomic_and_exports_png(tmp_path: Path) -> None:
+    out = tmp_path / "a" / "b" / "page.html"
+    page = hostile_page()
+    assert write_report(page, out, png_dir=tmp_path / "png") == out
+    assert out.read_text(encoding="utf-8") == render_html(page)
+    assert [p.name for p in tmp_path.glob("a/b/*")] == ["page.html"]
+    pngs = list((tmp_path / "png").glob("*.png"))
+    assert len(pngs) == 1 and pngs[0].read_bytes()[:4] == b"\x89PNG"
+    assert "<" not in pngs[0].name and ">" not in pngs[0].name
+
+
+def test_figure_caption_is_the_chart_description() -> None:
+    chart = alt.Chart(pl.DataFrame({"a": [1]})).mark_point().encode(x="a:Q").properties(
+        description="Read it like this.")
+    assert Figure(chart, "x").caption == "Read it like this."
