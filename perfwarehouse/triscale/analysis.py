@@ -23,7 +23,7 @@ from perfwarehouse.stats.order_statistics import (
     percentile_bound,
     percentile_interval,
 )
-from perfwarehouse.stats.theil_sen import theil_sen
+from perfwarehouse.stats.theil_sen import BRUTE_FORCE_PAIRS, theil_sen, trend_ci_contains_zero
 
 Method = Literal["default", "triscale"]
 Measure = float | str
@@ -338,14 +338,19 @@ def independence_test(x: object, method: Method = "default", alpha: float = 0.05
         return IndependenceResult(stationary.converged and not violating, stationary.converged,
                                   violating, method, n, band, n - 1, stationary.low,
                                   stationary.high)
-    trend = theil_sen(values, index, 1.0 - alpha / 2.0)
-    trend_free = bool(trend.low <= 0.0 <= trend.high)
+    if n * (n - 1) // 2 <= BRUTE_FORCE_PAIRS:
+        trend = theil_sen(values, index, 1.0 - alpha / 2.0)
+        trend_free = bool(trend.low <= 0.0 <= trend.high)
+        trend_low, trend_high = trend.low, trend.high
+    else:  # the same decision from two counts (the CI's values are not needed)
+        trend_free = trend_ci_contains_zero(values, 1.0 - alpha / 2.0)
+        trend_low = trend_high = None
     h = min(n - 1, max(10, int(math.floor(10 * math.log10(n)))))
     band = float(sps.norm.ppf(1.0 - alpha / (4.0 * h))) / math.sqrt(n)
     rho = acf(sps.rankdata(values) if ranks else values, h)
     violating = tuple(int(k) for k in np.nonzero(np.abs(rho[1:]) > band)[0] + 1)
     return IndependenceResult(trend_free and not violating, trend_free, violating, method, n,
-                              band, h, trend.low, trend.high)
+                              band, h, trend_low, trend_high)
 
 
 # ---------------------------------------------------------------------- KPI

@@ -109,3 +109,17 @@ def test_slope_shifts_by_c_when_c_x_is_added() -> None:
     a = theil_sen(y, x, brute_force_pairs=0)
     b = theil_sen(y + 0.5 * x, x, brute_force_pairs=0)
     assert b.slope == pytest.approx(a.slope + 0.5, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_trend_test_by_counts_equals_the_ci(seed: int) -> None:
+    from perfwarehouse.stats.theil_sen import trend_ci_contains_zero
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 300))
+    y = rng.normal(size=n) + rng.choice([0.0, 0.002, 0.01]) * np.arange(n)
+    if seed % 3 == 0:
+        y = np.round(y * 2)
+    for confidence in (0.975, 0.5, 0.9):
+        fit = theil_sen(y, confidence=confidence)
+        assert trend_ci_contains_zero(y, confidence) == (fit.low <= 0 <= fit.high)
