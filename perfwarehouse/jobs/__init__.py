@@ -4,8 +4,12 @@ the demo and the Python API know about, in the order the demo runs them."""
 from __future__ import annotations
 
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
+from perfwarehouse.jobs.profile import PROFILE
+from perfwarehouse.jobs.trends import TRENDS
+from perfwarehouse.jobs.triscale_jobs import CONVERGENCE, INDEPENDENCE, KPI, VARIABILITY
 
 JOBS: tuple[Job, ...] = ()
+JOBS += (CONVERGENCE, KPI, VARIABILITY, INDEPENDENCE, PROFILE, TRENDS)  # TriScale (issue 5)
 
 
 def get(name: str) -> Job:

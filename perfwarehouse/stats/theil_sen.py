@@ -31,7 +31,7 @@ from scipy.special import ndtri
 from perfwarehouse.kernels import theil_sen as kern
 
 #: pairs up to which every slope is listed and sorted (faster than selecting)
-BRUTE_FORCE_PAIRS = 200_000
+BRUTE_FORCE_PAIRS = 20_000
 _ULP_MARGIN = 64 * np.finfo(np.float64).eps
 
 
@@ -159,7 +159,7 @@ class _Selector:
         self.xs, self.ys, self.group_start, self.total = xs, ys, group_start, n_slopes
         n = xs.size
         self.sample_size = int(min(max(n, 2000), 1_000_000))
-        self.enumerate_at = int(max(8 * n, 50_000))
+        self.enumerate_at = int(max(8 * n, 100_000))
         x_range = float(xs[-1] - xs[0])
         self.scale = float(np.max(np.abs(ys))) / x_range  # a slope magnitude of the data
         self.rng = np.random.default_rng(seed)
@@ -271,8 +271,8 @@ class _Selector:
 
     def _sample(self, lower: float, upper: float, m: int) -> np.ndarray:
         r = self.sample_size
-        if lower == -math.inf and upper == math.inf:
-            return kern.random_pair_slopes(self.xs, self.ys, r, self._seed())
+        if lower == -math.inf and upper == math.inf:  # cheap: draw more
+            return kern.random_pair_slopes(self.xs, self.ys, max(r, 20_000), self._seed())
         rho = min(1.0, r / m)
         slopes, overflow = self._between(lower, upper, 2, rho, int(2 * r + 1000))
         return slopes if not overflow else slopes[: r]

@@ -338,7 +338,7 @@ def independence_test(x: object, method: Method = "default", alpha: float = 0.05
         return IndependenceResult(stationary.converged and not violating, stationary.converged,
                                   violating, method, n, band, n - 1, stationary.low,
                                   stationary.high)
-    if n * (n - 1) // 2 <= BRUTE_FORCE_PAIRS:
+    if n * (n - 1) // 2 <= BRUTE_FORCE_PAIRS:  # small: the CI's values come for free
         trend = theil_sen(values, index, 1.0 - alpha / 2.0)
         trend_free = bool(trend.low <= 0.0 <= trend.high)
         trend_low, trend_high = trend.low, trend.high
