@@ -11,11 +11,15 @@ its environment, so one is built per hardware type (or per node, ``--by node``):
    comparable, and the configuration median removes each one's level.
 2. trials are pooled on a regular grid of ``--bin-hours`` (default 1 h): the
    median z of the trials started in each bin (robust to the long tails and to
-   the few drifting configurations); empty bins are filled by linear
-   interpolation (TriScale fills with the median, which flattens a sparse series).
+   the few drifting configurations); empty bins stay empty and each lag's
+   autocorrelation comes from the pairs of observed bins (TriScale fills gaps
+   with the median, which flattens a sparse series; interpolating invents
+   smooth stretches).
 3. the TriScale profile of that series: the convergence test over time, the ACF
    at every lag with its 95 % band, and the seasonal periods (peaks above the
-   band, confirmed above the Bonferroni band over the lags searched).
+   band, confirmed above the Bonferroni band over the lags searched), searched up
+   to ``--max-period-days`` (14) after removing wander slower than
+   ``--highpass-days`` (28) with a moving average.
 
 Periods are found when the environment is sampled often enough: at least a few
 runs per period (a type with one run every few days shows no daily cycle).
@@ -55,6 +59,11 @@ class ProfileParams:
                     choices=("hardware_type", "node"))
     bin_hours: float = param(1.0, "Width of the regular time grid's bins, in hours.")
     min_bins: int = param(72, "Skip environments whose series spans fewer bins.")
+    max_period_days: float = param(14.0, "Longest seasonal period searched, in days.")
+    short_range_hours: float = param(3.0, "Correlation within this span widens the confirming "
+                                     "band (Bartlett).")
+    highpass_days: float = param(28.0, "Remove slower wander first: subtract a moving average "
+                                 "over this many days (0: off).")
 
 
 def relative_scores(table: pa.Table) -> np.ndarray:
@@ -96,7 +105,9 @@ def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Tabl
         ends = np.r_[starts[1:], b.size]
         medians = np.array([np.median(zz[s:e]) for s, e in zip(starts, ends)])
         times = t[idx].min() + b[starts] * step
-        res = profile(times, medians, step=step)
+        res = profile(times, medians, step=step, max_period_s=params.max_period_days * 86400.0,
+                      highpass_s=params.highpass_days * 86400.0 if params.highpass_days else None,
+                      short_range_s=params.short_range_hours * 3600.0, fill="none")
         periods = res.seasonal_periods
         rows.append({"campaign": campaign, "hardware_type": hw, "node": node, "n_bins": res.n,
                      "step_s": res.step_s, "filled_bins": res.filled, "trials": int(idx.size),
@@ -112,7 +123,7 @@ def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Tabl
             "hardware_type": pa.array([hw] * lags.size, pa.string()),
             "node": pa.array([node] * lags.size, pa.string()),
             "lag": pa.array(lags, pa.int64()), "lag_s": pa.array(lags * res.step_s),
-            "acf": pa.array(res.acf), "band": pa.array(np.full(lags.size, res.band))}))
+            "acf": pa.array(res.acf), "band": pa.array(res.lag_band)}))
     acf_table = pa.concat_tables(acf_rows) if acf_rows else ACF_SCHEMA.empty_table()
     return {"triscale_profile": pa.Table.from_pylist(rows, schema=PROFILE_SCHEMA),
             "triscale_profile_acf": acf_table}

@@ -272,7 +272,7 @@ class _Selector:
     def _sample(self, lower: float, upper: float, m: int) -> np.ndarray:
         r = self.sample_size
         if lower == -math.inf and upper == math.inf:  # cheap: draw more
-            return kern.random_pair_slopes(self.xs, self.ys, max(r, 20_000), self._seed())
+            return kern.random_pair_slopes(self.xs, self.ys, max(r, 10_000), self._seed())
         rho = min(1.0, r / m)
         slopes, overflow = self._between(lower, upper, 2, rho, int(2 * r + 1000))
         return slopes if not overflow else slopes[: r]
@@ -294,6 +294,10 @@ class _Selector:
                 groups.append([w])
         if len(groups) == 1 and groups[0][0][0] < 0 and groups[0][-1][1] >= r:
             groups = [[w] for w in windows]  # chained windows span everything: split them
+        elif len(groups) > 1:  # one interval for all, when few enough slopes to list it
+            span = (min(windows[-1][1], r) - max(windows[0][0], 0)) / r * m
+            if span <= self.enumerate_at:
+                groups = [windows]
         result = []
         for g in groups:
             lo_i = min(w[0] for w in g)
@@ -326,12 +330,13 @@ class _Selector:
         slopes, overflow = self._between(lower, upper, 1, 1.0, int(m + m // 8 + 1000))
         if overflow:
             return False
-        slopes.sort()
+        positions = [k - c_lower for k in ranks]
+        if not all(0 <= i < slopes.size for i in positions):
+            return False
+        slopes = np.partition(slopes, positions)
         found = {}
         for k in ranks:
             i = k - c_lower
-            if not 0 <= i < slopes.size:
-                return False
             v = float(slopes[i])
             if lower != -math.inf and not v > lower + self.margin(lower):
                 return False

@@ -249,7 +249,7 @@ def test_variability_too_few_sequels() -> None:
 def test_profile_finds_daily_and_weekly_periods() -> None:
     rng = np.random.default_rng(9)
     hours = np.arange(24 * 7 * 10)
-    y = (np.sin(2 * np.pi * hours / 24) + 0.8 * np.sin(2 * np.pi * hours / 168)
+    y = (np.sin(2 * np.pi * hours / 24) + 1.5 * np.sin(2 * np.pi * hours / 168)
          + rng.normal(0, 0.8, hours.size))
     keep = rng.random(hours.size) > 0.3  # irregular: 30 % of the hours missing
     r = triscale.profile(hours[keep] * 3600.0, y[keep])
