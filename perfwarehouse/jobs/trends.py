@@ -86,8 +86,9 @@ def summarize_trends(tables: dict[str, pa.Table], params: TrendParams) -> list[s
     if t.num_rows == 0:
         return [f"trends: no series with {params.min_points} or more trials"]
     drifting = [i for i, d in enumerate(t.column("drifting").to_pylist()) if d]
+    confidence = t.column("confidence")[0].as_py()  # as computed (after the family size)
     lines = [f"trends: {len(drifting):,} of {t.num_rows:,} series drift (CI at "
-             f"{100 * series_confidence(params):.4g} %, {params.correction})"]
+             f"{100 * confidence:.4g} %, {params.correction})"]
     slopes = t.column("slope_pct_per_30d").to_pylist()
     for i in sorted(drifting, key=lambda i: -abs(slopes[i]))[:3]:
         lines.append(f"  {t.column('hardware_type')[i]} {t.column('benchmark')[i]} "
