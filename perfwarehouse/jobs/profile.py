@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, param
+from perfwarehouse.jobs.series import trial_table
 from perfwarehouse.triscale.analysis import profile
 
 PROFILE_SCHEMA = pa.schema([
@@ -83,6 +84,7 @@ def relative_scores(table: pa.Table) -> np.ndarray:
 
 
 def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Table]:
+    table = trial_table(table)
     z = relative_scores(table)
     t = table.column("t").to_numpy().astype(np.float64)
     nodes = np.array(table.column("node").to_pylist(), dtype=object)

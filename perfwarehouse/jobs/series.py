@@ -23,7 +23,9 @@ class Trials:
     value: np.ndarray
 
     @classmethod
-    def of(cls, table: pa.Table) -> Trials:
+    def of(cls, rows: pa.Table) -> Trials:
+        """One entry per trial from the query's measurement rows (value = their median)."""
+        table = trial_table(rows)
         return cls(table, table.column("config_id").to_numpy(),
                    table.column("t").to_numpy().astype(np.float64),
                    table.column("value").to_numpy().astype(np.float64))
@@ -65,4 +67,33 @@ def split_windows(labels: np.ndarray) -> list[tuple[str, np.ndarray]]:
     out = []
     for label in uniq[np.argsort(first)]:
         out.append((str(label), np.flatnonzero(labels.astype(str) == label)))
+    return out
+
+
+NAMES = ("benchmark", "settings", "metric")
+
+
+def trial_table(rows: pa.Table) -> pa.Table:
+    """Collapse the ``triscale_trial_values`` rows (one per measurement, ordered by
+    configuration, time, run, iteration) to one row per trial: its first row's keys,
+    the median of its values, and the configuration's names on every row."""
+    if "iteration" not in rows.column_names:
+        return rows
+    config = rows.column("config_id").to_numpy()
+    run = rows.column("run_index").to_numpy()
+    value = rows.column("value").to_numpy().astype(np.float64)
+    n = config.size
+    change = np.flatnonzero((config[1:] != config[:-1]) | (run[1:] != run[:-1])) + 1
+    first = np.concatenate(([0], change)).astype(np.int64)
+    sizes = np.diff(np.concatenate((first, [n])))
+    values = value[first].copy()
+    for i in np.flatnonzero(sizes > 1):
+        values[i] = np.median(value[first[i]: first[i] + sizes[i]])
+    out = rows.take(pa.array(first)).drop_columns(["iteration", "value", *NAMES])
+    out = out.append_column("value", pa.array(values))
+    named = rows.filter(rows.column("benchmark").is_valid())
+    lookup = {c: i for i, c in enumerate(named.column("config_id").to_pylist())}
+    index = pa.array([lookup.get(c) for c in out.column("config_id").to_pylist()], pa.int64())
+    for name in NAMES:
+        out = out.append_column(name, named.column(name).take(index))
     return out

@@ -53,7 +53,7 @@ def series_confidence(params: TrendParams) -> float:
 
 def compute_trends(table: pa.Table, params: TrendParams) -> dict[str, pa.Table]:
     trials = Trials.of(table)
-    run_index = table.column("run_index").to_numpy().astype(np.float64)
+    run_index = trials.table.column("run_index").to_numpy().astype(np.float64)
     confidence = series_confidence(params)
     rows = []
     for start, end in trials.configurations():
@@ -88,7 +88,7 @@ def summarize_trends(tables: dict[str, pa.Table], params: TrendParams) -> list[s
     drifting = [i for i, d in enumerate(t.column("drifting").to_pylist()) if d]
     confidence = t.column("confidence")[0].as_py()  # as computed (after the family size)
     lines = [f"trends: {len(drifting):,} of {t.num_rows:,} series drift (CI at "
-             f"{100 * confidence:.4g} %, {params.correction})"]
+             f"{100 * confidence:.6g} %, {params.correction})"]
     slopes = t.column("slope_pct_per_30d").to_pylist()
     for i in sorted(drifting, key=lambda i: -abs(slopes[i]))[:3]:
         lines.append(f"  {t.column('hardware_type')[i]} {t.column('benchmark')[i]} "

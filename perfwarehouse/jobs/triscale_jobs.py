@@ -223,7 +223,7 @@ def compute_variability(table: pa.Table, params: VariabilityParams) -> dict[str,
     p = _fraction(params.percentile, "percentile")
     c = _fraction(params.confidence, "confidence")
     trials = Trials.of(table)
-    hib = table.column("higher_is_better").to_pylist()
+    hib = trials.table.column("higher_is_better").to_pylist()
     rows = []
     for start, end in trials.configurations():
         key = trials.key(start)
