@@ -168,7 +168,8 @@ class ConvergenceResult:
 
 def convergence_test(y: object, x: object = None, confidence: float = 0.95,
                      tolerance: float = 0.05, bounds: tuple[float, float] | None = None,
-                     measure: Measure | None = None) -> ConvergenceResult:
+                     measure: Measure | None = None,
+                     method: Method = "default") -> ConvergenceResult:
     """TriScale's convergence test (seed 003, 4.5; SPEC 8).
 
     With ``measure=None`` the points (x, y) themselves are tested (as for the weak
@@ -180,8 +181,11 @@ def convergence_test(y: object, x: object = None, confidence: float = 0.95,
     are tested instead, with y bounds = the run's raw min and max (see
     :func:`metric`). NaN points are dropped; x defaults to 0..n-1. A constant y
     (zero range) maps to 0 and converges; all x equal cannot be tested
-    (``converged=False``, NaN slope).
+    (``converged=False``, NaN slope). ``method`` is accepted for symmetry: the
+    rule is TriScale's in both (TriScale's random subsample of 100 points for
+    larger inputs is not reproducible, so every point is used).
     """
+    _method(method)
     confidence = _fraction("confidence", confidence)
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
@@ -258,15 +262,17 @@ class MetricResult:
 
 def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool = False,
            confidence: float = 0.95, tolerance: float = 0.05,
-           bounds: tuple[float, float] | None = None) -> MetricResult:
+           bounds: tuple[float, float] | None = None, method: Method = "default") -> MetricResult:
     """A run's metric (seed 003, 4.1; SPEC 8).
 
     Without convergence: the measure over all values (percentiles by numpy's
     ``quantile(method="nearest")``). With ``converge=True``: the measure over
     w = min(floor(n/2) + 1, 100) windows of floor(n/2) points, the convergence
     test on them, and the value = their median by ``method="nearest"``. A run
-    that fails keeps that value with ``converged=False`` (TriScale returns NaN).
+    that fails keeps that value with ``converged=False``; ``method="triscale"``
+    returns NaN for it, as TriScale does.
     """
+    _method(method)
     yy, xx = _paired(y, x)
     if not converge:
         return MetricResult(_whole_measure(yy, measure), None, n=int(yy.size))
@@ -275,6 +281,8 @@ def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool =
     wx, wy = _window_points(yy, xx, measure)
     test = convergence_test(wy, wx, confidence, tolerance, bounds)
     value = float(np.quantile(wy, 0.5, method="nearest"))
+    if method == "triscale" and not test.converged:
+        value = math.nan
     return MetricResult(value, test.converged, test.slope, test.low, test.high, int(yy.size),
                         int(wy.size))
 

@@ -109,6 +109,9 @@ def test_converged_and_not() -> None:
     assert triscale.metric(flat, measure="mean", converge=True).converged is True
     failed = triscale.metric(ramp, measure="mean", converge=True)
     assert failed.converged is False and failed.value == pytest.approx(50, abs=3)
+    assert math.isnan(triscale.metric(ramp, measure="mean", converge=True, method="triscale").value)
+    kept = triscale.metric(flat, measure="mean", converge=True, method="triscale")
+    assert kept.value == triscale.metric(flat, measure="mean", converge=True).value
 
 
 def test_constant_run_converges_and_tolerance_zero_is_allowed() -> None:
