@@ -25,6 +25,7 @@ import pyarrow as pa
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.series import SERIES_BY, Trials, split_windows, window_labels
+from perfwarehouse.stats.order_statistics import percentile_bound
 from perfwarehouse.triscale import analysis as ts
 
 METHODS = ("default", "triscale")
@@ -231,8 +232,6 @@ def compute_variability(table: pa.Table, params: VariabilityParams) -> dict[str,
         labels = window_labels(trials.t[start:end], params.series_by, str(key["campaign"]))
         kpis = []
         for _label, idx in split_windows(labels):
-            from perfwarehouse.stats.order_statistics import percentile_bound
-
             b = percentile_bound(trials.value[start:end][idx], kp, kc, side)  # type: ignore[arg-type]
             if b.value is not None:
                 kpis.append(b.value)
