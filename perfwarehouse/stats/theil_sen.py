@@ -271,8 +271,9 @@ class _Selector:
 
     def _sample(self, lower: float, upper: float, m: int) -> np.ndarray:
         r = self.sample_size
-        if lower == -math.inf and upper == math.inf:  # cheap: draw more
-            return kern.random_pair_slopes(self.xs, self.ys, max(r, 10_000), self._seed())
+        if lower == -math.inf and upper == math.inf:  # ~4 sqrt(N): the window then holds ~N^0.75
+            first = int(min(1_000_000, max(2_000, 4 * math.sqrt(self.total))))
+            return kern.random_pair_slopes(self.xs, self.ys, first, self._seed())
         rho = min(1.0, r / m)
         slopes, overflow = self._between(lower, upper, 2, rho, int(2 * r + 1000))
         return slopes if not overflow else slopes[: r]
