@@ -202,6 +202,28 @@ def analyze() -> None:
     """Run an analysis job; results go to a table keyed by job_run_id (see job_runs)."""
 
 
+# ------------------------------------------------------------ plan (TriScale)
+@cli.group(context_settings=CONTEXT)
+def plan() -> None:
+    """Design an experiment before running it (TriScale experiment sizing, seed 003 eq. 4)."""
+
+
+@plan.command("runs", context_settings=CONTEXT)
+@click.option("--percentile", "-p", type=float, required=True,
+              help="Percentile to estimate: 95 or 0.95 (50 for the median).")
+@click.option("--confidence", "-c", type=float, required=True, help="Confidence: 95 or 0.95.")
+@click.option("--robustness", "-r", type=int, default=0, show_default=True,
+              help="Runs that may be discarded (outliers) without losing the bound.")
+def plan_runs(percentile: float, confidence: float, robustness: int) -> None:
+    """How many runs a KPI (or series a variability score) needs."""
+    from perfwarehouse.triscale.planning import plan_runs_text
+
+    try:
+        echo(plan_runs_text(percentile, confidence, robustness))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @cli.group(context_settings=CONTEXT)
 def report() -> None:
     """Write a self-contained HTML report (opens offline, in any browser)."""

@@ -1,0 +1,99 @@
+"""Helpers shared by the TriScale, trends and profile jobs: split a partition's trials
+(rows ordered by configuration and time) into series, label time windows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+SERIES_BY = ("campaign", "day", "week", "month")
+DAY_S = 86400.0
+
+
+@dataclass(frozen=True)
+class Trials:
+    """Columns of the ``triscale_trial_values`` query as numpy arrays."""
+
+    table: pa.Table
+    config_id: np.ndarray
+    t: np.ndarray
+    value: np.ndarray
+
+    @classmethod
+    def of(cls, rows: pa.Table) -> Trials:
+        """One entry per trial from the query's measurement rows (value = their median)."""
+        table = trial_table(rows)
+        return cls(table, table.column("config_id").to_numpy(),
+                   table.column("t").to_numpy().astype(np.float64),
+                   table.column("value").to_numpy().astype(np.float64))
+
+    def configurations(self) -> Iterator[tuple[int, int]]:
+        """(start, end) row ranges of each configuration (rows are ordered by it)."""
+        if self.config_id.size == 0:
+            return
+        edges = np.flatnonzero(self.config_id[1:] != self.config_id[:-1]) + 1
+        bounds = np.concatenate(([0], edges, [self.config_id.size]))
+        yield from zip(bounds[:-1].tolist(), bounds[1:].tolist())
+
+    def key(self, row: int) -> dict[str, object]:
+        """The analysis key of a row (campaign, hardware type, configuration)."""
+        names = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric")
+        return {name: self.table.column(name)[row].as_py() for name in names}
+
+
+def window_labels(t: np.ndarray, series_by: str, campaign: str) -> np.ndarray:
+    """The series (time window) of each epoch-seconds time: the campaign, a day
+    (YYYY-MM-DD), an ISO week (its Monday) or a calendar month (YYYY-MM)."""
+    if series_by == "campaign":
+        return np.full(t.size, campaign, dtype=object)
+    stamps = (t * 1e6).astype("datetime64[us]")
+    if series_by == "day":
+        return np.datetime_as_string(stamps.astype("datetime64[D]")).astype(object)
+    if series_by == "week":
+        days = np.floor(t / DAY_S).astype(np.int64)
+        monday = days - (days + 3) % 7  # 1970-01-01 was a Thursday
+        return np.char.add("week of ", np.datetime_as_string(monday.astype("datetime64[D]"))).astype(object)
+    if series_by == "month":
+        return np.datetime_as_string(stamps.astype("datetime64[M]")).astype(object)
+    raise ValueError(f"series_by must be one of {SERIES_BY}, got {series_by!r}")
+
+
+def split_windows(labels: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """(label, row indices) of each window, windows in order of first appearance."""
+    uniq, first = np.unique(labels.astype(str), return_index=True)
+    out = []
+    for label in uniq[np.argsort(first)]:
+        out.append((str(label), np.flatnonzero(labels.astype(str) == label)))
+    return out
+
+
+NAMES = ("benchmark", "settings", "metric")
+
+
+def trial_table(rows: pa.Table) -> pa.Table:
+    """Collapse the ``triscale_trial_values`` rows (one per measurement, ordered by
+    configuration, time, run, iteration) to one row per trial: its first row's keys,
+    the median of its values, and the configuration's names on every row."""
+    if "iteration" not in rows.column_names:
+        return rows
+    config = rows.column("config_id").to_numpy()
+    run = rows.column("run_index").to_numpy()
+    value = rows.column("value").to_numpy().astype(np.float64)
+    n = config.size
+    change = np.flatnonzero((config[1:] != config[:-1]) | (run[1:] != run[:-1])) + 1
+    first = np.concatenate(([0], change)).astype(np.int64)
+    sizes = np.diff(np.concatenate((first, [n])))
+    values = value[first].copy()
+    for i in np.flatnonzero(sizes > 1):
+        values[i] = np.median(value[first[i]: first[i] + sizes[i]])
+    out = rows.take(pa.array(first)).drop_columns(["iteration", "value", *NAMES])
+    out = out.append_column("value", pa.array(values))
+    named = rows.filter(rows.column("benchmark").is_valid())
+    lookup = {c: i for i, c in enumerate(named.column("config_id").to_pylist())}
+    index = pa.array([lookup.get(c) for c in out.column("config_id").to_pylist()], pa.int64())
+    for name in NAMES:
+        out = out.append_column(name, named.column(name).take(index))
+    return out

@@ -1,0 +1,47 @@
+"""TriScale (seed 003, sections 4 and 6; SPEC 5.4, 8 and 9): experiment sizing, run
+metrics with convergence, KPIs, variability scores, independence and profiling.
+
+Every function takes fractions (0.95, not 95), validates its input and returns a
+frozen dataclass. ``method="triscale"`` reproduces the original tool's rules where
+perfwarehouse's default is better; docs-draft/triscale.md lists every difference.
+"""
+
+from __future__ import annotations
+
+from perfwarehouse.triscale.analysis import (
+    ConvergenceResult,
+    IndependenceResult,
+    KPIResult,
+    MetricResult,
+    ProfileResult,
+    SizingResult,
+    VariabilityResult,
+    as_fraction,
+    cdf_bounds,
+    convergence_test,
+    experiment_sizing,
+    independence_test,
+    kpi,
+    metric,
+    profile,
+    variability_score,
+)
+
+__all__ = [
+    "ConvergenceResult",
+    "IndependenceResult",
+    "KPIResult",
+    "MetricResult",
+    "ProfileResult",
+    "SizingResult",
+    "VariabilityResult",
+    "as_fraction",
+    "cdf_bounds",
+    "convergence_test",
+    "experiment_sizing",
+    "independence_test",
+    "kpi",
+    "metric",
+    "profile",
+    "variability_score",
+]

@@ -1,0 +1,10 @@
+-- triscale_independence: the independence test of each series of trial values in time
+-- order (seed 003 4.5, SPEC 8): which half failed and the lags outside the band.
+CREATE TABLE IF NOT EXISTS triscale_independence (
+    job_run_id BIGINT NOT NULL,
+    campaign VARCHAR, hardware_type VARCHAR, config_id UBIGINT,
+    benchmark VARCHAR, settings VARCHAR, metric VARCHAR,
+    series_by VARCHAR, series VARCHAR, n BIGINT,
+    independent BOOLEAN, weakly_stationary BOOLEAN, violating_lags INTEGER[],
+    band DOUBLE, max_lag BIGINT, method VARCHAR
+);

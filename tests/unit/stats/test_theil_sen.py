@@ -1,0 +1,125 @@
+"""Exact Theil-Sen: scipy's numbers, with and without selection, ties, NaN, tiny n."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from perfwarehouse.stats import theil_sen
+from tests.naive.theil_sen import theil_sen_naive
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def _data(rng: np.random.Generator, n: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    x = rng.normal(size=n) * 10
+    y = 0.3 * x + rng.standard_t(2, size=n)
+    if kind == "integers":
+        x, y = np.round(x), np.round(y)
+    elif kind == "coarse":  # few distinct values: many equal slopes and tied x
+        x, y = np.round(x / 5), np.round(y / 3) / 3
+    elif kind == "time":  # large offsets, like epoch seconds
+        x = 1.6e9 + np.sort(rng.uniform(0, 2.3e7, n))
+        y = 100 + 1e-7 * (x - 1.6e9) + rng.normal(size=n)
+    return x, y
+
+
+@pytest.mark.parametrize("kind", ["continuous", "integers", "coarse", "time"])
+@pytest.mark.parametrize("n", [2, 3, 4, 7, 30, 200, 1000])
+@pytest.mark.parametrize("selection", [False, True])
+def test_equals_scipy(n: int, kind: str, selection: bool) -> None:
+    rng = np.random.default_rng(n * 31 + len(kind))
+    x, y = _data(rng, n, kind)
+    for confidence in (0.95, 0.5, 0.99):
+        ours = theil_sen(y, x, confidence, brute_force_pairs=0 if selection else 10**9)
+        ref = sps.theilslopes(y, x, alpha=confidence, method="joint")
+        assert _same(ours.slope, ref.slope), (ours, ref)
+        assert _same(ours.intercept, ref.intercept)
+        assert _same(ours.low, ref.low_slope) and _same(ours.high, ref.high_slope), (ours, ref)
+        assert ours.n == n
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_selection_equals_naive_on_moderate_n(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(150, 400))
+    x, y = _data(rng, n, ["continuous", "integers", "coarse", "time"][seed % 4])
+    ours = theil_sen(y, x, brute_force_pairs=0, seed=seed)
+    ref = theil_sen_naive(list(y), list(x))
+    assert (ours.slope, ours.intercept) == pytest.approx(ref[:2], rel=0, abs=0)
+    assert _same(ours.low, ref[2]) and _same(ours.high, ref[3])
+
+
+def test_equals_scipy_on_3000_points_by_selection() -> None:
+    rng = np.random.default_rng(3000)
+    x = rng.uniform(0, 100, 3000)
+    y = 0.01 * x + rng.lognormal(0, 1, 3000)
+    ours = theil_sen(y, x, brute_force_pairs=0)
+    ref = sps.theilslopes(y, x, method="joint")
+    assert (ours.slope, ours.intercept, ours.low, ours.high) == (
+        ref.slope, ref.intercept, ref.low_slope, ref.high_slope)
+
+
+def test_nan_pairs_are_dropped_like_scipy_omit() -> None:
+    x = np.array([0, 1, 2, 3, 4, 5, np.nan, 7.0])
+    y = np.array([1, 2, np.nan, 4, 3, 6, 7, 9.0])
+    ours = theil_sen(y, x)
+    ref = sps.theilslopes(y, x, method="joint", nan_policy="omit")
+    assert ours.n == 6
+    assert (ours.slope, ours.intercept, ours.low, ours.high) == tuple(ref)
+
+
+def test_constant_y_and_default_x() -> None:
+    r = theil_sen([5.0] * 10)
+    assert (r.slope, r.low, r.high, r.intercept) == (0.0, 0.0, 0.0, 5.0)
+
+
+def test_all_x_equal_has_no_slope() -> None:
+    r = theil_sen([1.0, 2.0, 3.0], [4.0, 4.0, 4.0])
+    assert r.n_slopes == 0 and math.isnan(r.slope) and math.isnan(r.low)
+
+
+def test_heavy_ties_give_nan_ci_like_scipy() -> None:
+    x, y = [0, 0, 1, 1], [0, 0, 0, 0]
+    r = theil_sen(y, x)
+    ref = sps.theilslopes(y, x, method="joint")
+    assert r.slope == ref.slope and math.isnan(r.low) and math.isnan(ref.low_slope)
+
+
+def test_invalid_input() -> None:
+    with pytest.raises(ValueError, match="at least 2"):
+        theil_sen([1.0, np.nan], [0.0, 1.0])
+    with pytest.raises(ValueError, match="finite"):
+        theil_sen([1.0, np.inf, 2.0])
+    with pytest.raises(ValueError, match="length"):
+        theil_sen([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="confidence"):
+        theil_sen([1.0, 2.0], confidence=95)
+
+
+def test_slope_shifts_by_c_when_c_x_is_added() -> None:
+    rng = np.random.default_rng(5)
+    x = np.arange(500, dtype=float)
+    y = rng.normal(size=500)
+    a = theil_sen(y, x, brute_force_pairs=0)
+    b = theil_sen(y + 0.5 * x, x, brute_force_pairs=0)
+    assert b.slope == pytest.approx(a.slope + 0.5, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_trend_test_by_counts_equals_the_ci(seed: int) -> None:
+    from perfwarehouse.stats.theil_sen import trend_ci_contains_zero
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 300))
+    y = rng.normal(size=n) + rng.choice([0.0, 0.002, 0.01]) * np.arange(n)
+    if seed % 3 == 0:
+        y = np.round(y * 2)
+    for confidence in (0.975, 0.5, 0.9):
+        fit = theil_sen(y, confidence=confidence)
+        assert trend_ci_contains_zero(y, confidence) == (fit.low <= 0 <= fit.high)
