@@ -47,7 +47,11 @@ import duckdb
 from perfwarehouse.agent.serve import read_token
 from perfwarehouse.agent.spool import is_segment_name
 from perfwarehouse.errors import (
-    AgentError, PerfwarehouseError, SegmentChangedError, TransientAgentError, TrialParseError,
+    AgentError,
+    PerfwarehouseError,
+    SegmentChangedError,
+    TransientAgentError,
+    TrialParseError,
     UsageError,
 )
 from perfwarehouse.ingest import stage

@@ -40,7 +40,12 @@ from perfwarehouse.faults import checkpoint
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import (
-    DATA, Warehouse, WriteSession, configure, fetch_arrow, fetch_one,
+    DATA,
+    Warehouse,
+    WriteSession,
+    configure,
+    fetch_arrow,
+    fetch_one,
 )
 
 MAX_REPORTED = 1000

@@ -63,11 +63,10 @@ def window_labels(t: np.ndarray, series_by: str, campaign: str) -> np.ndarray:
 
 def split_windows(labels: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """(label, row indices) of each window, windows in order of first appearance."""
-    uniq, first = np.unique(labels.astype(str), return_index=True)
-    out = []
-    for label in uniq[np.argsort(first)]:
-        out.append((str(label), np.flatnonzero(labels.astype(str) == label)))
-    return out
+    uniq, first, inverse = np.unique(labels.astype(str), return_index=True, return_inverse=True)
+    members = np.argsort(inverse, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=uniq.size))))
+    return [(str(uniq[w]), members[bounds[w]:bounds[w + 1]]) for w in np.argsort(first)]
 
 
 NAMES = ("benchmark", "settings", "metric")
@@ -92,8 +91,9 @@ def trial_table(rows: pa.Table) -> pa.Table:
     out = rows.take(pa.array(first)).drop_columns(["iteration", "value", *NAMES])
     out = out.append_column("value", pa.array(values))
     named = rows.filter(rows.column("benchmark").is_valid())
-    lookup = {c: i for i, c in enumerate(named.column("config_id").to_pylist())}
-    index = pa.array([lookup.get(c) for c in out.column("config_id").to_pylist()], pa.int64())
+    named_ids = named.column("config_id").to_numpy()
+    order = np.argsort(named_ids, kind="stable")
+    index = order[np.searchsorted(named_ids, config[first], sorter=order)]
     for name in NAMES:
-        out = out.append_column(name, named.column(name).take(index))
+        out = out.append_column(name, named.column(name).take(pa.array(index)))
     return out

@@ -12,6 +12,8 @@ false "drifting" flag; ``none`` gives per-series CIs.
 from __future__ import annotations
 
 import dataclasses
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +22,7 @@ import pyarrow as pa
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.series import DAY_S, Trials
 from perfwarehouse.jobs.triscale_jobs import _fraction, _key_fields
-from perfwarehouse.stats.theil_sen import theil_sen
+from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,22 @@ def compute_trends(table: pa.Table, params: TrendParams) -> dict[str, pa.Table]:
     trials = Trials.of(table)
     run_index = trials.table.column("run_index").to_numpy().astype(np.float64)
     confidence = series_confidence(params)
+    series = [(s, e) for s, e in trials.configurations() if e - s >= params.min_points]
+
+    def fits(bounds: tuple[int, int]) -> tuple[TheilSenResult, TheilSenResult]:
+        start, end = bounds
+        t, y = trials.t[start:end], trials.value[start:end]
+        return (theil_sen(y, (t - t[0]) / DAY_S, confidence),
+                theil_sen(y, run_index[start:end], confidence))
+
+    # the Theil-Sen kernels release the GIL: one thread per core
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(fits, series))
     rows = []
-    for start, end in trials.configurations():
-        if end - start < params.min_points:
-            continue
+    for (start, end), (fit, by_run) in zip(series, results):
         t, y = trials.t[start:end], trials.value[start:end]
         median = float(np.median(y))
         scale = 100.0 / abs(median) if median != 0 else float("nan")
-        fit = theil_sen(y, (t - t[0]) / DAY_S, confidence)
-        by_run = theil_sen(y, run_index[start:end], confidence)
         rows.append({
             **trials.key(start), "n": end - start, "median": median,
             "first_s": float(t.min()), "last_s": float(t.max()),

@@ -36,7 +36,7 @@ from numba import njit
 _SPLIT = 134217729.0  # 2**27 + 1, Dekker/Veltkamp splitting constant
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _two_product_error(a: float, b: float, p: float) -> float:
     """e with a*b = p + e exactly (p = fl(a*b)), Dekker's algorithm without FMA."""
     c = _SPLIT * a
@@ -48,7 +48,7 @@ def _two_product_error(a: float, b: float, p: float) -> float:
     return ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def residuals(x: np.ndarray, y: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
     """u_i = y_i - t x_i as a double-double (hi, lo)."""
     n = x.size
@@ -67,7 +67,7 @@ def residuals(x: np.ndarray, y: np.ndarray, t: float) -> tuple[np.ndarray, np.nd
     return hi, lo
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _key_less(hi: np.ndarray, lo: np.ndarray, x: np.ndarray, a: int, b: int) -> bool:
     """Order at a threshold t: by u(t), then larger x first, then index."""
     if hi[a] != hi[b]:
@@ -79,7 +79,7 @@ def _key_less(hi: np.ndarray, lo: np.ndarray, x: np.ndarray, a: int, b: int) -> 
     return a < b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def order_at(x: np.ndarray, y: np.ndarray, t: float) -> np.ndarray:
     """Permutation of the points sorted by u(t) (ties: larger x first, then index)."""
     hi, lo = residuals(x, y, t)
@@ -102,7 +102,7 @@ def order_at(x: np.ndarray, y: np.ndarray, t: float) -> np.ndarray:
     return order
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def order_at_plus_infinity(group_start: np.ndarray) -> np.ndarray:
     """The order for t -> +inf: x descending, inside a group of equal x as in x-order."""
     n = group_start[-1]
@@ -115,7 +115,7 @@ def order_at_plus_infinity(group_start: np.ndarray) -> np.ndarray:
     return order
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge_inversions(seq: np.ndarray, mode: int, rho: float, out_a: np.ndarray,
                       out_b: np.ndarray) -> tuple[int, int, bool]:
     """Sort ``seq`` (distinct ints) in place; count pairs i < j with seq[j] < seq[i].
@@ -186,13 +186,13 @@ def _merge_inversions(seq: np.ndarray, mode: int, rho: float, out_a: np.ndarray,
     return inversions, emitted, overflow
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_at_most(x: np.ndarray, y: np.ndarray, group_start: np.ndarray, t: float) -> int:
     """Number of pairs with x_a < x_b whose exact slope is <= t."""
     return count_in_order(order_at(x, y, t), group_start)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_in_order(order: np.ndarray, group_start: np.ndarray) -> int:
     """Pairs with x_a < x_b that ``order`` (a threshold's order) puts b before a."""
     n = order.size
@@ -211,7 +211,7 @@ def count_in_order(order: np.ndarray, group_start: np.ndarray) -> int:
     return total - within
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slope_of(x: np.ndarray, y: np.ndarray, a: int, b: int) -> float:
     """The slope of a pair as scipy computes it: larger-x point minus smaller-x point."""
     if x[a] > x[b]:
@@ -219,7 +219,7 @@ def slope_of(x: np.ndarray, y: np.ndarray, a: int, b: int) -> float:
     return (y[b] - y[a]) / (x[b] - x[a])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slopes_between(x: np.ndarray, y: np.ndarray, group_start: np.ndarray, lower: float,
                    upper: float, lower_inf: bool, upper_inf: bool, mode: int, rho: float,
                    capacity: int, seed: int) -> tuple[np.ndarray, bool]:
@@ -234,7 +234,7 @@ def slopes_between(x: np.ndarray, y: np.ndarray, group_start: np.ndarray, lower:
     return slopes_between_orders(x, y, order_l, order_u, mode, rho, capacity, seed)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slopes_between_orders(x: np.ndarray, y: np.ndarray, order_l: np.ndarray,
                           order_u: np.ndarray, mode: int, rho: float, capacity: int,
                           seed: int) -> tuple[np.ndarray, bool]:
@@ -261,7 +261,7 @@ def slopes_between_orders(x: np.ndarray, y: np.ndarray, order_l: np.ndarray,
     return slopes[:m], overflow
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def all_slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Every computed slope of pairs with x_a < x_b (the brute-force path for small n)."""
     n = x.size
@@ -280,7 +280,7 @@ def all_slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_pair_slopes(x: np.ndarray, y: np.ndarray, size: int, seed: int) -> np.ndarray:
     """``size`` slopes of uniformly drawn pairs with distinct x (with replacement)."""
     np.random.seed(seed)
@@ -298,7 +298,7 @@ def random_pair_slopes(x: np.ndarray, y: np.ndarray, size: int, seed: int) -> np
     return out[:k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slope_range_between(x: np.ndarray, y: np.ndarray, group_start: np.ndarray, lower: float,
                         upper: float, lower_inf: bool, upper_inf: bool) -> tuple[float, float, int]:
     """(min, max, count) of the computed slopes in (lower, upper], without storing them.
@@ -312,7 +312,7 @@ def slope_range_between(x: np.ndarray, y: np.ndarray, group_start: np.ndarray, l
     return slope_range_between_orders(x, y, order_l, order_u)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slope_range_between_orders(x: np.ndarray, y: np.ndarray, order_l: np.ndarray,
                                order_u: np.ndarray) -> tuple[float, float, int]:
     """:func:`slope_range_between` given the two thresholds' orders."""

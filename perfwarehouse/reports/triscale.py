@@ -2,26 +2,23 @@
 
 * **Run metric with convergence** (Figure 3a): example runs (a run is one trial with
   its iterations) with the measure over TriScale's sliding windows, the Theil-Sen
-  trend of the window measures with its CI, and the tolerance band. The geometry is
-  computed here for drawing, by the rules of SPEC 8.
+  trend of the window measures with its CI, and the tolerance band
+  (``perfwarehouse.triscale``'s window measures and convergence test).
 * **KPIs and variability scores** (Figures 3b and 3c): from the TriScale jobs' tables.
-* **Environment profile** (Figure 5): per hardware type, the relative performance of
-  each run over time, its autocorrelation with the 95 % band, and the peaks above it
-  as candidate seasonal periods. ``perfwarehouse.triscale.profile`` decides the
-  periods when it is installed; otherwise the ACF peaks above the band are listed.
+* **Environment profile** (Figure 5): from the ``profile`` job's tables, per hardware
+  type the autocorrelation of its performance over time with the band, and the
+  seasonal periods found.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from scipy import stats as scipy_stats
 
-from perfwarehouse.reports import _stats, charts
+from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     Column,
@@ -33,6 +30,8 @@ from perfwarehouse.reports.page import (
     Table,
     capped_table,
 )
+from perfwarehouse.triscale import convergence_test
+from perfwarehouse.triscale.analysis import window_measures
 
 MEASURE = 0.5
 CONFIDENCE = 0.95
@@ -43,12 +42,6 @@ MAX_PROFILE_CHARTS = 6
 MAX_KPI_ROWS = 60
 DAY_S = 86400.0
 
-try:  # the TriScale API of SPEC 9, when installed
-    from perfwarehouse.triscale import (  # type: ignore[import-not-found]
-        profile as _triscale_profile,
-    )
-except ImportError:  # pragma: no cover - depends on which work is merged
-    _triscale_profile = None
 
 INTRO = (
     "TriScale (Jacob et al., JSys 2021) separates three timescales: within a run, the metric "
@@ -60,7 +53,7 @@ INTRO = (
 
 def build(data: ReportData, request: Request) -> Page:
     lines: list[str] = []
-    for job in ("triscale-kpi", "triscale-variability"):
+    for job in ("kpi", "variability-score"):
         lines += provenance(data.job_runs(job, request), job)
     sections = [convergence_section(data, request), kpi_section(data, request),
                 variability_section(data, request), profile_section(data, request)]
@@ -81,20 +74,6 @@ class ConvergenceView:
     high: float
 
 
-def window_measures(y: np.ndarray, x: np.ndarray, measure: float) -> tuple[np.ndarray, np.ndarray]:
-    """TriScale's sliding windows (SPEC 8): W = ⌊n/2⌋ points, w = min(⌊n/2⌋ + 1, 100)
-    windows starting at ⌊i·W/(w−1)⌋, placed at x[start + ⌊W/2⌋]; the percentile
-    ``measure`` of each window with numpy's ``midpoint`` rule."""
-    n = y.size
-    width = n // 2
-    count = min(width + 1, 100)
-    starts = np.array([(i * width) // (count - 1) for i in range(count)]) if count > 1 \
-        else np.array([0])
-    wx = x[starts + width // 2]
-    wy = np.array([np.quantile(y[s:s + width], measure, method="midpoint") for s in starts])
-    return wx, wy
-
-
 def convergence_view(y: np.ndarray, x: np.ndarray | None = None, measure: float = MEASURE,
                      confidence: float = CONFIDENCE,
                      tolerance: float = TOLERANCE) -> ConvergenceView | None:
@@ -111,12 +90,11 @@ def convergence_view(y: np.ndarray, x: np.ndarray | None = None, measure: float 
     x_lo, x_hi = float(wx.min()), float(wx.max())
     if x_hi == x_lo:
         return None
+    trend = convergence_test(wy, wx, confidence, tolerance, bounds=(y_lo, y_hi))
+    converged = trend.converged
+    # the fitted line's centre on the [-1, 1] scale, to draw it on the raw scale
     xu = 2 * (wx - x_lo) / (x_hi - x_lo) - 1
     yu = np.zeros_like(wy) if y_hi == y_lo else 2 * (wy - y_lo) / (y_hi - y_lo) - 1
-    trend = _stats.theil_sen(yu, xu, confidence)
-    if trend is None:
-        return None
-    converged = trend.low >= -tolerance and trend.high <= tolerance
     centre = float(np.median(yu - trend.slope * xu))
 
     def raw_y(v: np.ndarray) -> np.ndarray:
@@ -180,8 +158,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
     intro = ("Seed 003 section 4.3 and Figure 3b: a KPI is a one-sided bound of a percentile of "
              "a series' run metrics, valid with the stated confidence when the runs are "
              "independent.")
-    rows = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze triscale-kpi",
-                        request)
+    rows = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
     df = pl.from_arrow(rows)
@@ -218,8 +195,8 @@ def variability_section(data: ReportData, request: Request) -> Section:
     intro = ("Seed 003 section 4.4 and Figure 3c: the interval that holds the chosen percentile "
              "range of the KPIs of repeated series (sequels); the narrower, the more "
              "reproducible.")
-    rows = data.results("triscale_variability_score", "triscale_variability_score",
-                        "perfwarehouse analyze triscale-variability", request)
+    rows = data.results("triscale_variability", "triscale_variability_score",
+                        "perfwarehouse analyze variability-score", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
     df = pl.from_arrow(rows)
@@ -252,145 +229,55 @@ def variability_section(data: ReportData, request: Request) -> Section:
 
 
 # ------------------------------------------------------------------ profile
-@dataclass(frozen=True)
-class Profile:
-    """An environment series on a regular grid: ACF, its 95 % band and the periods."""
-
-    acf: np.ndarray
-    band: float
-    step_s: float
-    periods: tuple[tuple[float, str], ...]  # (period in seconds, label)
-    n: int
-
-
-def regular_grid(times_s: np.ndarray, values: np.ndarray, step_s: float) -> np.ndarray:
-    """The series on a grid of ``step_s`` seconds: the mean of the values in each step,
-    empty steps filled by linear interpolation (as TriScale's profiling does)."""
-    slot = np.floor((times_s - times_s.min()) / step_s + 0.5).astype(np.int64)
-    size = int(slot.max()) + 1
-    sums = np.bincount(slot, weights=values, minlength=size)
-    counts = np.bincount(slot, minlength=size)
-    have = counts > 0
-    grid = np.empty(size)
-    grid[have] = sums[have] / counts[have]
-    idx = np.arange(size)
-    grid[~have] = np.interp(idx[~have], idx[have], grid[have])
-    return grid
-
-
-def autocorrelation(x: np.ndarray) -> np.ndarray:
-    """Sample ACF at lags 0 … N−1 of the mean-centred series, sums not divided by N − k,
-    normalised by lag 0 (SPEC 8); a constant series: 1 at lag 0, 0 elsewhere."""
-    centred = x - x.mean()
-    denom = float(np.dot(centred, centred))
-    out = np.zeros(x.size)
-    out[0] = 1.0
-    if denom == 0:
-        return out
-    full = np.correlate(centred, centred, mode="full")[x.size - 1:]
-    return full / denom
-
-
-def peak_lags(rho: np.ndarray, band: float, max_lag: int) -> list[int]:
-    """Lags 2 … max_lag whose ACF is above ``band`` and the highest within
-    [lag/2, 3·lag/2] (so the multiples of a period are not reported again unless they
-    stand out): the candidate seasonal periods."""
-    out = []
-    for k in range(2, min(max_lag, rho.size - 1) + 1):
-        lo, hi = max(1, k // 2), min(rho.size - 1, (3 * k) // 2)
-        if rho[k] > band and rho[k] >= rho[lo:hi + 1].max():
-            out.append(k)
-    return out
-
-
-def period_label(seconds: float) -> str:
-    days = seconds / DAY_S
-    if days >= 0.75:
-        return f"{days:.1f} days" if abs(days - round(days)) > 0.1 else \
-            (f"{round(days)} day" if round(days) == 1 else f"{round(days)} days")
-    return f"{seconds / 3600:.1f} hours"
-
-
-def environment_profile(times_s: np.ndarray, values: np.ndarray) -> Profile | None:
-    """Profile one environment series (seed 003 section 4.6): the step is the median
-    spacing of the runs; the candidate periods come from
-    ``perfwarehouse.triscale.profile`` when installed, else from :func:`peak_lags` with
-    the band Bonferroni-corrected for the N/3 lags searched."""
-    order = np.argsort(times_s, kind="stable")
-    t, v = times_s[order], values[order]
-    gaps = np.diff(np.unique(t))
-    if gaps.size < 2:
-        return None
-    step = float(np.median(gaps))
-    if _triscale_profile is not None:
-        result = _triscale_profile(t, v, step=step)
-        periods = tuple((float(p.period_s), str(p.label)) for p in result.seasonal_periods)
-        return Profile(np.asarray(result.acf), float(result.band), float(result.step_s),
-                       periods, int(result.n))
-    grid = regular_grid(t, v, step)
-    if grid.size < 6:
-        return None
-    rho = autocorrelation(grid)
-    band = 1.96 / math.sqrt(grid.size)
-    max_lag = grid.size // 3
-    # a peak must clear the band corrected for the max_lag lags searched (Bonferroni):
-    # white noise puts about 5 % of its lags above the plain 95 % band
-    strict = float(scipy_stats.norm.ppf(1 - 0.05 / (2 * max(max_lag, 1)))) / math.sqrt(grid.size)
-    periods = tuple((k * step, period_label(k * step)) for k in peak_lags(rho, strict, max_lag))
-    return Profile(rho, band, step, periods, grid.size)
-
-
 def profile_section(data: ReportData, request: Request) -> Section:
     title = "Environment profile: seasonal components"
-    intro = ("Seed 003 section 4.6 and Figure 5: for each hardware type, the relative performance "
-             "of every run (the median over its trials of value / the configuration's usual "
-             "value, so above 1 is faster than usual) over time, its autocorrelation, and the "
-             "lags whose peak rises above the 95 % band. A series (and an A/B comparison) "
-             "should span these periods.")
-    env = pl.from_arrow(data.query("triscale_environment", campaign=request.campaign))
-    assert isinstance(env, pl.DataFrame)
-    if env.height == 0:
-        return Section(title, intro, (Notice("No successful measurements to profile.",
-                                             "missing"),))
-    results = []
-    for (campaign, hardware), part in env.group_by(["campaign", "hardware_type"],
-                                                  maintain_order=True):
-        prof = environment_profile(part["started_s"].to_numpy().astype(np.float64),
-                                   part["performance"].to_numpy().astype(np.float64))
-        if prof is not None:
-            results.append((str(campaign), str(hardware), part.height, prof))
+    intro = ("Seed 003 section 4.6 and Figure 5: for each hardware type, the performance of its "
+             "runs over time on a regular grid, its autocorrelation, and the lags whose peak "
+             "rises above the band: candidate seasonal periods. A series (and an A/B "
+             "comparison) should span these periods.")
+    profiles = data.results("triscale_profile", "triscale_profile", "perfwarehouse analyze profile",
+                            request)
+    if isinstance(profiles, Missing):
+        return Section(title, intro, (profiles.notice(),))
+    acf = pl.from_arrow(data.query("triscale_profile_acf", campaign=request.campaign))
+    assert isinstance(acf, pl.DataFrame)
+    rows = profiles.to_pylist()
+    seasonal = [r for r in rows if r["seasonal_periods"]]
     blocks: list[Figure | Table | Notice] = []
-    seasonal = [r for r in results if r[3].periods]
-    for campaign, hardware, _n, prof in seasonal[:MAX_PROFILE_CHARTS]:
-        max_lag = max(1, prof.acf.size // 3)
-        lags = np.arange(max_lag + 1)
-        scale, unit = (DAY_S, "days") if prof.step_s * max_lag >= 2 * DAY_S else (3600.0, "hours")
-        acf_df = pl.DataFrame({"lag": lags * prof.step_s / scale, "acf": prof.acf[:max_lag + 1],
-                               "band": np.full(lags.size, prof.band)})
-        per = pl.DataFrame({"lag": [p / scale for p, _ in prof.periods],
-                            "label": [label for _, label in prof.periods]},
+    for row in seasonal[:MAX_PROFILE_CHARTS]:
+        part = acf.filter((pl.col("campaign") == row["campaign"])
+                          & (pl.col("hardware_type") == row["hardware_type"])
+                          & (pl.col("node").eq_missing(row["node"])))
+        longest = float(part["lag_s"].max() or 0.0)
+        scale, unit = (DAY_S, "days") if longest >= 2 * DAY_S else (3600.0, "hours")
+        acf_df = part.select((pl.col("lag_s") / scale).alias("lag"), "acf", "band")
+        per = pl.DataFrame({"lag": [p / scale for p in row["seasonal_period_s"]],
+                            "label": list(row["seasonal_periods"])},
                            schema={"lag": pl.Float64, "label": pl.String})
+        where = row["hardware_type"] + (f", node {row['node']}" if row["node"] else "")
         blocks.append(Figure(charts.autocorrelation(
-            acf_df, per, title=f"Autocorrelation of run performance, {hardware} ({campaign})",
-            lag_unit=unit), f"acf-{campaign}-{hardware}"))
+            acf_df, per, title=f"Autocorrelation of run performance, {where} ({row['campaign']})",
+            lag_unit=unit), f"acf-{row['campaign']}-{where}"))
     if len(seasonal) > MAX_PROFILE_CHARTS:
-        blocks.append(Notice(f"Charts for {MAX_PROFILE_CHARTS} of the {len(seasonal)} hardware "
-                             "types with seasonal components; the table lists them all."))
+        blocks.append(Notice(f"Charts for {MAX_PROFILE_CHARTS} of the {len(seasonal)} profiles "
+                             "with seasonal components; the table lists them all."))
     if not seasonal:
-        blocks.append(Notice("No hardware type shows an autocorrelation peak above the band: "
-                             "no seasonal component was found."))
+        blocks.append(Notice("No profile shows an autocorrelation peak above the band: no "
+                             "seasonal component was found."))
     table = pa.Table.from_pylist([
-        {"campaign": c, "hardware_type": h, "runs": n, "step_h": prof.step_s / 3600,
-         "periods": ", ".join(label for _, label in prof.periods) or "none"}
-        for c, h, n, prof in results],
+        {"campaign": r["campaign"], "hardware_type": r["hardware_type"], "node": r["node"],
+         "trials": r["trials"], "step_h": r["step_s"] / 3600, "converged": r["converged"],
+         "periods": ", ".join(r["seasonal_periods"]) or "none"} for r in rows],
         schema=pa.schema([("campaign", pa.string()), ("hardware_type", pa.string()),
-                          ("runs", pa.int64()), ("step_h", pa.float64()),
+                          ("node", pa.string()), ("trials", pa.int64()),
+                          ("step_h", pa.float64()), ("converged", pa.bool_()),
                           ("periods", pa.string())]))
     blocks.append(Table(
         "Seasonal periods per hardware type",
-        "step: the grid of the series (the median spacing of the runs); periods: the lags whose "
-        "autocorrelation peaks above the band.",
+        "step: the grid of the series; converged: the convergence test over time; periods: "
+        "the lags whose autocorrelation peaks above the band (perfwarehouse analyze profile).",
         (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("runs", "runs", "int"), Column("step_h", "step (hours)", "float"),
-         Column("periods", "candidate seasonal periods")), table))
+         Column("node", "node"), Column("trials", "trials", "int"),
+         Column("step_h", "step (hours)", "float"), Column("converged", "converged"),
+         Column("periods", "seasonal periods")), table))
     return Section(title, intro, tuple(blocks))

@@ -31,7 +31,7 @@ __all__ = [
     "percentile_interval",
 ]
 
-from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen  # noqa: E402
 from perfwarehouse.stats.acf import acf  # noqa: E402
+from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen  # noqa: E402
 
 __all__ += ["TheilSenResult", "theil_sen", "acf"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -176,12 +177,10 @@ def median_ci(x: object, confidence: float = 0.95,
     xs = np.sort(clean_sample(x))
     n = xs.size
     if method == "exact":
-        j, cov = median_interval_index(n, confidence)
-        j0 = int(j[0])
+        j0, cov = _median_rank(n, confidence)
         if j0 == 0:
-            return IntervalResult(None, None, float(cov[0]), n, 0, 0, n_required_median(confidence))
-        return IntervalResult(float(xs[j0 - 1]), float(xs[n - j0]), float(cov[0]), n, j0,
-                              n - j0 + 1, None)
+            return IntervalResult(None, None, cov, n, 0, 0, n_required_median(confidence))
+        return IntervalResult(float(xs[j0 - 1]), float(xs[n - j0]), cov, n, j0, n - j0 + 1, None)
     if method == "le-boudec":
         jj, kk = le_boudec_indices(n, confidence)
         j0, k0 = int(jj[0]), int(kk[0])
@@ -202,6 +201,20 @@ def _n_required_le_boudec(confidence: float) -> int:
         n += 1
 
 
+@lru_cache(maxsize=65536)
+def _lower_bound_rank(n: int, q: float, confidence: float) -> tuple[int, float]:
+    """:func:`lower_bound_index` for one n, memoised (jobs ask for the same n many times)."""
+    m, cov = lower_bound_index(n, q, confidence)
+    return int(m[0]), float(cov[0])
+
+
+@lru_cache(maxsize=65536)
+def _median_rank(n: int, confidence: float) -> tuple[int, float]:
+    """:func:`median_interval_index` for one n, memoised."""
+    j, cov = median_interval_index(n, confidence)
+    return int(j[0]), float(cov[0])
+
+
 def percentile_bound(x: object, p: float, confidence: float, side: Side) -> BoundResult:
     """One-sided bound of the p-quantile (Thompson 1936; seed 003 eq. 1-3). NaN dropped.
 
@@ -216,12 +229,11 @@ def percentile_bound(x: object, p: float, confidence: float, side: Side) -> Boun
     xs = np.sort(clean_sample(x))
     n = xs.size
     q = p if side == "lower" else 1.0 - p
-    m_arr, cov = lower_bound_index(n, q, confidence)
-    m = int(m_arr[0])
+    m, cov = _lower_bound_rank(n, q, confidence)
     if m == 0:
-        return BoundResult(None, 0, float(cov[0]), n, side, n_required_lower_bound(q, confidence))
+        return BoundResult(None, 0, cov, n, side, n_required_lower_bound(q, confidence))
     index = m if side == "lower" else n - m + 1
-    return BoundResult(float(xs[index - 1]), index, float(cov[0]), n, side, None)
+    return BoundResult(float(xs[index - 1]), index, cov, n, side, None)
 
 
 def percentile_interval(x: object, p: float, confidence: float,
@@ -244,8 +256,7 @@ def percentile_interval(x: object, p: float, confidence: float,
     xs = np.sort(clean_sample(x))
     n = xs.size
     if method == "triscale":
-        m_arr, _ = lower_bound_index(n, q, confidence)
-        m = int(m_arr[0])
+        m, _ = _lower_bound_rank(n, q, confidence)
         if m == 0 or m > n - m + 1:
             return IntervalResult(None, None, range_coverage(n, q, 1), n, 0, 0,
                                   n_required_lower_bound(q, confidence))

@@ -193,7 +193,7 @@ def convergence_test(y: object, x: object = None, confidence: float = 0.95,
     if measure is not None:
         if bounds is None:
             bounds = (float(yy.min()), float(yy.max()))
-        xx, yy = _window_points(yy, xx, measure)
+        xx, yy = window_measures(yy, xx, measure)
     if yy.size < 2:
         raise ValueError("the convergence test needs at least 2 points")
     y_low, y_high = (float(yy.min()), float(yy.max())) if bounds is None else map(float, bounds)
@@ -205,7 +205,7 @@ def convergence_test(y: object, x: object = None, confidence: float = 0.95,
                              int(yy.size))
 
 
-def _window_points(y: np.ndarray, x: np.ndarray, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+def window_measures(y: np.ndarray, x: np.ndarray, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
     """(x, measure) of TriScale's sliding windows of W = floor(n/2) points (SPEC 8)."""
     n = y.size
     if n < 2:
@@ -278,7 +278,7 @@ def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool =
         return MetricResult(_whole_measure(yy, measure), None, n=int(yy.size))
     if bounds is None:
         bounds = (float(yy.min()), float(yy.max()))
-    wx, wy = _window_points(yy, xx, measure)
+    wx, wy = window_measures(yy, xx, measure)
     test = convergence_test(wy, wx, confidence, tolerance, bounds)
     value = float(np.quantile(wy, 0.5, method="nearest"))
     if method == "triscale" and not test.converged:
@@ -554,27 +554,6 @@ class ProfileResult:
     strict_band: float = math.nan
     lag_band: np.ndarray | None = None
     pairs: np.ndarray | None = None
-
-
-def gappy_acf(d: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Autocorrelation of a series with empty bins: (sum of d_i d_(i+k) over observed
-    pairs / their count) / (the same at lag 0), and the pair counts. ``d`` is 0 where
-    unobserved and centred on the observed values."""
-    n = d.size
-    m = observed.astype(np.float64)
-    d = np.where(observed, d - d[observed].mean(), 0.0)
-    size = 1 << int(2 * n - 1).bit_length()
-
-    def correlate(a: np.ndarray) -> np.ndarray:
-        f = np.fft.rfft(a, size)
-        return np.fft.irfft(f * np.conj(f), size)[:n]
-
-    sums = correlate(d)
-    pairs = np.rint(correlate(m))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = np.where(pairs > 0, sums / np.maximum(pairs, 1), 0.0)
-    rho = cov / cov[0] if cov[0] > 0 else np.where(np.arange(n) == 0, 1.0, 0.0)
-    return rho, pairs
 
 
 def gappy_acf(d: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,7 @@ import duckdb
 import pyarrow as pa
 
 from perfwarehouse.errors import WarehouseError
+from perfwarehouse.faults import checkpoint
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.lock import retry_while_locked, write_lock
 
@@ -167,6 +168,8 @@ class Warehouse:
         """Hold the write lock; create, migrate and recover the warehouse first."""
         self.root.mkdir(parents=True, exist_ok=True)
         with write_lock(self.root, purpose, self.lock_timeout_s, self.on_wait):
+            if not self.exists():
+                self._create_catalog()
             session = WriteSession(self)
             with session.catalog() as con:
                 _migrate(con)
@@ -174,6 +177,22 @@ class Warehouse:
                 self._ensure_empty_file()
                 self._recover(con)
             yield session
+
+    def _create_catalog(self) -> None:
+        """Build a new catalog under a temporary name and rename it into place, so a
+        process killed while creating it leaves no half-made warehouse behind."""
+        tmp = self.catalog_path.with_name(CATALOG + ".new")
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+        con = duckdb.connect(str(tmp))
+        try:
+            configure(con)
+            _migrate(con)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        checkpoint("catalog-built")
+        os.replace(tmp, self.catalog_path)
 
     def _ensure_empty_file(self) -> None:
         from perfwarehouse.ingest.stage import write_empty_schema_file

@@ -1,18 +1,17 @@
 -- report_triscale_variability_score: variability scores across the sequels of each
--- configuration (seed 003 section 4.4, SPEC 8) from the latest `triscale-variability`
--- job run of each campaign. PROVISIONAL: written before the TriScale job's table
--- existed; check the names against sql/schema/04*.sql at merge time.
--- Parameters: $campaign (NULL: every campaign).
+-- configuration (seed 003 section 4.4, SPEC 8) from the latest `variability-score` job
+-- run of each campaign. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
     SELECT campaign, max(job_run_id) AS job_run_id
     FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'triscale-variability')
+          FROM job_runs WHERE job = 'variability-score')
     WHERE $campaign IS NULL OR campaign = $campaign
     GROUP BY campaign
 )
-SELECT v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric, v.unit,
-       v.percentile, v.confidence, v.low, v.high, v.score, v.relative, v.n_series,
-       v.independent
-FROM triscale_variability_score AS v
+SELECT v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric, c.unit,
+       v.percentile, v.confidence, v.low, v.high, v.score, v.relative_score AS relative,
+       v.n_sequels AS n_series, v.independent
+FROM triscale_variability AS v
 JOIN latest AS l ON v.campaign = l.campaign AND v.job_run_id = l.job_run_id
+LEFT JOIN configurations AS c ON c.config_id = v.config_id
 ORDER BY v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric

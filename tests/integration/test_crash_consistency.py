@@ -63,6 +63,18 @@ def test_killed_at_each_step_then_rerun_lands_exactly_once(
     assert not (home / "_staging").exists() or not any((home / "_staging").iterdir())
 
 
+def test_killed_while_creating_the_warehouse_leaves_none(cli, tmp_path: Path) -> None:
+    home = tmp_path / "warehouse"
+    killed = cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), warehouse=home,
+                 extra_env={"PERFWAREHOUSE_KILL_AT": "catalog-built"})
+    assert killed.returncode == -signal.SIGKILL
+    assert not (home / "catalog.duckdb").exists()
+    query = cli("sql", "SELECT 1", warehouse=home)
+    assert query.returncode == 1 and "no warehouse at" in query.stderr
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), warehouse=home, check=True)
+    assert counts(home) == (400, 400, 1)
+
+
 def test_kill_9_from_outside_at_random_moments(cli, tmp_path: Path, campaign: Path) -> None:
     home = tmp_path / "warehouse"
     n = sum(1 for _ in campaign.open())

@@ -17,7 +17,6 @@ from perfwarehouse.jobs import predecessor_effects as pe
 from perfwarehouse.jobs.framework import run_job
 from perfwarehouse.stats import median_ci
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
-from tests.naive import order_effects as naive
 
 POLLUTER = "t3"
 

@@ -18,8 +18,14 @@ import pytest
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import CliRunner
 from tests.integration.agent_support import (
-    agent_server, expected_totals, free_port, perfwarehouse, warehouse_totals,
-    write_sources, write_token, write_trials,
+    agent_server,
+    expected_totals,
+    free_port,
+    perfwarehouse,
+    warehouse_totals,
+    write_sources,
+    write_token,
+    write_trials,
 )
 
 pytestmark = pytest.mark.integration

@@ -20,15 +20,7 @@ from perfwarehouse.reports.render import render_html, write_report
 from perfwarehouse.warehouse.store import Warehouse
 from tests import browser
 from tests.conftest import ORDERSAGE_DIRS
-from tests.reports_support import (
-    analyse,
-    hostile_trials,
-    laaber_analyses,
-    longterm_warehouse,
-    reference_order_effects,
-    registered,
-    synthetic_triscale,
-)
+from tests.reports_support import analyse, hostile_trials, longterm_warehouse
 
 pytestmark = [
     pytest.mark.browser, pytest.mark.integration,
@@ -64,19 +56,21 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for directory in ORDERSAGE_DIRS.values():
         ingest_ordersage(order, [directory])
     ingest_jsonl(order, [hostile_trials(root / "hostile.jsonl")])
-    analyse(order, "order-effects", reference_order_effects)
-    if registered("predecessor-effects"):
-        analyse(order, "predecessor-effects", reference_order_effects)
+    analyse(order, "order-effects", "predecessor-effects")
     out["order-effects"] = get("order-effects").write(order, out=root / "order-effects.html")
 
     laaber = Warehouse(root / "laaber")
     generate_to_file("laaber-cloud", root / "laaber.jsonl", seed=3, scale=0.1)
     ingest_jsonl(laaber, [root / "laaber.jsonl", hostile_trials(root / "hostile2.jsonl")])
-    laaber_analyses(laaber)
-    if not registered("triscale-kpi"):
-        synthetic_triscale(laaber)
+    analyse(laaber, "variability", "aa-fpr", "detectable-regression")
     out["variability"] = get("variability").write(laaber, out=root / "variability.html")
-    out["triscale"] = get("triscale").write(laaber, out=root / "triscale.html")
+
+    # TriScale needs runs with iterations (laaber-cloud) and months of history (long-term)
+    triscale = Warehouse(root / "triscale")
+    generate_to_file("ordersage-longterm", root / "longterm.jsonl", seed=2, scale=0.05)
+    ingest_jsonl(triscale, [root / "laaber.jsonl", root / "longterm.jsonl"])
+    analyse(triscale, "convergence", "kpi", "variability-score", "profile")
+    out["triscale"] = get("triscale").write(triscale, out=root / "triscale.html")
 
     longterm, _truth = longterm_warehouse(tmp_path_factory.getbasetemp())
     out["fleet"] = get("fleet").write(longterm, out=root / "fleet.html")

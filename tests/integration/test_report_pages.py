@@ -26,8 +26,6 @@ from tests.reports_support import (
     HOSTILE_SCRIPT,
     analyse,
     hostile_trials,
-    reference_order_effects,
-    registered,
 )
 
 pytestmark = [pytest.mark.integration]
@@ -42,9 +40,7 @@ def order_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     for directory in ORDERSAGE_DIRS.values():
         ingest_ordersage(warehouse, [directory])
     ingest_jsonl(warehouse, [hostile_trials(root / "hostile.jsonl")])
-    analyse(warehouse, "order-effects", reference_order_effects)
-    if registered("predecessor-effects"):
-        analyse(warehouse, "predecessor-effects", reference_order_effects)
+    analyse(warehouse, "order-effects", "predecessor-effects")
     return warehouse
 
 

@@ -57,8 +57,8 @@ def test_profile_finds_planted_seasonality_on_a_dense_hardware_type() -> None:
     gen = ordersage_longterm.generate(seed=3, scale=0.25)
     truth = {(s["hardware_type"], s["period"]) for s in gen.truth["seasonality"]}
     t = gen.records.filter(pc.equal(gen.records.column("hardware_type"), "c220g5"))
-    config = pc.binary_join_element_wise(t.column("benchmark"), t.column("settings"),
-                                         t.column("metric"), "|")
+    text = {c: t.column(c).cast(pa.string()) for c in ("benchmark", "settings", "metric")}
+    config = pc.binary_join_element_wise(text["benchmark"], text["settings"], text["metric"], "|")
     codes = pc.dictionary_encode(config).combine_chunks().indices
     table = pa.table({
         "campaign": t.column("campaign"), "hardware_type": t.column("hardware_type"),

@@ -10,7 +10,13 @@ import pytest
 from scipy import stats
 
 from perfwarehouse.agent.schedule import (
-    last_number, load_tests, order_kind_of, plan, plan_run, run_order, run_seed,
+    last_number,
+    load_tests,
+    order_kind_of,
+    plan,
+    plan_run,
+    run_order,
+    run_seed,
 )
 from perfwarehouse.errors import UsageError
 

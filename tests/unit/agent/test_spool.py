@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from perfwarehouse.agent.spool import (
-    SegmentWriter, is_segment_name, own_segments, read_records, repair_torn_tail, spool_lock,
+    SegmentWriter,
+    is_segment_name,
+    own_segments,
+    read_records,
+    repair_torn_tail,
+    spool_lock,
 )
 from perfwarehouse.errors import UsageError
 

@@ -12,7 +12,11 @@ from perfwarehouse import laaber
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs import JOBS, get
 from perfwarehouse.jobs.detectable_regression import (
-    AAParams, DetectableParams, compute_aa, compute_detectable)
+    AAParams,
+    DetectableParams,
+    compute_aa,
+    compute_detectable,
+)
 from perfwarehouse.jobs.variability import VariabilityParams
 from perfwarehouse.jobs.variability import compute as compute_variability
 from tests.naive import laaber as naive

@@ -109,7 +109,7 @@ def test_stream_is_uniform_enough():
 def _layout(rng, n_configs=4, nodes=(1, 3, 12, 25), trials=(1, 4, 10, 12), iters=(1, 3, 20)):
     """A random multi-configuration layout with ragged nodes, trials and iterations."""
     values, new_config, new_node, new_trial = [], [], [], []
-    for c in range(n_configs):
+    for _c in range(n_configs):
         for n in range(int(rng.choice(nodes))):
             for t in range(int(rng.choice(trials))):
                 m = int(rng.choice(iters))

@@ -75,42 +75,6 @@ def test_convergence_view() -> None:
     assert triscale.convergence_view(np.array([1.0, 2.0, 3.0])) is None
 
 
-def test_autocorrelation_matches_the_formula() -> None:
-    rng = np.random.default_rng(4)
-    x = rng.normal(0, 1, 40)
-    got = triscale.autocorrelation(x)
-    c = x - x.mean()
-    want = [sum(c[i] * c[i + k] for i in range(40 - k)) / sum(c * c) for k in range(40)]
-    assert np.allclose(got, want, rtol=1e-12, atol=1e-14)
-    constant = triscale.autocorrelation(np.full(5, 3.0))
-    assert list(constant) == [1.0, 0.0, 0.0, 0.0, 0.0]
-
-
-def test_profile_finds_a_daily_season_and_none_in_noise() -> None:
-    rng = np.random.default_rng(6)
-    t = np.sort(rng.uniform(0, 60 * 86400, 1500))
-    daily = 1 + 0.03 * np.sin(2 * np.pi * t / 86400) + rng.normal(0, 0.01, t.size)
-    prof = triscale.environment_profile(t, daily)
-    assert prof is not None
-    days = [p / 86400 for p, _ in prof.periods]
-    assert days and abs(days[0] - 1) < 0.1
-    noise = triscale.environment_profile(t, 1 + rng.normal(0, 0.01, t.size))
-    assert noise is not None and noise.periods == ()
-    assert triscale.environment_profile(np.array([1.0, 1.0]), np.array([1.0, 2.0])) is None
-
-
-@pytest.mark.parametrize(("seconds", "label"), [(86400, "1 day"), (7 * 86400, "7 days"),
-                                                (2.5 * 86400, "2.5 days"), (7200, "2.0 hours")])
-def test_period_label(seconds: float, label: str) -> None:
-    assert triscale.period_label(seconds) == label
-
-
-def test_regular_grid_fills_gaps_by_interpolation() -> None:
-    grid = triscale.regular_grid(np.array([0.0, 10.0, 11.0, 40.0]),
-                                 np.array([1.0, 3.0, 5.0, 10.0]), 10.0)
-    assert list(grid) == [1.0, 4.0, 6.0, 8.0, 10.0]
-
-
 # ------------------------------------------------------------- order effects
 def order_rows() -> pa.Table:
     base = {"campaign": "c", "hardware_type": "h", "settings": "{}", "metric": "result",

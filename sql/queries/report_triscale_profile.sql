@@ -1,0 +1,14 @@
+-- report_triscale_profile: the environment profiles (seed 003 section 4.6) of the latest
+-- `profile` job run of each campaign: one row per hardware type (or node), with its
+-- seasonal periods. Parameters: $campaign (NULL: every campaign).
+WITH latest AS (
+    SELECT campaign, max(job_run_id) AS job_run_id
+    FROM (SELECT job_run_id, unnest(campaigns) AS campaign FROM job_runs WHERE job = 'profile')
+    WHERE $campaign IS NULL OR campaign = $campaign
+    GROUP BY campaign
+)
+SELECT p.campaign, p.hardware_type, p.node, p.job_run_id, p.trials, p.n_bins, p.step_s,
+       p.converged, p.band, p.seasonal_periods, p.seasonal_period_s
+FROM triscale_profile AS p
+JOIN latest AS l ON p.campaign = l.campaign AND p.job_run_id = l.job_run_id
+ORDER BY len(p.seasonal_periods) DESC, p.campaign, p.hardware_type, p.node
