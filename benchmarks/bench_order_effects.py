@@ -6,8 +6,9 @@ Prints the median, over several interleaved runs in this one process, of:
   rows from Parquet, the prepare pass, every statistic; not the writing);
 * one ``np.sort`` of all the campaign's values (already in memory);
 * a plain loop over the same configurations of ``scipy.stats.kruskal`` plus the
-  two median CIs (``perfwarehouse.stats.median_ci``, exact, at the job's
-  family-wise confidence), on arrays already grouped in memory (neither the
+  two exact binomial median CIs at the job's family-wise confidence, computed as a
+  plain loop would (sort, then scipy's binomial distribution for the order-statistic
+  index: :func:`plain_median_ci`), on arrays already grouped in memory (neither the
   reading nor the grouping is timed); with ``--scipy-configs K`` only K
   configurations are looped and the time is extrapolated per configuration;
 * the predecessor-effects job's recorded duration;
@@ -42,7 +43,7 @@ from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import order_effects, predecessor_effects
 from perfwarehouse.jobs.framework import compute_job, run_job
 from perfwarehouse.progress import SilentReporter
-from perfwarehouse.stats import median_ci
+from perfwarehouse.stats.order_statistics import median_interval_index
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
 
 CAMPAIGN = "ordersage-longterm"
@@ -58,7 +59,7 @@ def grouped_values(warehouse: Warehouse) -> tuple[np.ndarray, list[tuple[np.ndar
     """All ok values of the campaign, and (fixed, random) arrays per (hardware type,
     configuration)."""
     files = warehouse.data_files([CAMPAIGN])
-    con = warehouse.reader(files)
+    con = warehouse.reader(files, warehouse.snapshot().configurations)
     try:
         table = fetch_arrow(con, "SELECT hash(hardware_type) AS hw, config_id, "
                                  "order_kind = 'random' AS random, value FROM measurements "
@@ -87,16 +88,26 @@ def scipy_loop(groups: list[tuple[np.ndarray, np.ndarray]], confidence: float
     start, cpu = time.perf_counter(), time.process_time()
     for fixed, random in groups:
         scipy.stats.kruskal(fixed, random)
-        median_ci(fixed, confidence)
-        median_ci(random, confidence)
+        plain_median_ci(fixed, confidence)
+        plain_median_ci(random, confidence)
     return time.perf_counter() - start, time.process_time() - cpu
+
+
+def plain_median_ci(x: np.ndarray, confidence: float) -> tuple[float, float] | None:
+    """[x(j), x(n-j+1)] with the largest j whose binomial coverage >= confidence (SPEC 5.1),
+    computed per call like a plain loop would (the job and ``perfwarehouse.stats`` reuse
+    the index across equal sample sizes instead)."""
+    xs = np.sort(x)
+    j = int(median_interval_index(xs.size, confidence)[0][0])
+    return (float(xs[j - 1]), float(xs[xs.size - j])) if j else None
 
 
 def job_cpu(warehouse: Warehouse, params: order_effects.OrderEffectsParams) -> float:
     """CPU seconds of what the recorded duration covers (query, prepare, compute, finalize)."""
-    files = warehouse.data_files([CAMPAIGN])
+    snapshot = warehouse.snapshot([CAMPAIGN])
     cpu = time.process_time()
-    compute_job(warehouse, order_effects.JOB, params, files, SilentReporter())
+    compute_job(warehouse, order_effects.JOB, params, snapshot.files, SilentReporter(),
+                snapshot.configurations)
     return time.process_time() - cpu
 
 

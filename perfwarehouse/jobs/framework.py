@@ -80,13 +80,14 @@ def run_job(
 ) -> JobResult:
     """Run ``job`` over the warehouse's measurements (all campaigns unless given)."""
     reporter = reporter or SilentReporter()
-    files = warehouse.data_files(campaigns)
+    snapshot = warehouse.snapshot(campaigns)
+    files = snapshot.files
     if not files:
         where = f" of campaign(s) {', '.join(campaigns)}" if campaigns else ""
         raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
     started_at = datetime.now(timezone.utc)
     start = time.monotonic()
-    tables = compute_job(warehouse, job, params, files, reporter)
+    tables = compute_job(warehouse, job, params, files, reporter, snapshot.configurations)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
     if not write:
@@ -97,13 +98,15 @@ def run_job(
 
 def compute_job(
     warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], reporter: Reporter,
+    configurations: pa.Table | None = None,
 ) -> Tables:
-    """Query each partition of ``files`` and apply the job's pure functions."""
+    """Query each partition of ``files`` and apply the job's pure functions. The queries
+    see ``measurements`` and, when given, the ``configurations`` table."""
     partitions = sorted({tuple(getattr(f, k) for k in job.partition_by) for f in files})
     query = sqlfiles.load(f"queries/{job.query}")
     extra = dict(job.query_params(params)) if job.query_params else {}
     pieces: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
-    con = warehouse.reader(files)
+    con = warehouse.reader(files, configurations)
     try:
         if job.prepare_query and job.prepare:
             prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")

@@ -73,6 +73,14 @@ class DataFile:
     row_count: int
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """The data files and the (small) configurations table, as of one moment."""
+
+    files: list[DataFile]
+    configurations: pa.Table
+
+
 class Warehouse:
     """A warehouse directory. Cheap to construct; nothing is opened until asked."""
 
@@ -134,14 +142,24 @@ class Warehouse:
         with self.catalog() as con:
             return _data_files(con, campaigns)
 
-    def reader(self, files: Sequence[DataFile]) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB connection whose ``measurements`` view reads ``files``.
+    def snapshot(self, campaigns: Sequence[str] | None = None) -> Snapshot:
+        """What a job reads, taken in one short read of the catalog."""
+        with self.catalog() as con:
+            return Snapshot(_data_files(con, campaigns),
+                            fetch_arrow(con, "SELECT * FROM configurations"))
+
+    def reader(self, files: Sequence[DataFile],
+               configurations: pa.Table | None = None) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection whose ``measurements`` view reads ``files``
+        (and with a ``configurations`` table, when given, e.g. from a :class:`Snapshot`).
 
         It holds no lock on the catalog, so a long job never blocks a writer.
         """
         con = duckdb.connect()
         configure(con)
         con.execute(f"CREATE VIEW measurements AS {self.measurements_sql(files)}")
+        if configurations is not None:
+            con.register("configurations", configurations)
         return con
 
     def measurements_sql(self, files: Sequence[DataFile]) -> str:
