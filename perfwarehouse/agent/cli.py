@@ -113,7 +113,7 @@ def agent_serve(spool: Path, port: int, token_file: Path, host: str) -> None:
 @click.option("--sources", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("ingest") / "sources.toml", show_default=True,
               help="TOML file with [[agent]] tables (name, url, token_file).")
-@click.option("--chunk-mb", type=click.FloatRange(min=0.001), default=32.0, show_default=True,
+@click.option("--chunk-mb", type=click.FloatRange(min=0.001), default=64.0, show_default=True,
               help="Largest chunk of whole lines landed in one transaction.")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a failed request (exponential backoff from 0.5 s).")

@@ -59,7 +59,7 @@ from perfwarehouse.ingest.formats import jsonl
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse.store import Warehouse, fetch_one
 
-DEFAULT_CHUNK_BYTES = 32 << 20
+DEFAULT_CHUNK_BYTES = 64 << 20
 MAX_LINE_BYTES = 64 << 20
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 FORMAT = "pull"

@@ -161,6 +161,8 @@ def land(
                 catalog, "SELECT batch_id FROM ingest_batches WHERE content_hash = ? AND format = ?",
                 [batch.content_hash, batch.format])
             skipped = 0 if earlier else _compare_with_warehouse(con, catalog)
+            batch_id = int(fetch_one(catalog, "SELECT coalesce(max(batch_id), 0) + 1 "
+                                              "FROM ingest_batches")[0])
         if earlier:
             _on_commit_alone(session, on_commit)
             return IngestSummary(
@@ -172,7 +174,6 @@ def land(
             return IngestSummary(batch.source, batch.format, "nothing-new",
                                  trials_skipped=skipped, seconds=time.monotonic() - started)
         with reporter.task("writing Parquet", total=None, unit="rows"):
-            batch_id = _next_id(warehouse, "ingest_batches", "batch_id")
             files = _write_parquet(con, warehouse, batch_id)
         checkpoint("parquet-moved")
         values = sum(f["row_count"] for f in files)
@@ -345,11 +346,6 @@ def _check_dimension_conflicts(
 
 
 # ------------------------------------------------------------------- landing
-def _next_id(warehouse: Warehouse, table: str, column: str) -> int:
-    with warehouse.catalog() as catalog:
-        return int(fetch_one(catalog, f"SELECT coalesce(max({column}), 0) + 1 FROM {table}")[0])
-
-
 def _write_parquet(
     con: duckdb.DuckDBPyConnection, warehouse: Warehouse, batch_id: int
 ) -> list[dict[str, object]]:
