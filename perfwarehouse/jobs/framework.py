@@ -146,7 +146,8 @@ def write_results(
     """Insert the result tables and their ``job_runs`` row in one transaction."""
     from perfwarehouse import __version__
 
-    params_json = json.dumps(dataclasses.asdict(params), sort_keys=True, default=str)
+    params_json = json.dumps({f.name: getattr(params, f.name) for f in dataclasses.fields(params)
+                              if not f.metadata.get("internal")}, sort_keys=True, default=str)
     batches = sorted({f.batch_id for f in files})
     campaigns = sorted({f.campaign for f in files})
     with warehouse.writing(f"perfwarehouse analyze {job.name}") as session:

@@ -54,6 +54,9 @@ class FleetParams:
     """Smallest trend (% of the median per 30 days) worth calling a drift."""
     min_trials: int = 10
     """Fewest trials in a period for a trend or an RSD."""
+    min_trend_span: float = 0.25
+    """Fewest fraction of the period the trials must span for a trend: a slope fitted
+    over a few hours says nothing about 30 days."""
     trend_bins: int = 300
     """The trend is fitted to the medians of the trials in this many equal time bins of
     the period (fewer where bins are empty): robust, and fast for any number of trials."""
@@ -137,7 +140,8 @@ def analyse(trials: pa.Table | pl.DataFrame, period: Period,
         row |= _order(y[~r], y[r], params)
         rows.append(row)
         median = row["median"]
-        if which == 1 and y.size >= params.min_trials and median:
+        spanned = (seconds[hi - 1] - seconds[lo]) / DAY_S >= params.min_trend_span * period.days
+        if which == 1 and y.size >= params.min_trials and median and spanned:
             days = (seconds[lo:hi] - period_start[1]) / DAY_S
             x_bins, y_bins = bin_medians(days, y / abs(median) * 100,
                                          period.days / params.trend_bins)
@@ -274,7 +278,8 @@ def build(data: ReportData, request: Request, params: FleetParams = FleetParams(
         f"[{period.previous_since:%Y-%m-%d %H:%M}, {period.since:%Y-%m-%d %H:%M}) UTC.",
         f"Rules: α = {params.alpha:g} per campaign (Bonferroni); drift threshold "
         f"{params.drift_threshold_pct:g} % per 30 days; at least {params.min_trials} trials for "
-        f"a trend or an RSD, {params.min_group} per order for the order comparison; RSD after "
+        f"a trend or an RSD, spanning {params.min_trend_span:.0%} of the period for a trend, "
+        f"{params.min_group} per order for the order comparison; RSD after "
         f"dropping values ≥ {params.outlier_factor:g} × the median.",
         "Computed from the measurements at report time (not from a stored job run).",
     )

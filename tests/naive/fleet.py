@@ -22,7 +22,8 @@ def bin_medians(x: list[float], y: list[float], width: float) -> tuple[list[floa
 
 def analyse(rows: list[dict[str, Any]], since_s: float, days: float, *, alpha: float = 0.05,
             threshold: float = 0.5, min_trials: int = 10, min_group: int = 3,
-            outlier_factor: float = 10.0, trend_bins: int = 300) -> dict[tuple, dict[str, Any]]:
+            outlier_factor: float = 10.0, trend_bins: int = 300,
+            min_trend_span: float = 0.25) -> dict[tuple, dict[str, Any]]:
     """``rows``: campaign, hardware_type, config_id, period, is_random, started_s, value."""
     series: dict[tuple, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: {0: [], 1: []})
     for r in rows:
@@ -47,7 +48,9 @@ def analyse(rows: list[dict[str, Any]], since_s: float, days: float, *, alpha: f
             if len(fixed) >= min_group and len(random) >= min_group and \
                     len(set(fixed + random)) > 1:
                 res[f"p_{name}"] = float(stats.kruskal(fixed, random).pvalue)
-            if period == 1 and len(values) >= min_trials and median:
+            span_days = (trials[-1]["started_s"] - trials[0]["started_s"]) / 86400
+            if period == 1 and len(values) >= min_trials and median and \
+                    span_days >= min_trend_span * days:
                 x = [(t["started_s"] - since_s) / 86400 for t in trials]
                 y = [v / abs(median) * 100 for v in values]
                 res["trend_xy"] = bin_medians(x, y, days / trend_bins)
