@@ -76,3 +76,21 @@ def test_the_same_directory_under_another_campaign_is_not_unchanged(warehouse: W
     other = ingest_ordersage(warehouse, [ORDERSAGE_DIRS["ufs"]], campaign="ufs-again")
     assert other.outcome == "landed" and other.trials_added == 400
     assert _count(warehouse, "SELECT count(DISTINCT campaign) FROM measurements") == 2
+
+
+@pytest.mark.parametrize("change, rule", [("fast", "non-numeric"), ("999999", "copies-disagree")])
+def test_the_other_copy_is_checked_too(warehouse: Warehouse, tmp_path: Path, change: str,
+                                       rule: str) -> None:
+    """Only one copy lands, but a broken or different value in the all_ file is refused."""
+    bad = tmp_path / "bad_all"
+    shutil.copytree(ORDERSAGE_DIRS["npbench"], bad)
+    for f in bad.iterdir():
+        f.chmod(0o644)
+    copy = next(bad.glob("*_all_test_results.csv"))
+    lines = copy.read_text().splitlines()
+    lines[9] = lines[9].rsplit(",", 1)[0] + "," + change
+    copy.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TrialParseError) as info:
+        ingest_ordersage(warehouse, [bad])
+    assert (info.value.source.endswith(copy.name), info.value.line, info.value.rule) == (True, 10, rule)
+    assert not warehouse.exists() or _count(warehouse) == 0

@@ -101,18 +101,20 @@ def parse_directory(
         return _read_csv(files[name], f"{directory}/{name}", required, problems)
 
     result_rows: list[tuple[str, int, dict[str, str]]] = []
-    seen: set[tuple[str, str, str]] = set()
+    seen: dict[tuple[str, str, str], dict[str, str]] = {}
     for name in roles.host_results + roles.all_results:
         legacy = name.endswith(("_experiment_results.csv", "_all_exp_results.csv"))
         command_column = "exp_command" if legacy else "test_command"
+        source = f"{directory}/{name}"
         for line, row in rows_of(name, RESULT_COLUMNS + (command_column,)):
             row["command"] = row[command_column]
             row["layout"] = "2021" if command_column == "exp_command" else "2022"
             identity = (row["run_uuid"], row["order_number"], row["command"])
-            if identity in seen:
-                continue  # the other copy of a trial already read
-            seen.add(identity)
-            result_rows.append((f"{directory}/{name}", line, row))
+            if identity in seen:  # the other copy of a trial: checked, not ingested again
+                _check_copy(source, line, row, seen[identity], problems)
+                continue
+            seen[identity] = row
+            result_rows.append((source, line, row))
 
     runs: dict[str, dict[str, str]] = {}
     for name in roles.host_runs + roles.all_runs:
@@ -120,6 +122,34 @@ def parse_directory(
             runs.setdefault(row["run_uuid"], row)
     envs = _environments(roles, rows_of)
     return _records(result_rows, runs, envs, campaign, rules, problems), problems
+
+
+def _check_copy(source: str, line: int, copy: dict[str, str], first: dict[str, str],
+                problems: list[TrialParseError]) -> None:
+    """The second copy of a trial must be readable and say the same (up to the rounding
+    noise of a re-saved CSV, 1e-9 relative)."""
+    if copy["completion_status"] != first["completion_status"]:
+        problems.append(TrialParseError(source, line, "copies-disagree",
+                                        f"completion_status {copy['completion_status']!r} here, "
+                                        f"{first['completion_status']!r} in the other copy"))
+        return
+    if copy["completion_status"] != "Success":
+        return
+    try:
+        a = [float(v) for v in copy["result"].split(",")]
+    except ValueError:
+        problems.append(TrialParseError(source, line, "non-numeric",
+                                        f"result {copy['result']!r} is not a number "
+                                        "(or comma-separated numbers)"))
+        return
+    try:
+        b = [float(v) for v in first["result"].split(",")]
+    except ValueError:
+        return  # reported on the first copy
+    if len(a) != len(b) or any(abs(x - y) > 1e-9 * max(abs(x), abs(y)) for x, y in zip(a, b)):
+        problems.append(TrialParseError(source, line, "copies-disagree",
+                                        f"result {copy['result']!r} here, {first['result']!r} "
+                                        "in the other copy of this trial"))
 
 
 def _environments(roles: DirectoryFiles, rows_of: Any) -> dict[str, dict[str, str]]:
