@@ -15,12 +15,10 @@ middle of a write (a *torn tail*, repaired by ``--resume``: see
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from typing import Any
 import orjson
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.warehouse.lock import exclusive_lock
 
 # What the server lists and serves: a letter or digit, then letters, digits and
 # ``. _ - + = , : @ ~`` (no separator, no space, no ``%``), ending in ``.jsonl``.
@@ -183,28 +182,12 @@ def _fsync_directory(path: Path) -> None:
         os.close(fd)
 
 
-@contextmanager
-def spool_lock(spool: Path) -> Iterator[None]:
-    """Hold the spool's agent lock: one ``agent run`` per spool at a time."""
+def spool_lock(spool: Path) -> AbstractContextManager[None]:
+    """Hold the spool's agent lock: one ``agent run`` per spool at a time (no waiting)."""
     spool.mkdir(parents=True, exist_ok=True)
-    lock_path = spool / LOCK_NAME
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            try:
-                holder = json.loads(os.pread(fd, 4096, 0) or b"{}").get("pid", "?")
-            except ValueError:
-                holder = "?"
-            raise UsageError(f"another `perfwarehouse agent run` (pid {holder}) is writing to "
-                             f"{spool}; wait for it or use another --spool") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid()}).encode(), 0)
-        try:
-            yield
-        finally:
-            os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+
+    def busy(holder: str) -> Exception:
+        return UsageError(f"{holder} is already running an agent on {spool}; wait for it or "
+                          "use another --spool")
+
+    return exclusive_lock(spool / LOCK_NAME, "perfwarehouse agent run", 0, busy)

@@ -15,6 +15,7 @@ import pyarrow as pa
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
 from perfwarehouse.reports.page import (
+    CONFIGURATION_COLUMNS,
     Column,
     Figure,
     Missing,
@@ -178,9 +179,7 @@ def configuration_table(df: pl.DataFrame) -> Table:
         "Configurations",
         "Click a column header to sort, type in the box to filter. Sorted by effect size η²_H; "
         "Δ% > 0: the fixed order had the larger mean. Medians and CIs are in the unit shown.",
-        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
-         Column("metric", "metric"), Column("unit", "unit"),
+        (*CONFIGURATION_COLUMNS,
          Column("n_fixed", "n fixed", "int"), Column("n_random", "n random", "int"),
          Column("kw_p", "p", "pvalue"), Column("significant", "p < α/m", "bool"),
          Column("eta2", "η²_H", "float"), Column("delta_pct", "Δ% (%)", "pct"),

@@ -48,6 +48,13 @@ class Column:
     format: ColumnFormat = "text"
 
 
+#: The columns that name a configuration, first in every per-configuration table.
+CONFIGURATION_COLUMNS = (
+    Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
+    Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
+    Column("metric", "metric"), Column("unit", "unit"))
+
+
 @dataclass(frozen=True)
 class Table:
     """A sortable, searchable HTML table of pre-aggregated rows.

@@ -21,6 +21,7 @@ import pyarrow as pa
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
 from perfwarehouse.reports.page import (
+    CONFIGURATION_COLUMNS,
     Column,
     Figure,
     Missing,
@@ -180,9 +181,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
     blocks.append(capped_table(
         "KPIs", "One row per series; n required: the runs needed for a bound at this "
         "confidence when there are too few.",
-        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
-         Column("metric", "metric"), Column("unit", "unit"), Column("series", "series"),
+        (*CONFIGURATION_COLUMNS, Column("series", "series"),
          Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
          Column("kpi", "KPI", "float"), Column("n_runs", "runs", "int"),
          Column("independent", "runs independent"), Column("n_required", "n required", "int")),
@@ -217,9 +216,7 @@ def variability_section(data: ReportData, request: Request) -> Section:
             shown, title="Variability scores, least reproducible first"), "variability-scores"))
     blocks.append(capped_table(
         "Variability scores", "score = high − low, relative = score / the midpoint.",
-        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
-         Column("metric", "metric"), Column("unit", "unit"),
+        (*CONFIGURATION_COLUMNS,
          Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
          Column("low", "low", "float"), Column("high", "high", "float"),
          Column("score", "score", "float"), Column("relative_pct", "relative (%)", "pct"),

@@ -15,6 +15,7 @@ import pyarrow as pa
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import ReportData, Request, provenance
 from perfwarehouse.reports.page import (
+    CONFIGURATION_COLUMNS,
     Column,
     Figure,
     Missing,
@@ -136,9 +137,7 @@ def rsd_sections(df: pl.DataFrame) -> list[Section]:
         "RSD = 100·σ/μ in %; per node / per run: the mean (± sd) of the RSD within one node / "
         "one run; shares: how the sum of squares splits between nodes, runs of a node and "
         "within runs (they add to 100 %).",
-        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
-         Column("metric", "metric"), Column("unit", "unit"),
+        (*CONFIGURATION_COLUMNS,
          Column("n_values", "values", "int"), Column("n_outliers", "outliers", "int"),
          Column("n_nodes", "nodes", "int"), Column("n_runs", "runs", "int"),
          Column("median", "median", "float"),

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,12 +36,17 @@ def describe_holder(lock_path: Path) -> str:
 
 
 @contextmanager
-def write_lock(
-    root: Path, purpose: str, timeout_s: float, on_wait: Callable[[str], None] | None = None
+def exclusive_lock(
+    lock_path: Path, purpose: str, timeout_s: float, busy: Callable[[str], Exception],
+    on_wait: Callable[[str], None] | None = None,
 ) -> Iterator[None]:
-    """Hold the warehouse's write lock for the duration of the block."""
-    lock_path = root / ".write.lock"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    """Hold an advisory ``flock`` on ``lock_path`` for the duration of the block.
+
+    The file names the holder (pid, ``purpose``, since when) while it is held.
+    A held lock is waited for at most ``timeout_s`` seconds (0: not at all);
+    then ``busy(holder)`` is raised, ``holder`` describing the other process.
+    """
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         deadline = time.monotonic() + timeout_s
         told = False
@@ -52,12 +57,9 @@ def write_lock(
             except BlockingIOError:
                 holder = describe_holder(lock_path)
                 if time.monotonic() >= deadline:
-                    raise WarehouseBusy(
-                        f"the warehouse {root} is being written by {holder}; "
-                        f"gave up after {timeout_s:.0f} s (try again when it has finished)"
-                    ) from None
+                    raise busy(holder) from None
                 if on_wait and not told:
-                    on_wait(f"waiting for {holder} to finish writing {root} ...")
+                    on_wait(f"waiting for {holder} to finish with {lock_path.parent} ...")
                     told = True
                 time.sleep(0.2)
         info = {
@@ -74,6 +76,17 @@ def write_lock(
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def write_lock(
+    root: Path, purpose: str, timeout_s: float, on_wait: Callable[[str], None] | None = None
+) -> AbstractContextManager[None]:
+    """Hold the warehouse's write lock (``<root>/.write.lock``) for the duration of the block."""
+    def busy(holder: str) -> Exception:
+        return WarehouseBusy(f"the warehouse {root} is being written by {holder}; "
+                             f"gave up after {timeout_s:.0f} s (try again when it has finished)")
+
+    return exclusive_lock(root / ".write.lock", purpose, timeout_s, busy, on_wait)
 
 
 def retry_while_locked(
