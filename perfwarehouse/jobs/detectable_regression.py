@@ -125,6 +125,7 @@ AA_FPR = Job(
     compute=compute_aa,
     outputs=("aa_fpr",),
     summarize=summarize_aa,
+    per_configuration=True,
 )
 
 
@@ -256,4 +257,5 @@ DETECTABLE_REGRESSION = Job(
     compute=compute_detectable,
     outputs=("detectable_regression", "detectable_regression_curve"),
     summarize=summarize_detectable,
+    per_configuration=True,
 )

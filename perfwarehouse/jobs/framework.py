@@ -5,7 +5,11 @@ per partition of the measurements (campaign x hardware type, or campaign), a
 pure ``compute(table, params) -> {output: table}`` applied to each partition's
 rows, and an optional ``finalize`` over the concatenated results (for example a
 family-wise correction across partitions). :func:`run_job` does the loop, so a
-job never opens a connection, and memory is bounded by one partition.
+job never opens a connection, and memory is bounded by one partition. A job
+whose ``compute`` treats each configuration on its own says so
+(``per_configuration=True``); a partition of more than :data:`SLICE_ROWS`
+measurements is then computed in slices of whole configurations, so memory stays
+bounded however large one hardware type grows (SPEC 10: a 23M-trial campaign).
 
 A job that needs a fact about all partitions before computing any of them
 (for example the size of a family of comparisons, which sets the confidence
@@ -27,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -36,7 +40,14 @@ from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow, fetch_one
 
+if TYPE_CHECKING:
+    import duckdb
+
 Tables = dict[str, pa.Table]
+
+#: The most measurements a per-configuration job computes at once (about 0.6 KB
+#: each in the query's result and the kernels' arrays).
+SLICE_ROWS = 2_000_000
 
 
 def param(default: Any, help: str, **extra: Any) -> Any:
@@ -64,6 +75,7 @@ class Job:
     query_params: Callable[[Any], Mapping[str, Any]] | None = None
     prepare_query: str | None = None
     prepare: Callable[[pa.Table, Any], Any] | None = None
+    per_configuration: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,7 +88,7 @@ class JobResult:
 
 def run_job(
     warehouse: Warehouse, job: Job, params: Any, *, campaigns: Sequence[str] | None = None,
-    reporter: Reporter | None = None, write: bool = True,
+    reporter: Reporter | None = None, write: bool = True, slice_rows: int = SLICE_ROWS,
 ) -> JobResult:
     """Run ``job`` over the warehouse's measurements (all campaigns unless given)."""
     reporter = reporter or SilentReporter()
@@ -87,7 +99,8 @@ def run_job(
         raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
     started_at = datetime.now(timezone.utc)
     start = time.monotonic()
-    tables = compute_job(warehouse, job, params, files, reporter, snapshot.configurations)
+    tables = compute_job(warehouse, job, params, files, reporter, snapshot.configurations,
+                         slice_rows)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
     if not write:
@@ -98,11 +111,19 @@ def run_job(
 
 def compute_job(
     warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], reporter: Reporter,
-    configurations: pa.Table | None = None,
+    configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
 ) -> Tables:
     """Query each partition of ``files`` and apply the job's pure functions. The queries
-    see ``measurements`` and, when given, the ``configurations`` table."""
-    partitions = sorted({tuple(getattr(f, k) for k in job.partition_by) for f in files})
+    see ``measurements`` and, when given, the ``configurations`` table; a
+    per-configuration job sees a partition in slices of at most about ``slice_rows``
+    measurements."""
+    rows: dict[tuple[str, ...], int] = {}
+    for f in files:
+        key = tuple(getattr(f, k) for k in job.partition_by)
+        rows[key] = rows.get(key, 0) + f.row_count
+    partitions = sorted(rows)
+    slices = {key: -(-n // max(1, slice_rows)) if job.per_configuration else 1
+              for key, n in rows.items()}
     query = sqlfiles.load(f"queries/{job.query}")
     extra = dict(job.query_params(params)) if job.query_params else {}
     pieces: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
@@ -111,20 +132,32 @@ def compute_job(
         if job.prepare_query and job.prepare:
             prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
             params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
-        with reporter.task(f"{job.name}", total=len(partitions), unit="partitions") as task:
+        with reporter.task(f"{job.name}", total=sum(slices.values()), unit="parts") as task:
             for key in partitions:
                 bound = dict(zip(job.partition_by, key)) | extra
-                table = fetch_arrow(con, query, _used(query, bound))
-                if table.num_rows:
-                    for name, result in job.compute(table, params).items():
-                        pieces[name].append(result)
-                task.advance()
+                for i in range(slices[key]):
+                    if slices[key] > 1:
+                        _view_measurements(con, warehouse, files, (i, slices[key]))
+                    table = fetch_arrow(con, query, _used(query, bound))
+                    if table.num_rows:
+                        for name, result in job.compute(table, params).items():
+                            pieces[name].append(result)
+                    task.advance()
+                if slices[key] > 1:
+                    _view_measurements(con, warehouse, files, None)
     finally:
         con.close()
     tables = {name: _concat(parts) for name, parts in pieces.items()}
     if job.finalize:
         tables = job.finalize(tables, params)
     return tables
+
+
+def _view_measurements(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, files: Sequence[DataFile],
+                       config_slice: tuple[int, int] | None) -> None:
+    """Point the reader's ``measurements`` view at one slice of configurations (or all)."""
+    con.execute("CREATE OR REPLACE VIEW measurements AS "
+                + warehouse.measurements_sql(files, config_slice))
 
 
 def _used(query: str, values: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.jobs.series import trial_table
 from perfwarehouse.triscale.analysis import profile
 
 PROFILE_SCHEMA = pa.schema([
@@ -71,7 +71,7 @@ def relative_scores(table: pa.Table) -> np.ndarray:
     """z = ln(value / configuration median), sign flipped for lower-is-better metrics."""
     config = table.column("config_id").to_numpy()
     value = table.column("value").to_numpy().astype(np.float64)
-    hib = np.array([v is not False for v in table.column("higher_is_better").to_pylist()])
+    hib = pc.fill_null(table.column("higher_is_better"), True).to_numpy(zero_copy_only=False)
     z = np.full(value.size, np.nan)
     positive = value > 0
     edges = np.flatnonzero(config[1:] != config[:-1]) + 1
@@ -84,16 +84,18 @@ def relative_scores(table: pa.Table) -> np.ndarray:
 
 
 def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Table]:
-    table = trial_table(table)
     z = relative_scores(table)
     t = table.column("t").to_numpy().astype(np.float64)
-    nodes = np.array(table.column("node").to_pylist(), dtype=object)
     campaign = table.column("campaign")[0].as_py()
     hw = table.column("hardware_type")[0].as_py()
     step = params.bin_hours * 3600.0
     groups = [(None, np.flatnonzero(~np.isnan(z)))]
     if params.by == "node":
-        groups = [(str(n), np.flatnonzero((nodes == n) & ~np.isnan(z))) for n in sorted(set(nodes))]
+        nodes = pc.dictionary_encode(table.column("node")).combine_chunks()
+        codes = nodes.indices.to_numpy(zero_copy_only=False)
+        names = nodes.dictionary.to_pylist()
+        groups = [(names[c], np.flatnonzero((codes == c) & ~np.isnan(z)))
+                  for c in sorted(range(len(names)), key=names.__getitem__)]
     rows, acf_rows = [], []
     for node, idx in groups:
         if idx.size < 3:
@@ -146,5 +148,5 @@ def summarize_profile(tables: dict[str, pa.Table], params: ProfileParams) -> lis
 PROFILE = Job(
     name="profile", help="Profile each hardware type (or node) over time: convergence, "
     "autocorrelation and seasonal periods (seed 003 4.6).", params=ProfileParams,
-    query="triscale_trial_values", compute=compute_profile,
+    query="profile_trials", compute=compute_profile,
     outputs=("triscale_profile", "triscale_profile_acf"), summarize=summarize_profile)

@@ -113,7 +113,8 @@ CONVERGENCE = Job(
     name="convergence", help="TriScale run metrics with the convergence test, one row per trial "
     "with iterations (seed 003 4.1).", params=ConvergenceParams, query="triscale_trial_runs",
     compute=compute_convergence, outputs=("triscale_convergence",),
-    summarize=summarize_convergence, query_params=lambda p: {"min_values": int(p.min_values)})
+    summarize=summarize_convergence, query_params=lambda p: {"min_values": int(p.min_values)},
+    per_configuration=True)
 
 
 # ------------------------------------------------------------------------- KPI
@@ -189,7 +190,8 @@ def summarize_kpi(tables: dict[str, pa.Table], params: KPIParams) -> list[str]:
 
 KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a percentile with "
           "the independence test (seed 003 4.2).", params=KPIParams, query="triscale_trial_values",
-          compute=compute_kpi, outputs=("triscale_kpi",), summarize=summarize_kpi)
+          compute=compute_kpi, outputs=("triscale_kpi",), summarize=summarize_kpi,
+          per_configuration=True)
 
 
 # --------------------------------------------------------- variability score
@@ -261,7 +263,7 @@ VARIABILITY = Job(
     name="variability-score", help="TriScale variability score of each configuration across its "
     "sequels' KPIs (seed 003 4.3).", params=VariabilityParams, query="triscale_trial_values",
     compute=compute_variability, outputs=("triscale_variability",),
-    summarize=summarize_variability)
+    summarize=summarize_variability, per_configuration=True)
 
 
 # ---------------------------------------------------------------- independence
@@ -308,4 +310,4 @@ INDEPENDENCE = Job(
     name="independence", help="Independence test of each series of trial values in time order "
     "(seed 003 4.5).", params=IndependenceParams, query="triscale_trial_values",
     compute=compute_independence, outputs=("triscale_independence",),
-    summarize=summarize_independence)
+    summarize=summarize_independence, per_configuration=True)

@@ -94,4 +94,5 @@ VARIABILITY = Job(
     compute=compute,
     outputs=("variability",),
     summarize=summarize,
+    per_configuration=True,
 )

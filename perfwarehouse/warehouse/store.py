@@ -162,11 +162,22 @@ class Warehouse:
             con.register("configurations", configurations)
         return con
 
-    def measurements_sql(self, files: Sequence[DataFile]) -> str:
-        """The ``measurements`` view over ``files`` (an empty typed view if there are none)."""
+    def measurements_sql(
+        self, files: Sequence[DataFile], config_slice: tuple[int, int] | None = None
+    ) -> str:
+        """The ``measurements`` view over ``files`` (an empty typed view if there are none).
+
+        ``config_slice=(i, k)`` keeps only the configurations with ``config_id mod k
+        = i``: one of k slices of whole configurations (config ids are hashes, so the
+        slices are about equal), for jobs that split a large partition.
+        """
         paths = [self.root / f.path for f in files] or [self.root / EMPTY_FILE]
         literal = "[" + ", ".join(sqlfiles.quote_literal(str(p)) for p in paths) + "]"
-        return sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+        sql = sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+        if config_slice is None:
+            return sql
+        i, k = (int(x) for x in config_slice)
+        return f"SELECT * FROM (\n{sql}\n) WHERE config_id % {k} = {i}"
 
     def create_views(
         self, con: duckdb.DuckDBPyConnection, files: Sequence[DataFile], *, temporary: bool
