@@ -377,7 +377,9 @@ def _write_parquet(
 
 
 def write_empty_schema_file(path: Path) -> None:
-    """A zero-row Parquet file with the measurement columns (types for an empty view)."""
+    """A zero-row Parquet file with the measurement columns (types for an empty view),
+    written under a temporary name and renamed into place (never seen half-written)."""
+    tmp = path.with_name(path.name + ".new")
     con = duckdb.connect()
     try:
         configure(con)
@@ -387,9 +389,10 @@ def write_empty_schema_file(path: Path) -> None:
         query = sqlfiles.load("queries/measurement_rows")
         con.execute(
             f"COPY (SELECT * EXCLUDE (campaign, hardware_type) FROM ({query})) "
-            f"TO {sqlfiles.quote_literal(str(path))} (FORMAT parquet)", {"batch_id": 0})
+            f"TO {sqlfiles.quote_literal(str(tmp))} (FORMAT parquet)", {"batch_id": 0})
     finally:
         con.close()
+    os.replace(tmp, path)
 
 
 def _commit(

@@ -197,13 +197,14 @@ class Warehouse:
         """Hold the write lock; create, migrate and recover the warehouse first."""
         self.root.mkdir(parents=True, exist_ok=True)
         with write_lock(self.root, purpose, self.lock_timeout_s, self.on_wait):
+            # readers need the empty schema file as soon as the catalog exists
+            self._ensure_empty_file()
             if not self.exists():
                 self._create_catalog()
             session = WriteSession(self)
             with session.catalog() as con:
                 _migrate(con)
                 _check_version(con, self.root)
-                self._ensure_empty_file()
                 self._recover(con)
             yield session
 
@@ -222,6 +223,7 @@ class Warehouse:
             con.close()
         checkpoint("catalog-built")
         os.replace(tmp, self.catalog_path)
+        checkpoint("catalog-created")
 
     def _ensure_empty_file(self) -> None:
         from perfwarehouse.ingest.stage import write_empty_schema_file

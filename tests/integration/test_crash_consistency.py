@@ -75,6 +75,21 @@ def test_killed_while_creating_the_warehouse_leaves_none(cli, tmp_path: Path) ->
     assert counts(home) == (400, 400, 1)
 
 
+def test_killed_just_after_creating_the_warehouse_leaves_a_readable_one(cli, tmp_path: Path) -> None:
+    # readers need more than the catalog (the empty schema file behind the view of
+    # an empty warehouse): it must all exist by the time the catalog appears
+    home = tmp_path / "warehouse"
+    killed = cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), warehouse=home,
+                 extra_env={"PERFWAREHOUSE_KILL_AT": "catalog-created"})
+    assert killed.returncode == -signal.SIGKILL
+    assert (home / "catalog.duckdb").exists()
+    query = cli("sql", "SELECT count(*) AS n FROM measurements", "--format", "csv", warehouse=home)
+    assert query.returncode == 0, query.stderr
+    assert query.stdout.split() == ["n", "0"]
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), warehouse=home, check=True)
+    assert counts(home) == (400, 400, 1)
+
+
 def test_kill_9_from_outside_at_random_moments(cli, tmp_path: Path, campaign: Path) -> None:
     home = tmp_path / "warehouse"
     n = sum(1 for _ in campaign.open())
