@@ -24,7 +24,8 @@ trials are compared with all random-order trials:
   interval; 3 = otherwise.
 
 ``--ordersage-compat`` reproduces the OrderSage tool's ``node_stats.csv``
-instead (see ``docs-draft/order_effects.md`` for each difference).
+instead (the README section "``--ordersage-compat``: OrderSage's own numbers" lists
+each difference).
 
 Speed: the job reads each campaign once (four columns), and the statistics of
 all its configurations come from one packed ``np.sort`` and a few numba passes

@@ -228,10 +228,11 @@ def ranksum_sorted(xs: np.ndarray, ys: np.ndarray) -> tuple[float, float]:
     accumulated on the way. NaN for an empty sample or NaN values; p = 1 when
     all values tie.
 
-    This (with :func:`mannwhitneyu`) is the rank-sum of this module, kept
-    separate so that it can be replaced by the shared
-    ``perfwarehouse.kernels.ranks`` implementation; :func:`_ranksum_counts` is
-    the same test for samples given as counts per distinct value.
+    It runs inside the parallel draws, so it is numba code of its own rather
+    than :func:`perfwarehouse.stats.mannwhitneyu` (vectorised numpy and scipy
+    over many configurations); both are tested against scipy.
+    :func:`_ranksum_counts` is the same test for samples given as counts per
+    distinct value.
     """
     n1 = len(xs)
     n2 = len(ys)
