@@ -248,7 +248,7 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
 @cli.command(context_settings=CONTEXT)
 @click.option("--campaign", required=True, help="Campaign to export.")
 @click.option("--out", type=click.Path(path_type=Path), required=True,
-              help="Output file: .parquet, .csv or .jsonl (native trial log).")
+              help="Output file: .parquet or .csv.")
 @click.pass_context
 def export(ctx: click.Context, campaign: str, out: Path) -> None:
     """Export one campaign's measurements (Parquet/CSV) or trials (native JSON Lines)."""
@@ -359,7 +359,21 @@ def main(argv: list[str] | None = None) -> int:
     except PerfwarehouseError as exc:
         echo(f"error: {exc}", err=True)
         return 1
+    except OSError as exc:  # an output path that cannot be written, a full disk ...
+        echo(f"error: {exc}", err=True)
+        return 1
+    except Exception as exc:
+        if not _is_duckdb_io_error(exc):
+            raise
+        echo(f"error: {str(exc).strip().splitlines()[0]}", err=True)
+        return 1
     return code if isinstance(code, int) else 0
+
+
+def _is_duckdb_io_error(exc: BaseException) -> bool:
+    """An output path DuckDB could not write (COPY ... TO); duckdb is imported lazily."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.IOException)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -56,8 +56,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _rows(batches: pa.RecordBatchReader) -> Iterator[list[Any]]:
+    """Rows as lists, by column position (a query may repeat a column name)."""
     for batch in batches:
-        yield from (list(row.values()) for row in batch.to_pylist())
+        yield from (list(row) for row in zip(*(c.to_pylist() for c in batch.columns)))
 
 
 def _write(batches: pa.RecordBatchReader, fmt: str, stream: TextIO) -> None:
@@ -67,6 +68,10 @@ def _write(batches: pa.RecordBatchReader, fmt: str, stream: TextIO) -> None:
         writer.writerow(columns)
         writer.writerows([_csv_cell(v) for v in row] for row in _rows(batches))
     elif fmt == "json":
+        repeated = sorted({c for c in columns if columns.count(c) > 1})
+        if repeated:
+            raise UsageError(f"sql: --format json needs distinct column names; "
+                             f"{', '.join(repeated)} appear(s) more than once (use AS)")
         data = [dict(zip(columns, (_json_cell(v) for v in row))) for row in _rows(batches)]
         stream.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -131,6 +136,8 @@ def _json_cell(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, dict):
         return {k: _json_cell(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.hex()
     return value
 
 

@@ -44,8 +44,8 @@ def _check_common(seed: int, draws: int, trials_per_node: int, node_counts: Sequ
         raise UsageError("--draws must be at least 1")
     if trials_per_node < 1:
         raise UsageError("--trials-per-node must be at least 1")
-    if any(k < 1 for k in node_counts):
-        raise UsageError("node counts must be at least 1")
+    if not node_counts or any(k < 1 for k in node_counts):
+        raise UsageError("node counts must be given and be at least 1")
     if seed < 0:
         raise UsageError("--seed must be a non-negative integer")
 
@@ -68,6 +68,8 @@ class AAParams:
 
 def compute_aa(table: pa.Table, params: AAParams) -> Tables:
     _check_common(params.seed, params.draws, params.trials_per_node, params.n_nodes)
+    if not params.strategies:
+        raise UsageError(f"--strategies: give at least one of {', '.join(laaber.STRATEGIES)}")
     for s in params.strategies:
         if s not in laaber.STRATEGIES:
             raise UsageError(f"unknown strategy {s!r}; choose from {', '.join(laaber.STRATEGIES)}")

@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.triscale.analysis import profile
 
@@ -51,6 +52,9 @@ ACF_SCHEMA = pa.schema([
     pa.field("campaign", pa.string()), pa.field("hardware_type", pa.string()),
     pa.field("node", pa.string()), pa.field("lag", pa.int64()), pa.field("lag_s", pa.float64()),
     pa.field("acf", pa.float64()), pa.field("band", pa.float64())])
+
+
+MIN_BINS = 3  # the least a profile (an ACF and a trend) is computed from
 
 
 @dataclass(frozen=True)
@@ -84,10 +88,12 @@ def relative_scores(table: pa.Table) -> np.ndarray:
 
 
 def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Table]:
+    if not params.bin_hours > 0:
+        raise UsageError("--bin-hours must be positive")
     z = relative_scores(table)
     t = table.column("t").to_numpy().astype(np.float64)
-    campaign = table.column("campaign")[0].as_py()
-    hw = table.column("hardware_type")[0].as_py()
+    campaign = table.column("campaign").drop_null()[0].as_py()  # given on one row
+    hw = table.column("hardware_type").drop_null()[0].as_py()
     step = params.bin_hours * 3600.0
     groups = [(None, np.flatnonzero(~np.isnan(z)))]
     if params.by == "node":
@@ -101,7 +107,7 @@ def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Tabl
         if idx.size < 3:
             continue
         bins = np.floor((t[idx] - t[idx].min()) / step).astype(np.int64)
-        if bins.max() + 1 < params.min_bins:
+        if bins.max() + 1 < max(MIN_BINS, params.min_bins):
             continue
         order = np.lexsort((z[idx], bins))
         b, zz = bins[order], z[idx][order]

@@ -109,11 +109,17 @@ def summarize_convergence(tables: dict[str, pa.Table], params: ConvergenceParams
             f"values converged ({100 * converged / t.num_rows:.1f} %)"]
 
 
+def convergence_query_params(params: ConvergenceParams) -> dict[str, int]:
+    if params.min_values < 2:
+        raise UsageError("--min-values must be at least 2 (the convergence test fits a slope)")
+    return {"min_values": int(params.min_values)}
+
+
 CONVERGENCE = Job(
     name="convergence", help="TriScale run metrics with the convergence test, one row per trial "
     "with iterations (seed 003 4.1).", params=ConvergenceParams, query="triscale_trial_runs",
     compute=compute_convergence, outputs=("triscale_convergence",),
-    summarize=summarize_convergence, query_params=lambda p: {"min_values": int(p.min_values)},
+    summarize=summarize_convergence, query_params=convergence_query_params,
     per_configuration=True)
 
 

@@ -78,3 +78,51 @@ def test_warehouse_option_comes_before_the_verb(cli, tmp_path: Path) -> None:
     out = cli("--warehouse", str(home), "sql", "SELECT DISTINCT campaign FROM measurements",
               "--format", "csv", check=True).stdout
     assert out.splitlines() == ["campaign", "ufs"]
+
+
+def test_sql_keeps_repeated_column_names_in_place(cli) -> None:
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), check=True)
+    as_csv = cli("sql", "SELECT 1 AS a, 2 AS a, 3 AS b", "--format", "csv", check=True).stdout
+    assert as_csv.splitlines() == ["a,a,b", "1,2,3"]
+    joined = cli("sql", "SELECT m.config_id, c.config_id FROM measurements m JOIN configurations c "
+                 "USING (config_id) LIMIT 1", check=True).stdout.splitlines()
+    assert joined[0].split() == ["config_id", "config_id"] and joined[-1] == "(1 row)"
+    assert joined[2].split()[0] == joined[2].split()[1]
+    as_json = cli("sql", "SELECT 1 AS a, 2 AS a", "--format", "json")
+    assert as_json.returncode == 1 and "distinct column names" in as_json.stderr
+    blob = cli("sql", "SELECT '\\xAA\\x01'::BLOB AS b", "--format", "json", check=True).stdout
+    assert json.loads(blob) == [{"b": "aa01"}]
+
+
+def test_unwritable_outputs_are_one_line_errors(cli, tmp_path: Path) -> None:
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), check=True)
+    not_a_dir = tmp_path / "plain-file"
+    not_a_dir.write_text("x")
+    for args in (["sql", "SELECT 1", "--out", str(not_a_dir / "q.csv")],
+                 ["sql", "SELECT 1", "--out", str(tmp_path)],
+                 ["report", "order-effects", "--out", str(not_a_dir / "r.html")],
+                 ["export", "--campaign", ORDERSAGE_DIRS["ufs"].name, "--out",
+                  str(not_a_dir / "e.csv")],
+                 ["generate", "laaber-cloud", "--scale", "0.01", "--out", str(not_a_dir / "g.jsonl")]):
+        result = cli(*args)
+        assert result.returncode == 1, (args, result.stderr)
+        assert "Traceback" not in result.stderr, args
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+        assert len(errors) == 1 and result.stderr.strip().endswith(errors[0]), (args, result.stderr)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["profile", "--bin-hours", "0"], "--bin-hours must be positive"),
+    (["profile", "--min-bins", "1", "--bin-hours", "2000"], None),
+    (["aa-fpr", "--n-nodes", "", "--draws", "5"], "node counts must be given"),
+    (["aa-fpr", "--strategies", ""], "--strategies: give at least one"),
+    (["convergence", "--min-values", "1"], "--min-values must be at least 2"),
+])
+def test_job_options_out_of_range(cli, args: list[str], message: str | None) -> None:
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), check=True)
+    result = cli("analyze", *args)
+    assert "Traceback" not in result.stderr
+    if message is None:  # too few bins for any profile: nothing to profile, no error
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 1 and message in result.stderr
