@@ -58,6 +58,15 @@ def thin_sorted(df: pl.DataFrame, max_points: int) -> pl.DataFrame:
     return df[keep]
 
 
+def labelled(rows: pa.Table) -> pl.DataFrame:
+    """An analysis table's rows as a DataFrame with a ``config`` column: the short name
+    of each row's configuration (:func:`config_labels`)."""
+    df = pl.from_arrow(rows)
+    assert isinstance(df, pl.DataFrame)
+    return df.with_columns(config=pl.Series(
+        config_labels(df["benchmark"], df["settings"], df["metric"]), dtype=pl.String))
+
+
 def config_labels(benchmarks: Sequence[str | None], settings: Sequence[str | None],
                   metrics: Sequence[str | None] | None = None, max_len: int = 80) -> list[str]:
     """Short human names of configurations: ``benchmark k=v … [metric]``.

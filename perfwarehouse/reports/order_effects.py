@@ -58,9 +58,7 @@ def prepare(rows: pa.Table) -> pl.DataFrame:
     """Add the configuration label, the group a chart shows (the campaign, or
     ``campaign · family`` when the job's family of comparisons is narrower), the
     family-wise threshold α/m and the CI case label."""
-    df = pl.from_arrow(rows)
-    assert isinstance(df, pl.DataFrame)
-    labels = charts.config_labels(df["benchmark"], df["settings"], df["metric"])
+    df = charts.labelled(rows)
     case_label = (pl.when(pl.col("ci_case").is_null()).then(pl.lit(charts.CI_CASES[3]))
                   .otherwise(pl.col("ci_case").cast(pl.Int64).replace_strict(
                       [1, 2, 3], list(charts.CI_CASES[:3]), default=charts.CI_CASES[3])))
@@ -68,7 +66,6 @@ def prepare(rows: pa.Table) -> pl.DataFrame:
              .then(pl.col("campaign"))
              .otherwise(pl.col("campaign") + pl.lit(" · ") + pl.col("family")))
     return df.with_columns(
-        config=pl.Series(labels, dtype=pl.String),
         group=group,
         alpha_family=pl.col("alpha") / pl.max_horizontal(pl.col("m"), pl.lit(1)),
         case_label=case_label,
@@ -213,12 +210,8 @@ def predecessor_section(data: ReportData, request: Request) -> Section:
                         "perfwarehouse analyze predecessor-effects", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
-    df = pl.from_arrow(rows)
-    assert isinstance(df, pl.DataFrame)
-    df = df.with_columns(
-        config=pl.Series(charts.config_labels(df["benchmark"], df["settings"], df["metric"]),
-                         dtype=pl.String),
-        predecessor=pl.Series(predecessor_labels(df), dtype=pl.String))
+    df = charts.labelled(rows)
+    df = df.with_columns(predecessor=pl.Series(predecessor_labels(df), dtype=pl.String))
     top = (df.filter(pl.col("shift_pct").is_not_null())
            .sort(pl.col("shift_pct").abs(), descending=True).head(PREDECESSOR_ROWS))
     blocks: list[Figure | Table | Notice] = []

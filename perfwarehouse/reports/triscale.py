@@ -154,6 +154,10 @@ def convergence_section(data: ReportData, request: Request) -> Section:
 
 
 # --------------------------------------------------------------------- KPIs
+#: "yes"/"no" of the independence flag, for tables and tooltips
+YES_NO = pl.when(pl.col("independent")).then(pl.lit("yes")).otherwise(pl.lit("no"))
+
+
 def kpi_section(data: ReportData, request: Request) -> Section:
     title = "KPIs"
     intro = ("Seed 003 section 4.3 and Figure 3b: a KPI is a one-sided bound of a percentile of "
@@ -162,12 +166,8 @@ def kpi_section(data: ReportData, request: Request) -> Section:
     rows = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
-    df = pl.from_arrow(rows)
-    assert isinstance(df, pl.DataFrame)
-    df = df.with_columns(
-        config=pl.Series(charts.config_labels(df["benchmark"], df["settings"], df["metric"]),
-                         dtype=pl.String),
-        independent=pl.when(pl.col("independent")).then(pl.lit("yes")).otherwise(pl.lit("no")),
+    df = charts.labelled(rows).with_columns(
+        independent=YES_NO,
         value_pct=(pl.col("kpi") / pl.col("metric_median") - 1) * 100)
     df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config")
                          + pl.lit(" · ") + pl.col("series").cast(pl.String))
@@ -198,13 +198,9 @@ def variability_section(data: ReportData, request: Request) -> Section:
                         "perfwarehouse analyze variability-score", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
-    df = pl.from_arrow(rows)
-    assert isinstance(df, pl.DataFrame)
     mid = (pl.col("low") + pl.col("high")) / 2
-    df = df.with_columns(
-        config=pl.Series(charts.config_labels(df["benchmark"], df["settings"], df["metric"]),
-                         dtype=pl.String),
-        independent=pl.when(pl.col("independent")).then(pl.lit("yes")).otherwise(pl.lit("no")),
+    df = charts.labelled(rows).with_columns(
+        independent=YES_NO,
         low_pct=(pl.col("low") / mid - 1) * 100, high_pct=(pl.col("high") / mid - 1) * 100,
         relative_pct=pl.col("relative") * 100)
     df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"))

@@ -61,7 +61,7 @@ def build(data: ReportData, request: Request) -> Page:
     if isinstance(rsd, Missing):
         sections.append(Section("Variability (RSD)", "", (rsd.notice(),)))
     else:
-        sections.extend(rsd_sections(labelled(rsd)))
+        sections.extend(rsd_sections(charts.labelled(rsd)))
 
     aa = data.results("aa_fpr", "aa_fpr", "perfwarehouse analyze aa-fpr", request)
     sections.append(aa_section(aa))
@@ -73,16 +73,9 @@ def build(data: ReportData, request: Request) -> Page:
     if isinstance(detect, Missing):
         sections.append(Section("Detectable regressions", "", (detect.notice(),)))
     else:
-        sections.extend(detectable_sections(labelled(detect), curve))
+        sections.extend(detectable_sections(charts.labelled(detect), curve))
     return Page("Variability and detectable regressions", INTRO, tuple(sections),
                 tuple(lines), name="variability")
-
-
-def labelled(rows: pa.Table) -> pl.DataFrame:
-    df = pl.from_arrow(rows)
-    assert isinstance(df, pl.DataFrame)
-    return df.with_columns(config=pl.Series(
-        charts.config_labels(df["benchmark"], df["settings"], df["metric"]), dtype=pl.String))
 
 
 # ---------------------------------------------------------------------- RSD

@@ -190,6 +190,8 @@ class Warehouse:
         kind = "TEMP VIEW" if temporary else "VIEW"
         con.execute(f"CREATE OR REPLACE {kind} measurements AS {self.measurements_sql(files)}")
         con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
+        con.execute(f"CREATE OR REPLACE {kind} latest_job_runs AS "
+                    f"{sqlfiles.load('views/latest_job_runs')}")
 
     # ---------------------------------------------------------------- writing
     @contextmanager

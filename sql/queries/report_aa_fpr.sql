@@ -2,11 +2,8 @@
 -- latest `aa-fpr` job run of each campaign (table aa_fpr), fp_rate in percent.
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'aa-fpr')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'aa-fpr' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
     a.campaign, a.hardware_type, a.benchmark, a.settings, a.metric,

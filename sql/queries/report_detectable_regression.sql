@@ -4,11 +4,8 @@
 -- detectable_regression). status: detectable | none | insufficient.
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'detectable-regression')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'detectable-regression' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
     d.campaign, d.hardware_type, d.benchmark, d.settings, d.metric, d.unit,

@@ -4,11 +4,8 @@
 -- `detectable-regression` job run of each campaign (table detectable_regression_curve).
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'detectable-regression')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'detectable-regression' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
     c.campaign, c.strategy, c.n_nodes, c.r_pct,

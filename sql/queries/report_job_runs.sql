@@ -1,12 +1,8 @@
 -- report_job_runs: the latest run of one job for each campaign it covered (or for
 -- $campaign only), which is where a report's numbers come from (SPEC 6, 11).
 -- Parameters: $job (the CLI name, e.g. 'order-effects'), $campaign (NULL: every campaign).
-SELECT job_run_id, campaign, started_at, code_version, CAST(params AS VARCHAR) AS params
-FROM (
-    SELECT job_run_id, unnest(campaigns) AS campaign, started_at, code_version, params
-    FROM job_runs
-    WHERE job = $job
-)
-WHERE $campaign IS NULL OR campaign = $campaign
-QUALIFY row_number() OVER (PARTITION BY campaign ORDER BY job_run_id DESC) = 1
-ORDER BY campaign
+SELECT l.job_run_id, l.campaign, r.started_at, r.code_version, CAST(r.params AS VARCHAR) AS params
+FROM latest_job_runs AS l
+JOIN job_runs AS r USING (job_run_id)
+WHERE l.job = $job AND ($campaign IS NULL OR l.campaign = $campaign)
+ORDER BY l.campaign

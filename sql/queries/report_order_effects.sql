@@ -3,11 +3,8 @@
 -- `order-effects` job run of each campaign (table order_effects, sql/schema/020).
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'order-effects')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'order-effects' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
     o.campaign, o.hardware_type, o.benchmark, o.settings, o.metric,

@@ -4,11 +4,8 @@
 -- sql/schema/021), with the worst predecessor's median CI as % of the median after
 -- any other test. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'predecessor-effects')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'predecessor-effects' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
     p.campaign, p.hardware_type, p.benchmark, p.settings, p.metric, p.unit,

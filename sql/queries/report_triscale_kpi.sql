@@ -2,10 +2,8 @@
 -- latest `kpi` job run of each campaign, with the configuration's unit and the median of
 -- its trial values (to show each KPI relative to it). Parameters: $campaign (NULL: all).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign FROM job_runs WHERE job = 'kpi')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'kpi' AND ($campaign IS NULL OR campaign = $campaign)
 ),
 medians AS (
     SELECT campaign, hardware_type, config_id, median(value) AS metric_median

@@ -2,10 +2,8 @@
 -- `profile` job run of each campaign: one row per hardware type (or node), with its
 -- seasonal periods. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign FROM job_runs WHERE job = 'profile')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'profile' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT p.campaign, p.hardware_type, p.node, p.job_run_id, p.trials, p.n_bins, p.step_s,
        p.converged, p.band, p.seasonal_periods, p.seasonal_period_s

@@ -2,10 +2,8 @@
 -- (where TriScale looks for seasonal peaks) of the profiles of the latest `profile` job run
 -- of each campaign. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign FROM job_runs WHERE job = 'profile')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'profile' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT a.campaign, a.hardware_type, a.node, a.lag, a.lag_s, a.acf, a.band
 FROM triscale_profile_acf AS a

@@ -2,11 +2,8 @@
 -- configuration (seed 003 section 4.4, SPEC 8) from the latest `variability-score` job
 -- run of each campaign. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'variability-score')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'variability-score' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric, c.unit,
        v.percentile, v.confidence, v.low, v.high, v.score, v.relative_score AS relative,

@@ -2,11 +2,8 @@
 -- SPEC 5.2) from the latest `variability` job run of each campaign (table
 -- variability). Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
-    SELECT campaign, max(job_run_id) AS job_run_id
-    FROM (SELECT job_run_id, unnest(campaigns) AS campaign
-          FROM job_runs WHERE job = 'variability')
-    WHERE $campaign IS NULL OR campaign = $campaign
-    GROUP BY campaign
+    SELECT campaign, job_run_id FROM latest_job_runs
+    WHERE job = 'variability' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
     v.campaign, v.hardware_type, v.benchmark, v.settings, v.metric, v.unit,
