@@ -1,0 +1,85 @@
+"""The contract every input format follows: bytes in, native trial-log records out.
+
+A format is a module of :mod:`perfwarehouse.ingest.formats` with
+
+* ``NAME`` (the ``perfwarehouse ingest NAME`` verb) and ``DESCRIPTION`` (its one-line
+  help);
+* ``sniff(head: bytes, filename: str) -> bool``: whether the first bytes of a file (up
+  to :data:`SNIFF_BYTES`, already decompressed) look like this format; used by
+  ``ingest auto``, so it must be cheap and must not claim another format's files;
+* ``parse(data: bytes, source: str, options: ImportOptions) -> list[dict]``: pure (no
+  files, no DuckDB, no clock), returns native trial-log records (the dicts a line of
+  the JSON Lines trial log holds, see ``ingest/trial-log.schema.json``) and raises
+  :class:`~perfwarehouse.errors.TrialParseError` naming ``source``, the line (or 0) and
+  the rule (``invalid-json``, ``missing-key``, ``wrong-type``, ``truncated``,
+  ``empty``, ``no-node`` ...), with a JSON path or the offending text in the detail.
+
+A record's keys are those of the native log: ``campaign, run_id, node,
+hardware_type, run_index, order_kind, position, run_size, benchmark, settings
+(dict), metric, unit, higher_is_better, values (list of float), started_at (RFC 3339
+string), duration_s, status, env (dict)`` and the optional ``revision``,
+``revision_time`` (RFC 3339) and ``attributes`` (dict of whatever else the source
+says that has no column). :func:`apply_options` fills what a format leaves to the
+user (campaign, node, hardware type, revision, extra settings) the same way for
+every format, so parsers leave those keys ``None`` when the file does not say them.
+
+Load-test trials (one run of a load generator at one load level) use the same
+record, with ``settings["loop"]`` = ``"open"`` (``rate_rps``) or ``"closed"``
+(``clients``, ``think_time_s``), one metric per record (``throughput`` in req/s,
+higher is better; ``p99`` etc. in ms) and, where the tool reports the latency
+distribution, the key ``latency`` = ``{"unit": "ms", "percentiles": [[q, value],
+...]}`` (q in [0, 100], from an HdrHistogram spectrum) or ``{"unit": "ms",
+"samples": [...]}`` (per-request samples) on the trial's ``throughput`` record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+
+#: How much of a file ``sniff`` sees.
+SNIFF_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the user says on the command line about every trial of one ingest.
+
+    ``None`` means "not given": the file's own value is used, else the format's default.
+    """
+
+    campaign: str | None = None
+    node: str | None = None
+    hardware_type: str | None = None
+    revision: str | None = None
+    revision_time: str | None = None  # RFC 3339
+    settings: tuple[tuple[str, str], ...] = field(default=())  # --setting KEY=VALUE, in order
+
+
+def apply_options(records: list[dict[str, Any]], options: ImportOptions, source: str,
+                  default_campaign: str) -> list[dict[str, Any]]:
+    """Fill what the command line says into ``records`` (in place) and return them.
+
+    The command line wins over the file for campaign, node, hardware type and
+    revision; ``--setting`` adds to (and overrides) each record's settings. A record
+    still without a node is refused with one line that says to pass ``--node``.
+    """
+    extra = dict(options.settings)
+    for record in records:
+        record["v"] = 1
+        for key in ("campaign", "node", "hardware_type", "revision", "revision_time"):
+            given = getattr(options, key)
+            if given is not None:
+                record[key] = given
+        record["campaign"] = record.get("campaign") or default_campaign
+        if not record.get("node"):
+            raise TrialParseError(
+                source, 0, "no-node",
+                "the file does not name the machine it ran on: pass --node NAME "
+                "(and --hardware-type TYPE)")
+        record["hardware_type"] = record.get("hardware_type") or record["node"]
+        if extra:
+            record["settings"] = {**(record.get("settings") or {}), **extra}
+    return records
