@@ -17,7 +17,6 @@ import click
 from perfwarehouse import __version__
 from perfwarehouse.config import Settings, resolve_warehouse_path
 from perfwarehouse.errors import PerfwarehouseError
-from perfwarehouse.progress import default_reporter
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -26,13 +25,49 @@ def _settings(ctx: click.Context) -> Settings:
     return ctx.find_object(Settings)  # type: ignore[return-value]
 
 
+def _reporter(ctx: click.Context):  # type: ignore[no-untyped-def]
+    from perfwarehouse.progress import default_reporter
+
+    return default_reporter(_settings(ctx).quiet)
+
+
 def _warehouse(ctx: click.Context):  # type: ignore[no-untyped-def]
     from perfwarehouse.warehouse.store import Warehouse
 
     settings = _settings(ctx)
-    reporter = default_reporter(settings.quiet)
     return Warehouse(settings.warehouse, lock_timeout_s=settings.lock_timeout_s,
-                     on_wait=reporter.note)
+                     on_wait=_reporter(ctx).note)
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are built from a lazy catalog (:mod:`perfwarehouse.registry`)
+    on first use: listing them (``--help``, shell completion) imports nothing heavy."""
+
+    def __init__(self, *args: Any, catalog: str, build: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._catalog_module = catalog
+        self._build = build
+
+    def _catalog(self) -> Any:
+        from importlib import import_module
+
+        return import_module(self._catalog_module).CATALOG
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [e.name for e in self._catalog()]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        entry = next((e for e in self._catalog() if e.name == name), None)
+        if entry is None:
+            return None
+        if ctx.resilient_parsing:  # shell completion: the name and summary are enough
+            return click.Command(name, short_help=entry.summary)
+        return self._build(entry.load())  # type: ignore[no-any-return]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(e.name, e.summary) for e in self._catalog()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 def echo(message: str = "", *, err: bool = False) -> None:
@@ -102,7 +137,7 @@ def ingest_ordersage(ctx: click.Context, directories: tuple[Path, ...], campaign
 
     summary = run(_warehouse(ctx), list(directories), campaign=campaign,
                   hardware_type=hardware_type, hardware_map=hardware_map, quarantine=quarantine,
-                  reporter=default_reporter(_settings(ctx).quiet))
+                  reporter=_reporter(ctx))
     _print_summary(summary)
 
 
@@ -115,7 +150,7 @@ def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) 
     from perfwarehouse.ingest.service import ingest_jsonl as run
 
     summary = run(_warehouse(ctx), list(files), quarantine=quarantine,
-                  reporter=default_reporter(_settings(ctx).quiet))
+                  reporter=_reporter(ctx))
     _print_summary(summary)
 
 
@@ -131,7 +166,7 @@ def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantin
     from perfwarehouse.ingest.service import ingest_table as run
 
     summary = run(_warehouse(ctx), file, mapping, quarantine=quarantine,
-                  reporter=default_reporter(_settings(ctx).quiet))
+                  reporter=_reporter(ctx))
     _print_summary(summary)
 
 
@@ -197,7 +232,43 @@ def sql(ctx: click.Context, query: str, fmt: str, out: Path | None) -> None:
 
 
 # ---------------------------------------------------------------- analyze
-@cli.group(context_settings=CONTEXT)
+def _job_command(job: Any) -> click.Command:
+    """The ``analyze`` command of one job: its parameters become options."""
+
+    def callback(**kwargs: Any) -> None:
+        from perfwarehouse.jobs.framework import run_job
+
+        ctx = click.get_current_context()
+        names = {f.name for f in dataclasses.fields(job.params) if not f.metadata.get("internal")}
+        params = job.params(**{k: v for k, v in kwargs.items() if k in names})
+        campaign = getattr(params, "campaign", None)
+        result = run_job(_warehouse(ctx), job, params,
+                         campaigns=[campaign] if campaign else None, reporter=_reporter(ctx))
+        for line in result.summary:
+            echo(line)
+        rows = sum(t.num_rows for t in result.tables.values())
+        echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
+             f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+
+    return click.Command(
+        job.name, callback=callback, help=job.help, context_settings=CONTEXT,
+        params=[_option_for(f) for f in dataclasses.fields(job.params)
+                if not f.metadata.get("internal")])
+
+
+def _report_command(rep: Any) -> click.Command:
+    """The ``report`` command of one report page."""
+
+    def callback(**kwargs: Any) -> None:
+        path = rep.write(_warehouse(click.get_current_context()), **kwargs)
+        echo(f"wrote {path}")
+
+    return click.Command(rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
+                         params=list(rep.options))
+
+
+@cli.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.jobs",
+           build=lambda job: _job_command(job))
 def analyze() -> None:
     """Run an analysis job; results go to a table keyed by job_run_id (see job_runs)."""
 
@@ -224,7 +295,8 @@ def plan_runs(percentile: float, confidence: float, robustness: int) -> None:
         raise click.BadParameter(str(exc)) from None
 
 
-@cli.group(context_settings=CONTEXT)
+@cli.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.reports",
+           build=lambda rep: _report_command(rep))
 def report() -> None:
     """Write a self-contained HTML report (opens offline, in any browser)."""
 
@@ -242,7 +314,7 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
     from perfwarehouse.demo import run_demo
 
     run_demo(_warehouse(ctx), seed=seed, scale=scale, reports_dir=reports_dir,
-             reporter=default_reporter(_settings(ctx).quiet), echo=echo)
+             reporter=_reporter(ctx), echo=echo)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -290,55 +362,10 @@ def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[An
         raise click.BadParameter(f"expected comma-separated {cast.__name__} values") from None
 
 
-def _register_jobs() -> None:
-    from perfwarehouse.jobs import JOBS
-
-    for job in JOBS:
-        def callback(ctx: click.Context = None, __job=job, **kwargs: Any) -> None:  # type: ignore[assignment]
-            from perfwarehouse.jobs.framework import run_job
-
-            ctx = click.get_current_context()
-            names = {f.name for f in dataclasses.fields(__job.params)
-                     if not f.metadata.get("internal")}
-            params = __job.params(**{k: v for k, v in kwargs.items() if k in names})
-            campaign = getattr(params, "campaign", None)
-            result = run_job(_warehouse(ctx), __job, params,
-                             campaigns=[campaign] if campaign else None,
-                             reporter=default_reporter(_settings(ctx).quiet))
-            for line in result.summary:
-                echo(line)
-            rows = sum(t.num_rows for t in result.tables.values())
-            echo(f"{__job.name}: {rows:,} rows in {', '.join(__job.outputs)} "
-                 f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
-
-        command = click.Command(
-            job.name, callback=callback, help=job.help, context_settings=CONTEXT,
-            params=[_option_for(f) for f in dataclasses.fields(job.params)
-                    if not f.metadata.get("internal")])
-        analyze.add_command(command)
-
-
-def _register_reports() -> None:
-    from perfwarehouse.reports import REPORTS
-
-    for rep in REPORTS:
-        def callback(__rep=rep, **kwargs: Any) -> None:
-            ctx = click.get_current_context()
-            path = __rep.write(_warehouse(ctx), **kwargs)
-            echo(f"wrote {path}")
-
-        report.add_command(click.Command(
-            rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
-            params=list(rep.options)))
-
-
 from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent, SPEC 4.3)
 
 cli.add_command(agent)
 ingest.add_command(pull)
-
-_register_jobs()
-_register_reports()
 
 
 def main(argv: list[str] | None = None) -> int:

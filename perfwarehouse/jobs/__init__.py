@@ -1,29 +1,65 @@
 """The registry of analyses: every :class:`~perfwarehouse.jobs.framework.Job` the CLI,
-the demo and the Python API know about, in the order the demo runs them."""
+the demo and the Python API know about, in the order the demo runs them.
+
+:data:`CATALOG` names each job, where it is defined and its one-line summary without
+importing it, so that ``perfwarehouse analyze --help`` and shell completion start
+without numba, scipy or DuckDB; ``JOBS``, ``run_job`` and friends are imported on
+first use.
+"""
 
 from __future__ import annotations
 
-from perfwarehouse.jobs import order_effects, predecessor_effects
-from perfwarehouse.jobs.detectable_regression import AA_FPR, DETECTABLE_REGRESSION
-from perfwarehouse.jobs.framework import Job, JobResult, run_job
-from perfwarehouse.jobs.profile import PROFILE
-from perfwarehouse.jobs.trends import TRENDS
-from perfwarehouse.jobs.triscale_jobs import CONVERGENCE, INDEPENDENCE, KPI
-from perfwarehouse.jobs.triscale_jobs import VARIABILITY as VARIABILITY_SCORE
-from perfwarehouse.jobs.variability import VARIABILITY
+from typing import TYPE_CHECKING, Any
 
-JOBS: tuple[Job, ...] = (
-    order_effects.JOB, predecessor_effects.JOB,                      # OrderSage (issue 3)
-    VARIABILITY, AA_FPR, DETECTABLE_REGRESSION,                      # Laaber et al. (issue 4)
-    CONVERGENCE, KPI, VARIABILITY_SCORE, INDEPENDENCE, PROFILE, TRENDS,  # TriScale (issue 5)
+from perfwarehouse.registry import Entry, find
+
+if TYPE_CHECKING:
+    from perfwarehouse.jobs.framework import Job
+
+
+_J = "perfwarehouse.jobs."
+CATALOG: tuple[Entry, ...] = (
+    # OrderSage (Duplyakin et al., USENIX ATC 2023)
+    Entry("order-effects", _J + "order_effects:JOB",
+          "Does trial order change the results? Fixed vs random order per configuration."),
+    Entry("predecessor-effects", _J + "predecessor_effects:JOB",
+          "Which test leaves state that changes the next one?"),
+    # Laaber et al. (EMSE 2019)
+    Entry("variability", _J + "variability:VARIABILITY",
+          "Relative standard deviation and where it comes from (nodes, runs, trials)."),
+    Entry("aa-fpr", _J + "detectable_regression:AA_FPR",
+          "A/A false-positive rate of the rank-sum test for k nodes."),
+    Entry("detectable-regression", _J + "detectable_regression:DETECTABLE_REGRESSION",
+          "Smallest regression each configuration can reliably detect."),
+    # TriScale (Jacob et al., Journal of Systems Research 2021)
+    Entry("convergence", _J + "triscale_jobs:CONVERGENCE",
+          "Run metrics with TriScale's convergence test."),
+    Entry("kpi", _J + "triscale_jobs:KPI",
+          "KPI of each series: a one-sided bound of a percentile."),
+    Entry("variability-score", _J + "triscale_jobs:VARIABILITY",
+          "TriScale variability score across sequels."),
+    Entry("independence", _J + "triscale_jobs:INDEPENDENCE",
+          "Are a series' trials independent in time?"),
+    Entry("profile", _J + "profile:PROFILE",
+          "Convergence, autocorrelation and seasonal periods per hardware type."),
+    Entry("trends", _J + "trends:TRENDS",
+          "Theil-Sen trend of each configuration over time, with CI."),
 )
 
 
 def get(name: str) -> Job:
-    for job in JOBS:
-        if job.name == name:
-            return job
-    raise KeyError(name)
+    """The job called ``name`` (imports its module)."""
+    return find(CATALOG, name).load()  # type: ignore[no-any-return]
 
 
-__all__ = ["JOBS", "Job", "JobResult", "get", "run_job"]
+def __getattr__(name: str) -> Any:
+    if name == "JOBS":
+        return tuple(e.load() for e in CATALOG)
+    if name in ("Job", "JobResult", "run_job"):
+        from perfwarehouse.jobs import framework
+
+        return getattr(framework, name)
+    raise AttributeError(f"module 'perfwarehouse.jobs' has no attribute {name!r}")
+
+
+__all__ = ["CATALOG", "JOBS", "Job", "JobResult", "get", "run_job"]

@@ -1,48 +1,45 @@
 """The registry of reports (``perfwarehouse report NAME``), in the order the demo writes them.
 
-Each report is a :class:`~perfwarehouse.reports.base.Report`: a name, its help, its
-CLI options and a ``build(data, request) -> Page``; ``Report.write`` reads the
-warehouse and writes one self-contained HTML file (see
-:mod:`perfwarehouse.reports.render`).
+Each report is a :class:`~perfwarehouse.reports.base.Report` defined in its page
+module (``REPORT``): a name, its help, its CLI options and a ``build(data, request) ->
+Page``; ``Report.write`` reads the warehouse and writes one self-contained HTML file
+(see :mod:`perfwarehouse.reports.render`). :data:`CATALOG` lists them without
+importing them (fast ``--help``); ``REPORTS`` and ``Request`` are imported on first use.
 """
 
 from __future__ import annotations
 
-from perfwarehouse.reports import fleet, order_effects, triscale, variability
-from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, Request
+from typing import Any
 
-ORDER_EFFECTS = Report(
-    "order-effects",
-    "Order effects (OrderSage): p-values, effect sizes, Δ%, CI cases, predecessor effects.",
-    order_effects.build)
+from perfwarehouse.registry import Entry, find
 
-VARIABILITY = Report(
-    "variability",
-    "Variability (Laaber et al.): RSD and its sources, A/A false positives, detectable "
-    "regressions as heatmaps.",
-    variability.build)
-
-TRISCALE = Report(
-    "triscale",
-    "TriScale: run metrics with convergence, KPIs, variability scores, environment "
-    "autocorrelation and seasonal periods.",
-    triscale.build)
-
-FLEET = Report(
-    "fleet",
-    "Fleet report for a period [--since, --until) against the previous period of the same "
-    "length: per hardware type, what drifted, what became order-dependent, how variability "
-    "changed.",
-    fleet.build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
-
-REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET)
+_R = "perfwarehouse.reports."
+CATALOG: tuple[Entry, ...] = (
+    Entry("order-effects", _R + "order_effects:REPORT",
+          "Order effects (OrderSage): does order matter, and which test disturbs the next."),
+    Entry("variability", _R + "variability:REPORT",
+          "Variability (Laaber et al.): RSD, A/A false positives, detectable regressions."),
+    Entry("triscale", _R + "triscale:REPORT",
+          "TriScale: convergence, KPIs, variability scores, seasonal periods."),
+    Entry("fleet", _R + "fleet:REPORT",
+          "Fleet report for a period against the previous one: drift, order, variability."),
+)
 
 
-def get(name: str) -> Report:
-    for report in REPORTS:
-        if report.name == name:
-            return report
-    raise KeyError(name)
+def get(name: str) -> Any:
+    """The report called ``name`` (imports its module)."""
+    return find(CATALOG, name).load()
 
 
-__all__ = ["CAMPAIGN", "OUT", "PNG", "REPORTS", "SINCE", "UNTIL", "Report", "Request", "get"]
+def __getattr__(name: str) -> Any:
+    if name == "REPORTS":
+        return tuple(e.load() for e in CATALOG)
+    if name in ("CAMPAIGN", "OUT", "PNG", "SINCE", "UNTIL", "Report", "Request"):
+        from perfwarehouse.reports import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module 'perfwarehouse.reports' has no attribute {name!r}")
+
+
+__all__ = ["CAMPAIGN", "CATALOG", "OUT", "PNG", "REPORTS", "SINCE", "UNTIL", "Report",
+           "Request", "get"]

@@ -28,7 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports import _stats, charts
-from perfwarehouse.reports.base import ReportData, Request
+from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, ReportData, Request
 from perfwarehouse.reports.page import (
     Column,
     Figure,
@@ -432,3 +432,11 @@ def variability_section(result: pl.DataFrame) -> Section:
     return Section("Variability against the previous period",
                    "The relative standard deviation (100·σ/μ) of each configuration's trials.",
                    tuple(blocks))
+
+
+REPORT = Report(
+    "fleet",
+    "Fleet report for a period [--since, --until) against the previous period of the same "
+    "length: per hardware type, what drifted, what became order-dependent, how variability "
+    "changed.",
+    build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))

@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.base import ReportData, Request, provenance
+from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
     Column,
@@ -235,3 +235,9 @@ def predecessor_section(data: ReportData, request: Request) -> Section:
          Column("ci_case", "CI case", "int")),
         ordered))
     return Section(title, intro, tuple(blocks))
+
+
+REPORT = Report(
+    "order-effects",
+    "Order effects (OrderSage): p-values, effect sizes, Δ%, CI cases, predecessor effects.",
+    build)

@@ -19,7 +19,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.base import ReportData, Request, provenance
+from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
     Column,
@@ -274,3 +274,10 @@ def profile_section(data: ReportData, request: Request) -> Section:
          Column("step_h", "step (hours)", "float"), Column("converged", "converged"),
          Column("periods", "seasonal periods")), table))
     return Section(title, intro, tuple(blocks))
+
+
+REPORT = Report(
+    "triscale",
+    "TriScale: run metrics with convergence, KPIs, variability scores, environment "
+    "autocorrelation and seasonal periods.",
+    build)

@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.base import ReportData, Request, provenance
+from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
     Column,
@@ -273,3 +273,10 @@ def distribution(part: pl.DataFrame) -> pl.DataFrame:
         .sort(["r_order", "n_nodes"])
         .with_columns(nodes=pl.col("n_nodes").cast(pl.String)))
     return out.select("r_label", "r_order", "nodes", "n")
+
+
+REPORT = Report(
+    "variability",
+    "Variability (Laaber et al.): RSD and its sources, A/A false positives, detectable "
+    "regressions as heatmaps.",
+    build)
