@@ -436,7 +436,7 @@ def _triscale_bound(xs: np.ndarray, p: float, confidence: float, side: str) -> _
 
 # ------------------------------------------------------------ variability score
 @dataclass(frozen=True)
-class VariabilityResult:
+class VariabilityScore:
     """Variability score of sequels' KPIs: [low, high] covers [P_p, P_(1-p)];
     ``score`` = high - low, ``relative`` = score / ((low + high)/2)."""
 
@@ -456,7 +456,7 @@ class VariabilityResult:
 
 def variability_score(kpis: object, p: float, confidence: float,
                       bounds: tuple[float, float] | None = None,
-                      method: Method = "default") -> VariabilityResult:
+                      method: Method = "default") -> VariabilityScore:
     """Variability score across sequels (seed 003, 4.3; SPEC 8).
 
     Default: the largest m whose *joint* coverage of [x(m), x(n-m+1)] for the
@@ -476,13 +476,13 @@ def variability_score(kpis: object, p: float, confidence: float,
         res = percentile_interval(data, p, confidence, method="exact")
         lo_i, hi_i, coverage, need = res.low_index, res.high_index, res.coverage, res.n_required
     if lo_i == 0:
-        return VariabilityResult(None, None, None, None, test.independent, coverage, n, need, 0, 0,
+        return VariabilityScore(None, None, None, None, test.independent, coverage, n, need, 0, 0,
                                  test.weakly_stationary, test.violating_lags)
     low, high = float(xs[lo_i - 1]), float(xs[hi_i - 1])
     score = high - low
     middle = (low + high) / 2.0
     relative = score / middle if middle != 0 else None
-    return VariabilityResult(low, high, score, relative, test.independent, coverage, n, None, lo_i,
+    return VariabilityScore(low, high, score, relative, test.independent, coverage, n, None, lo_i,
                              hi_i, test.weakly_stationary, test.violating_lags)
 
 

@@ -9,8 +9,8 @@ import pytest
 import scipy.stats
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.jobs import order_effects as oe
 from perfwarehouse.jobs.configurations import confidence_value, family_query_params
+from perfwarehouse.ordersage import orders as oe
 from perfwarehouse.stats import median_ci
 from tests.naive import order_effects as naive
 
@@ -62,7 +62,7 @@ def test_le_boudec_and_ordersage_indices() -> None:
     rng = np.random.default_rng(1)
     n = np.arange(1, 200)
     for confidence in (0.95, 0.99, 1 - 0.05 / 20):
-        lo, hi, coverage = oe._interval_indices(n, confidence, "le-boudec")
+        lo, hi, coverage = oe.interval_indices(n, confidence, "le-boudec")
         for i, size in enumerate(n):
             sample = np.sort(rng.normal(size=size))
             ref = median_ci(sample, confidence, method="le-boudec")
@@ -72,7 +72,7 @@ def test_le_boudec_and_ordersage_indices() -> None:
                 assert (sample[lo[i] - 1], sample[hi[i] - 1]) == (ref.low, ref.high)
                 assert coverage[i] == pytest.approx(ref.coverage)
         # OrderSage's get_ci, written out: 0-based ranks into the sorted sample
-        lo, hi, _ = oe._interval_indices(n, confidence, "ordersage")
+        lo, hi, _ = oe.interval_indices(n, confidence, "ordersage")
         eta = scipy.stats.norm.ppf((1 + confidence) / 2.0)
         for i, size in enumerate(n):
             lo_rank = max(int(np.floor(size * 0.5 - eta * np.sqrt(size * 0.5 * 0.5))), 0)
@@ -84,7 +84,7 @@ def test_ci_case_rules() -> None:
     def case(f: tuple[float, float, float], r: tuple[float, float, float]) -> int:
         ci_f = {"low": np.array([f[0]]), "high": np.array([f[2]])}
         ci_r = {"low": np.array([r[0]]), "high": np.array([r[2]])}
-        return int(oe._ci_case(np.array([f[1]]), ci_f, np.array([r[1]]), ci_r)[0])
+        return int(oe.ci_case(np.array([f[1]]), ci_f, np.array([r[1]]), ci_r)[0])
 
     assert case((1, 2, 3), (4, 5, 6)) == 1  # disjoint
     assert case((1, 2, 3), (3, 4, 5)) == 3  # touching, medians outside: overlap, case 3

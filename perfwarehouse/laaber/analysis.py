@@ -331,7 +331,7 @@ def variability_reason(row: dict[str, float]) -> str | None:
 
 
 @dataclass(frozen=True)
-class VariabilityResult:
+class VariabilityBreakdown:
     """Variability of one configuration (seed 001, 4.1). RSDs in percent; None when undefined."""
 
     n_values: int
@@ -364,7 +364,7 @@ def _py(x: object) -> object:
 def variability(
     values: Sequence[float] | np.ndarray, node: Sequence[object] | np.ndarray,
     run: Sequence[object] | np.ndarray | None = None, *, outlier_factor: float = 10.0,
-) -> VariabilityResult:
+) -> VariabilityBreakdown:
     """Variability of one configuration's measurements (values with their node and run labels).
 
     Examples
@@ -378,7 +378,7 @@ def variability(
     row = {name: _py(col[0]) for name, col in columns.items()}
     reason = variability_reason({k: (np.nan if v is None else v) for k, v in row.items()})
     row.pop("n_kept")
-    return VariabilityResult(**row, reason=reason)  # type: ignore[arg-type]
+    return VariabilityBreakdown(**row, reason=reason)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------- sampling
