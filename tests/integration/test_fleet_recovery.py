@@ -18,7 +18,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from perfwarehouse.reports import Request, fleet, get
+from perfwarehouse.fleet import analysis
+from perfwarehouse.reports import fleet, get
 from perfwarehouse.reports.base import ReportData
 from tests.reports_support import longterm_warehouse
 
@@ -38,11 +39,11 @@ def findings(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, di
     with warehouse.catalog() as con:
         data = ReportData(con)
         last = data.query("fleet_span", campaign=None).to_pylist()[0]["last_at"]
-        period = fleet.choose_period(Request(since=start), last)
+        period = analysis.choose_period(start, None, last)
         assert period is not None
         trials = data.query("fleet_trials", campaign=None, prev_since=period.previous_since,
                             since=period.since, until=period.until)
-        result = fleet.label(fleet.analyse(trials, period), data.query("fleet_configurations"))
+        result = fleet.label(analysis.analyse(trials, period), data.query("fleet_configurations"))
     return result, truth
 
 

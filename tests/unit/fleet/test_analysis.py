@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfwarehouse.reports import fleet
-from perfwarehouse.reports.base import Request
+from perfwarehouse.fleet import analysis as fleet
 from tests.naive import fleet as naive
 
 SINCE = datetime(2024, 4, 1, tzinfo=timezone.utc)
@@ -115,15 +114,15 @@ def test_bin_medians_match_the_twin(points: list[tuple[float, float]], width: fl
 
 def test_choose_period() -> None:
     last = datetime(2024, 5, 10, 13, 5, tzinfo=timezone.utc)
-    p = fleet.choose_period(Request(), last)
+    p = fleet.choose_period(None, None, last)
     assert p is not None and p.until == datetime(2024, 5, 11, tzinfo=timezone.utc)
     assert p.since == p.until - timedelta(days=fleet.DEFAULT_PERIOD_DAYS)
     assert p.previous_since == p.since - timedelta(days=fleet.DEFAULT_PERIOD_DAYS)
     since = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    p = fleet.choose_period(Request(since=since), last)
+    p = fleet.choose_period(since, None, last)
     assert p is not None
     assert (p.since, p.until) == (since, datetime(2024, 5, 11, tzinfo=timezone.utc))
     until = datetime(2024, 3, 1, tzinfo=timezone.utc)
-    p = fleet.choose_period(Request(until=until), None)
+    p = fleet.choose_period(None, until, None)
     assert p is not None and p.until == until and p.days == fleet.DEFAULT_PERIOD_DAYS
-    assert fleet.choose_period(Request(), None) is None
+    assert fleet.choose_period(None, None, None) is None
