@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfwarehouse.agent.pull import PullOptions, load_sources, pull
 from perfwarehouse.generate import generate_to_file
+from perfwarehouse.ingest.pull import PullOptions, load_sources, pull
 from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.warehouse.store import Warehouse
 

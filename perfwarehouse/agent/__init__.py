@@ -4,5 +4,5 @@
 * :mod:`~perfwarehouse.agent.runner`: ``perfwarehouse agent run`` (processes, reset, spool);
 * :mod:`~perfwarehouse.agent.spool`: append-only JSON Lines segments;
 * :mod:`~perfwarehouse.agent.serve`: ``perfwarehouse agent serve`` (read-only HTTP);
-* :mod:`~perfwarehouse.agent.pull`: ``perfwarehouse ingest pull`` (cursors, exactly once).
+* :mod:`~perfwarehouse.ingest.pull`: ``perfwarehouse ingest pull`` (cursors, exactly once).
 """

@@ -131,8 +131,8 @@ def pull(ctx: click.Context, sources: Path, chunk_mb: float, retries: int, quara
     time. A segment whose ingested part changed on the agent is reported and
     skipped (exit code 1), never ingested again.
     """
-    from perfwarehouse.agent.pull import PullOptions, load_sources
-    from perfwarehouse.agent.pull import pull as run_pull
+    from perfwarehouse.ingest.pull import PullOptions, load_sources
+    from perfwarehouse.ingest.pull import pull as run_pull
     from perfwarehouse.progress import default_reporter
     from perfwarehouse.warehouse.store import Warehouse
 

@@ -272,7 +272,8 @@ def _assign_configurations(con: duckdb.DuckDBPyConnection) -> None:
         "unit": pa.array([c[3] for c in combos], pa.string()),
         "higher_is_better": pa.array([c[4] for c in combos], pa.bool_()),
     }))
-    con.execute("CREATE OR REPLACE TEMP TABLE _configs AS SELECT * FROM _config_ids")
+    con.execute(sqlfiles.load("staging/configs"))
+    con.execute("INSERT INTO _configs SELECT * FROM _config_ids")
     con.unregister("_config_ids")
     con.execute(sqlfiles.load("staging/staged_trials"))
 
@@ -374,25 +375,6 @@ def _write_parquet(
                       "row_count": rows, "bytes": size})
     shutil.rmtree(staging)
     return files
-
-
-def write_empty_schema_file(path: Path) -> None:
-    """A zero-row Parquet file with the measurement columns (types for an empty view),
-    written under a temporary name and renamed into place (never seen half-written)."""
-    tmp = path.with_name(path.name + ".new")
-    con = duckdb.connect()
-    try:
-        configure(con)
-        con.execute(sqlfiles.load("staging/raw_trials"))
-        _assign_configurations(con)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        query = sqlfiles.load("queries/measurement_rows")
-        con.execute(
-            f"COPY (SELECT * EXCLUDE (campaign, hardware_type) FROM ({query})) "
-            f"TO {sqlfiles.quote_literal(str(tmp))} (FORMAT parquet)", {"batch_id": 0})
-    finally:
-        con.close()
-    os.replace(tmp, path)
 
 
 def _commit(

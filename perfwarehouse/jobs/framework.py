@@ -38,7 +38,8 @@ import pyarrow as pa
 from perfwarehouse.errors import AnalysisError
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
-from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow, fetch_one
+from perfwarehouse.warehouse.catalog import record_job_run
+from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow
 
 if TYPE_CHECKING:
     import duckdb
@@ -181,30 +182,9 @@ def write_results(
 
     params_json = json.dumps({f.name: getattr(params, f.name) for f in dataclasses.fields(params)
                               if not f.metadata.get("internal")}, sort_keys=True, default=str)
-    batches = sorted({f.batch_id for f in files})
-    campaigns = sorted({f.campaign for f in files})
     with warehouse.writing(f"perfwarehouse analyze {job.name}") as session:
-        with session.catalog() as cat:
-            job_run_id = int(fetch_one(cat, 
-                "SELECT coalesce(max(job_run_id), 0) + 1 FROM job_runs")[0])
-            cat.execute("BEGIN TRANSACTION")
-            try:
-                rows = 0
-                for name, table in tables.items():
-                    if table.num_rows == 0:
-                        continue
-                    table = table.append_column(
-                        "job_run_id", pa.array([job_run_id] * table.num_rows, pa.int64()))
-                    cat.register("_result", table)
-                    cat.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _result")
-                    cat.unregister("_result")
-                    rows += table.num_rows
-                cat.execute(
-                    "INSERT INTO job_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [job_run_id, job.name, params_json, campaigns, batches, __version__,
-                     started_at, duration, rows])
-                cat.execute("COMMIT")
-            except BaseException:
-                cat.execute("ROLLBACK")
-                raise
-    return job_run_id
+        return record_job_run(
+            session, job=job.name, params_json=params_json,
+            campaigns=sorted({f.campaign for f in files}),
+            batches=sorted({f.batch_id for f in files}), version=__version__,
+            started_at=started_at, duration_s=duration, tables=tables)

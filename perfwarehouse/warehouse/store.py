@@ -228,7 +228,7 @@ class Warehouse:
         checkpoint("catalog-created")
 
     def _ensure_empty_file(self) -> None:
-        from perfwarehouse.ingest.stage import write_empty_schema_file
+        from perfwarehouse.warehouse.catalog import write_empty_schema_file
 
         path = self.root / EMPTY_FILE
         if not path.exists():

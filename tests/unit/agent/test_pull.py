@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from perfwarehouse.agent.pull import Cursor, _advanced, _check, load_sources
 from perfwarehouse.errors import SegmentChangedError, UsageError
+from perfwarehouse.ingest.pull import Cursor, _advanced, _check, load_sources
 
 
 def test_sources_resolve_token_files_next_to_the_sources_file(tmp_path: Path) -> None:

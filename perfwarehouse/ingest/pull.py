@@ -37,7 +37,6 @@ import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from queue import Full, Queue
 from typing import TypeVar
@@ -57,7 +56,8 @@ from perfwarehouse.errors import (
 from perfwarehouse.ingest import stage
 from perfwarehouse.ingest.formats import jsonl
 from perfwarehouse.progress import Reporter, SilentReporter
-from perfwarehouse.warehouse.store import Warehouse, fetch_one
+from perfwarehouse.warehouse.catalog import advance_pull_cursor, read_pull_cursors
+from perfwarehouse.warehouse.store import Warehouse
 
 DEFAULT_CHUNK_BYTES = 64 << 20
 MAX_LINE_BYTES = 64 << 20
@@ -139,12 +139,7 @@ def read_cursors(warehouse: Warehouse, agent: str) -> dict[str, Cursor]:
     if not warehouse.exists():
         return {}
     with warehouse.catalog() as con:
-        if not fetch_one(con, "SELECT count(*) FROM duckdb_tables() "
-                              "WHERE table_name = 'pull_cursors'")[0]:
-            return {}
-        rows = con.execute(
-            "SELECT segment, byte_offset, line_count, last_line_offset, last_line_sha256 "
-            "FROM pull_cursors WHERE agent = ?", [agent]).fetchall()
+        rows = read_pull_cursors(con, agent)
     return {row[0]: Cursor(*row[1:]) for row in rows}
 
 
@@ -155,18 +150,14 @@ def _cursor_hook(agent: str, segment: str, before: Cursor, after: Cursor,
     def on_commit(con: duckdb.DuckDBPyConnection, batch_id: int | None) -> None:
         # what is left in the batch after validation and de-duplication is what it adds
         added = batch.count() if batch_id is not None else 0
-        row = fetch_one(con, "SELECT byte_offset, trials_added, batch_id FROM pull_cursors "
-                             "WHERE agent = ? AND segment = ?", [agent, segment])
-        current, trials_before, last_batch = row if row else (0, 0, None)
-        if current != before.byte_offset:
+        moved_to = advance_pull_cursor(
+            con, agent, segment, expected_offset=before.byte_offset,
+            new=(after.byte_offset, after.line_count, after.last_line_offset,
+                 after.last_line_sha256), added=added, batch_id=batch_id)
+        if moved_to is not None:
             raise CursorMoved(f"another pull moved the cursor from byte {before.byte_offset:,} "
-                              f"to {current:,} meanwhile; this chunk was not landed (run the "
+                              f"to {moved_to:,} meanwhile; this chunk was not landed (run the "
                               "pull again)")
-        con.execute("INSERT OR REPLACE INTO pull_cursors VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [agent, segment, after.byte_offset, after.line_count, after.last_line_offset,
-                     after.last_line_sha256, trials_before + added,
-                     batch_id if batch_id is not None else last_batch,
-                     datetime.now(timezone.utc)])
 
     return on_commit
 
