@@ -1,0 +1,152 @@
+"""The package's layering, checked on every import statement (module level and inside
+functions):
+
+    kernels  <-  stats  <-  method packages  <-  jobs  <-  cli / demo
+    reports.charts  <-  reports.<page>
+
+Method packages hold the pure analyses (arrays in, results out); only the edges
+(warehouse/, the ingest readers, the job runner, the report query step and the CLI)
+may touch DuckDB; and the command line imports nothing heavy before it parses its
+arguments, so ``perfwarehouse --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "perfwarehouse"
+
+METHODS: tuple[str, ...] = ("ordersage", "laaber", "triscale", "fleet", "loadtest",
+                            "changepoints", "compare", "workbench")
+HEAVY = ("numpy", "numba", "scipy", "duckdb", "pyarrow", "polars", "altair", "vl_convert",
+         "rich", "starlette", "uvicorn", "httpx")
+PURE = ("kernels", "stats", *METHODS)
+EDGE_ONLY = ("duckdb", "click", "altair", "vl_convert", "starlette", "uvicorn", "httpx")
+
+# module prefix -> the perfwarehouse packages it may import (besides itself)
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "kernels": (),
+    "stats": ("kernels", "errors"),
+    **{m: ("kernels", "stats", "errors") for m in METHODS},
+    "jobs": ("kernels", "stats", *METHODS, "errors", "warehouse", "progress", "config",
+             "registry", "__version__"),
+    "warehouse": ("errors", "faults", "config"),
+    "reports.charts": ("errors",),
+}
+# where DuckDB may be imported: the warehouse, the ingest edge, the job runner, the
+# report query step and the command-line edge
+DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.service", "ingest.pull",
+                  "ingest.readers", "ingest.formats.jsonl", "ingest.formats.table",
+                  "jobs.framework", "reports.base", "sqlcli", "api", "generate.trials")
+# command-line modules: only light imports at module level
+CLI_MODULES = ("cli", "agent.cli", "ingest.commands", "registry", "config", "errors",
+               "__init__", "__main__")
+
+
+def modules() -> list[tuple[str, ast.Module]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        name = name.removesuffix(".__init__") if name != "__init__" else name
+        out.append((name, ast.parse(path.read_text(), str(path))))
+    return out
+
+
+def imports(tree: ast.Module, module_level_only: bool = False) -> list[str]:
+    """Absolute names of every import (``perfwarehouse.x.y`` without the prefix for ours)."""
+    nodes = tree.body if module_level_only else list(ast.walk(tree))
+    names = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "perfwarehouse":
+                names += [f"perfwarehouse.{a.name}" for a in node.names]
+            else:
+                names.append(node.module)
+        elif module_level_only and isinstance(node, ast.If):
+            continue  # `if TYPE_CHECKING:` blocks are not run
+    return names
+
+
+def ours(name: str) -> str | None:
+    return name.removeprefix("perfwarehouse.") if name.startswith("perfwarehouse.") else None
+
+
+def rule_for(module: str) -> tuple[str, tuple[str, ...]] | None:
+    best = None
+    for prefix, allowed in ALLOWED.items():
+        if (module == prefix or module.startswith(prefix + ".")) and (
+                best is None or len(prefix) > len(best[0])):
+            best = (prefix, allowed)
+    return best
+
+
+def violations() -> list[str]:
+    found = []
+    for module, tree in modules():
+        rule = rule_for(module)
+        for name in imports(tree):
+            target = ours(name)
+            top = name.split(".")[0]
+            if top == "duckdb" and not module.startswith(DUCKDB_MODULES):
+                found.append(f"{module} imports duckdb (only the edges may)")
+            if module.split(".")[0] in PURE and top in EDGE_ONLY:
+                found.append(f"{module} imports {top} (a pure layer)")
+            if rule is None or target is None:
+                continue
+            prefix, allowed = rule
+            head = target.split(".")[0]
+            same = head == prefix.split(".")[0] and prefix != "reports.charts"
+            if not same and head not in allowed:
+                found.append(f"{module} imports perfwarehouse.{target} "
+                             f"({prefix} may import only {', '.join(allowed) or 'itself'})")
+        if module.startswith("reports.") and module != "reports.charts":
+            for name in imports(tree):
+                target = ours(name) or ""
+                if target.split(".")[0] in ("kernels", "stats"):
+                    found.append(f"{module} imports perfwarehouse.{target}: reports present "
+                                 "results, statistics belong to a method package or job")
+        if module in CLI_MODULES:
+            for name in imports(tree, module_level_only=True):
+                if name.split(".")[0] in HEAVY:
+                    found.append(f"{module} imports {name} at module level (slow CLI start)")
+    return found
+
+
+def test_the_layering_holds() -> None:
+    assert violations() == []
+
+
+def test_the_checker_catches_a_forbidden_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel importing DuckDB and a method package importing the warehouse are caught."""
+    original = modules()
+    extra = [("kernels.bad", ast.parse("import duckdb\n")),
+             ("ordersage.bad", ast.parse("from perfwarehouse.warehouse import store\n")),
+             ("reports.bad", ast.parse("def f():\n    from perfwarehouse.stats import acf\n")),
+             ("cli", ast.parse("import numpy\n"))]
+    monkeypatch.setattr(sys.modules[__name__], "modules", lambda: original + extra)
+    found = violations()
+    assert any(v.startswith("kernels.bad imports duckdb") for v in found)
+    assert any(v.startswith("ordersage.bad imports perfwarehouse.warehouse") for v in found)
+    assert any(v.startswith("reports.bad imports perfwarehouse.stats") for v in found)
+    assert any(v.startswith("cli imports numpy at module level") for v in found)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["analyze", "--help"], ["report", "--help"],
+                                  ["ingest", "--help"], ["--version"]])
+def test_the_command_line_starts_without_heavy_modules(argv: list[str]) -> None:
+    code = ("import sys\nfrom perfwarehouse.cli import main\n"
+            f"code = main({argv!r})\n"
+            f"heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+            "print('HEAVY=' + ','.join(heavy))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=REPO, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "HEAVY=", result.stdout
