@@ -31,7 +31,7 @@ def load(data: bytes, source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             raise TrialParseError(source, exc.lineno, "truncated",
                                   "the JSON document ends before it is complete") from None
         raise TrialParseError(source, exc.lineno, "invalid-json",

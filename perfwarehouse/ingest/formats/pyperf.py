@@ -38,6 +38,7 @@ from perfwarehouse.ingest.formats.records import ImportOptions
 NAME = "pyperf"
 DESCRIPTION = "pyperf JSON results (a suite or one benchmark; format 1.0)."
 
+# pyperf unit -> (metric, unit, higher_is_better)
 _UNITS = {"second": ("time", "s", False), "byte": ("memory", "B", False),
           "integer": ("value", None, None)}
 # per-run facts (not the machine's): to attributes, not env
@@ -80,7 +81,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         if unit_name not in _UNITS:
             raise doc.fail("unknown-unit", f"{path}.metadata.unit",
                            f"unit {unit_name!r}; pyperf knows second, byte, integer")
-        metric, unit, lower = _UNITS[unit_name]
+        metric, unit, higher = _UNITS[unit_name]
         runs = doc.get(bench, "runs", path, list)
         index = 0
         for r, run in enumerate(runs):
@@ -108,7 +109,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                 "hardware_type": _text(full, "cpu_model_name"), "run_index": index,
                 "order_kind": "fixed", "position": 0, "run_size": 1, "benchmark": name,
                 "settings": {}, "metric": metric, "unit": unit,
-                "higher_is_better": None if lower is None else not lower, "values": values,
+                "higher_is_better": higher, "values": values,
                 "started_at": started, "duration_s": duration, "status": "ok",
                 "revision": _text(full, "commit_id") or _text(full, "python_version"),
                 "revision_time": _time(full.get("commit_date")),
