@@ -363,9 +363,11 @@ def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[An
 
 
 from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent, SPEC 4.3)
+from perfwarehouse.ingest.commands import add_import_commands  # noqa: E402
 
 cli.add_command(agent)
 ingest.add_command(pull)
+add_import_commands(ingest)  # ingest pyperf, gbench, ..., auto (other tools' results)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
-from perfwarehouse.errors import UsageError
+from perfwarehouse.errors import TrialParseError, UsageError
 from perfwarehouse.ingest import stage
 from perfwarehouse.ingest.formats import jsonl, ordersage
+from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.hardware import load_rules
 from perfwarehouse.progress import Reporter, SilentReporter, Task
 from perfwarehouse.warehouse.store import Warehouse
@@ -127,6 +129,7 @@ def ingest_table(
     reporter = reporter or SilentReporter()
     if not Path(file).is_file():
         raise UsageError(f"{file} is not a file")
+    _refuse_non_tables(Path(file))
     spec = table.load_mapping(mapping)
     batch = stage.Batch(str(file), "table")
     try:
@@ -135,5 +138,186 @@ def ingest_table(
             batch.hash_bytes("mapping", repr(spec).encode())
             table.read(batch, Path(file), spec)
         return _land(warehouse, batch, quarantine, reporter)
+    finally:
+        batch.close()
+
+
+def _refuse_non_tables(path: Path) -> None:
+    """One line for a file ``ingest table`` must not read as CSV (compressed, or JSON)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head[:4] == b"PAR1":
+        return
+    if head[:2] == GZIP_MAGIC:
+        raise UsageError(f"{path} is gzip-compressed: `ingest table` reads plain CSV or Parquet; "
+                         "for results of other tools use `perfwarehouse ingest auto` (it reads "
+                         ".gz), else decompress it first")
+    if head.lstrip()[:1] in (b"{", b"["):
+        raise UsageError(f"{path} holds JSON, not a table: use `perfwarehouse ingest auto` (or "
+                         "`ingest jsonl` for native trial logs)")
+
+
+# ------------------------------------------------------- other tools' results
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class ImportFile:
+    """One input of ``ingest <format>``: its path, decompressed bytes and format."""
+
+    path: Path
+    data: bytes
+    format: str
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of ``path``, gunzipped when they start with the gzip magic (not by name)."""
+    import gzip
+    import zlib
+
+    raw = path.read_bytes()
+    if raw[:2] != GZIP_MAGIC:
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TrialParseError(str(path), 0, "truncated",
+                              f"gzip data is broken or cut short ({exc})") from None
+
+
+def detect_format(data: bytes, filename: str) -> list[str]:
+    """Names of the registered formats whose ``sniff`` claims this content."""
+    from perfwarehouse.ingest.formats import load_all
+    from perfwarehouse.ingest.formats.records import SNIFF_BYTES
+
+    head = data[:SNIFF_BYTES]
+    name = filename[:-3] if filename.endswith(".gz") else filename
+    return [fmt for fmt, module in load_all().items() if module.sniff(head, name)]
+
+
+def collect_inputs(fmt: str, paths: Sequence[Path]) -> list[ImportFile]:
+    """Read the inputs of ``ingest FMT`` (``auto``: each file's format by its content).
+
+    A directory stands for the files below it that the format claims (all formats with
+    ``auto``), in name order. With ``auto`` a file no format or several formats claim is
+    refused with one line.
+    """
+    from perfwarehouse.ingest.formats import load
+
+    if fmt != "auto":
+        load(fmt)
+    out: list[ImportFile] = []
+    for path in (Path(p) for p in paths):
+        if path.is_dir():
+            found = []
+            for child in sorted(p for p in path.rglob("*") if p.is_file()):
+                data = read_input(child)
+                claims = detect_format(data, child.name)
+                if (fmt == "auto" and len(claims) == 1) or fmt in claims:
+                    found.append(ImportFile(child, data, claims[0] if fmt == "auto" else fmt))
+            if not found:
+                what = "any format" if fmt == "auto" else fmt
+                raise UsageError(f"{path}: no file in this directory looks like {what} results")
+            out.extend(found)
+            continue
+        if not path.is_file():
+            raise UsageError(f"{path} is not a file")
+        data = read_input(path)
+        claims = detect_format(data, path.name)
+        if fmt != "auto":
+            if claims and fmt not in claims:
+                raise UsageError(f"{path} looks like {' or '.join(claims)} results, not {fmt}; "
+                                 f"use perfwarehouse ingest {claims[0]} (or ingest auto)")
+            out.append(ImportFile(path, data, fmt))
+            continue
+        if not claims:
+            raise UsageError(f"{path}: cannot tell its format (none of {', '.join(_names())} "
+                             "recognises it); name it: perfwarehouse ingest FORMAT PATH")
+        if len(claims) > 1:
+            raise UsageError(f"{path}: looks like {' and '.join(claims)}; name the format: "
+                             f"perfwarehouse ingest {claims[0]} PATH")
+        out.append(ImportFile(path, data, claims[0]))
+    return out
+
+
+def _names() -> list[str]:
+    from perfwarehouse.ingest.formats import IMPORTERS
+
+    return sorted(IMPORTERS)
+
+
+def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: ImportOptions,
+                 task: Task | None = None, known_types: dict[str, str] | None = None) -> None:
+    """Parse each input with its format (pure), apply the command line's options and put the
+    records through the per-record checks of the native trial log into ``batch``.
+
+    A node whose hardware type neither the file nor ``--hardware-type`` gives takes the
+    type another input of the batch gives it, else ``known_types`` (the warehouse's),
+    else its name.
+    """
+    from perfwarehouse.ingest.formats import load
+    from perfwarehouse.ingest.formats.records import apply_options
+
+    batch.hash_bytes("options", repr(options).encode())
+    parsed = []
+    for item in inputs:
+        source = str(item.path)
+        batch.hash_bytes(f"{item.format}:{item.path.name}", item.data)
+        records = load(item.format).parse(item.data, source, options)
+        if not records:
+            raise TrialParseError(source, 0, "empty",
+                                  f"no trials in this {item.format} file (nothing was ingested)")
+        parsed.append((source, item.format, records))
+        if task is not None:
+            task.advance()
+    types = dict(known_types or {})
+    for _source, _fmt, records in parsed:
+        for record in records:
+            node = options.node or record.get("node")
+            given = options.hardware_type or record.get("hardware_type")
+            if node and given:
+                types[node] = given
+    for source, fmt, records in parsed:
+        if options.hardware_type is None:
+            for record in records:
+                node = options.node or record.get("node")
+                if not record.get("hardware_type") and node in types:
+                    record["hardware_type"] = types[node]
+        apply_options(records, options, source, default_campaign=fmt)
+        table, problems = jsonl.check_records(records, source)
+        batch.add_arrow(table)
+        batch.add_problems(problems)
+
+
+def _known_types(warehouse: Warehouse) -> dict[str, str]:
+    """node -> hardware type of the nodes the warehouse knows (empty if there is none)."""
+    if not warehouse.exists():
+        return {}
+    with warehouse.catalog() as con:
+        return dict(con.execute("SELECT node, hardware_type FROM nodes").fetchall())
+
+
+def ingest_import(
+    warehouse: Warehouse, fmt: str, paths: Sequence[Path], options: ImportOptions, *,
+    quarantine: bool = False, dry_run: bool = False, reporter: Reporter | None = None,
+) -> tuple[list[ImportFile], stage.IngestSummary | stage.Preview]:
+    """``perfwarehouse ingest FMT PATH...`` (FMT a registered format, or ``auto``).
+
+    One batch for all inputs. With ``dry_run`` everything is parsed and validated and
+    the counts of what would land are returned; nothing is written (the warehouse is
+    not even created). Returns the inputs (with the format used for each) and the
+    summary or preview.
+    """
+    reporter = reporter or SilentReporter()
+    inputs = collect_inputs(fmt, paths)
+    formats = sorted({i.format for i in inputs})
+    batch = stage.Batch(", ".join(str(p) for p in paths), "+".join(formats))
+    try:
+        with reporter.task("parsing", total=len(inputs), unit="files") as task:
+            stage_inputs(batch, inputs, options, task, _known_types(warehouse))
+        if dry_run:
+            return inputs, stage.preview(warehouse, batch, quarantine=quarantine,
+                                         reporter=reporter)
+        return inputs, _land(warehouse, batch, quarantine, reporter)
     finally:
         batch.close()

@@ -1,0 +1,163 @@
+"""``perfwarehouse ingest <format> PATH...`` for every registered format, and ``ingest auto``.
+
+Attached to the ``ingest`` group by ``perfwarehouse/cli.py``. Only click is imported at
+start; a format's module is imported when its command runs (or its help is shown).
+"""
+
+from __future__ import annotations
+
+import click
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _FormatCommand(click.Command):
+    """An ingest command whose help text comes from its format module, loaded lazily."""
+
+    def __init__(self, fmt: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.format_name = fmt
+
+    def _description(self) -> str:
+        from perfwarehouse.ingest.formats import load
+
+        return str(load(self.format_name).DESCRIPTION)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        text = "Ingest " + self._description()
+        return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.help = (f"Ingest {self._description()}\n\n" + _COMMON_HELP).strip()
+        super().format_help_text(ctx, formatter)
+
+
+_COMMON_HELP = """\
+All files of one command are one batch (all land or none). `.gz` files are read
+transparently. The mapping of each format is in the README ("Importing results of
+other tools"). Where the file does not name the machine, pass --node (and
+--hardware-type). --dry-run parses and validates and says what would land, changing
+nothing."""
+
+_AUTO_HELP = """\
+Ingest results of other tools, detecting each file's format from its content.
+
+Prints the format chosen for each file; a file that no format, or more than one,
+recognises is refused (name the format then: `perfwarehouse ingest FORMAT PATH`).
+All files are one batch (all land or none). `.gz` files are read transparently. Where
+a file does not name the machine, pass --node (and --hardware-type). --dry-run parses
+and validates and says what would land, changing nothing."""
+
+
+def _parse_setting(_ctx: click.Context, _param: click.Parameter,
+                   values: tuple[str, ...]) -> tuple[tuple[str, object], ...]:
+    """``KEY=VALUE`` pairs; VALUE becomes a JSON number or boolean when it is one."""
+    import json
+
+    out = []
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{text!r} is not KEY=VALUE", param_hint="--setting")
+        parsed: object = value
+        try:
+            candidate = json.loads(value)
+        except ValueError:
+            candidate = None
+        if isinstance(candidate, (bool, int, float)) and candidate == candidate \
+                and candidate not in (float("inf"), float("-inf")):
+            parsed = candidate
+        out.append((key.strip(), parsed))
+    return tuple(out)
+
+
+def _options(function):  # type: ignore[no-untyped-def]
+    """The options every import command shares (applied bottom-up)."""
+    decorators = [
+        click.argument("paths", nargs=-1, required=True, type=click.Path()),
+        click.option("--campaign", help="Campaign of every trial.  [default: the format's name]"),
+        click.option("--node", help="Machine the results come from (required where the file "
+                                    "does not name it).  [default: from the file]"),
+        click.option("--hardware-type", help="Hardware type of the node.  [default: from the "
+                                             "file, else the node name]"),
+        click.option("--revision", help="Revision of the software under test (commit, tag or "
+                                        "version).  [default: from the file, if it says]"),
+        click.option("--revision-time", metavar="RFC3339",
+                     help="Time of the revision, e.g. the commit time (2024-05-01T10:00:00Z)."),
+        click.option("--setting", "settings", multiple=True, metavar="KEY=VALUE",
+                     callback=_parse_setting,
+                     help="Add KEY to every trial's settings (repeatable; VALUE is a number or "
+                          "true/false when it reads as one, else text)."),
+        click.option("--quarantine", is_flag=True,
+                     help="Land the good records and keep bad ones in the quarantine table."),
+        click.option("--dry-run", is_flag=True,
+                     help="Parse and validate; print what would land; change nothing."),
+        click.pass_context,
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | None,
+         node: str | None, hardware_type: str | None, revision: str | None,
+         revision_time: str | None, settings: tuple[tuple[str, object], ...], quarantine: bool,
+         dry_run: bool) -> None:
+    from pathlib import Path
+
+    from perfwarehouse.cli import _print_summary, _settings, _warehouse
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.ingest.formats.jsonl import _timestamp
+    from perfwarehouse.ingest.formats.records import ImportOptions
+    from perfwarehouse.ingest.service import ingest_import
+    from perfwarehouse.progress import default_reporter
+
+    if revision_time is not None and _timestamp(revision_time) is None:
+        raise UsageError(f"--revision-time {revision_time!r} is not an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z)")
+    for name, value in (("--campaign", campaign), ("--node", node),
+                        ("--hardware-type", hardware_type), ("--revision", revision)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{name} must not be empty")
+    options = ImportOptions(campaign=campaign, node=node, hardware_type=hardware_type,
+                            revision=revision, revision_time=revision_time,
+                            settings=settings)  # type: ignore[arg-type]
+    quiet = _settings(ctx).quiet
+    inputs, result = ingest_import(
+        _warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
+        dry_run=dry_run, reporter=default_reporter(quiet))
+    if fmt == "auto":
+        for item in inputs:
+            click.echo(f"{item.path}: {item.format}")
+    if not dry_run:
+        _print_summary(result)
+        return
+    p = result
+    campaigns = ", ".join(p.campaigns)  # type: ignore[union-attr]
+    present = (f"; {p.already_present:,} already in the warehouse"  # type: ignore[union-attr]
+               if p.already_present else "")  # type: ignore[union-attr]
+    click.echo(f"dry run: would ingest {p.trials:,} trials ({p.values:,} values) of "  # type: ignore[union-attr]
+               f"{p.configurations:,} configurations in {p.runs:,} runs on {p.nodes:,} "  # type: ignore[union-attr]
+               f"node(s) into campaign(s) {campaigns}{present}; nothing was changed")
+
+
+def _format_command(fmt: str) -> click.Command:
+    @click.command(fmt, cls=_FormatCommand, fmt=fmt, context_settings=CONTEXT)
+    @_options
+    def command(ctx: click.Context, **kwargs: object) -> None:
+        _run(ctx, fmt, **kwargs)  # type: ignore[arg-type]
+
+    return command
+
+
+def add_import_commands(ingest_group: click.Group) -> None:
+    """Add ``ingest FORMAT`` for every registered format, and ``ingest auto``."""
+    from perfwarehouse.ingest.formats import IMPORTERS
+
+    for fmt in sorted(IMPORTERS):
+        ingest_group.add_command(_format_command(fmt))
+
+    @ingest_group.command("auto", context_settings=CONTEXT, help=_AUTO_HELP)
+    @_options
+    def ingest_auto(ctx: click.Context, **kwargs: object) -> None:
+        _run(ctx, "auto", **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,98 @@
+"""Reading one JSON document of another tool, with errors that name a JSON path.
+
+Helpers for the importers whose input is one JSON document (pyperf, Google
+Benchmark, ...): :func:`load` decodes (``empty``, ``broken-utf8``, ``truncated``,
+``invalid-json`` with the line of the problem) and :class:`Doc` reads typed keys
+(``missing-key``, ``wrong-type`` naming the JSON path, e.g. ``$.benchmarks[2].runs``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+
+_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", float: "a number",
+               bool: "true or false"}
+
+
+def load(data: bytes, source: str) -> Any:
+    """The decoded document; one-line errors for empty, broken or cut-short input."""
+    if not data.strip():
+        raise TrialParseError(source, 0, "empty", "the file is empty")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise TrialParseError(source, line, "broken-utf8",
+                              f"invalid UTF-8 at byte {exc.start}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            raise TrialParseError(source, exc.lineno, "truncated",
+                                  "the JSON document ends before it is complete") from None
+        raise TrialParseError(source, exc.lineno, "invalid-json",
+                              f"{exc.msg} (column {exc.colno})") from None
+
+
+class Doc:
+    """Typed access to a decoded document, naming ``source`` and the JSON path in errors."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, rule: str, path: str, detail: str) -> TrialParseError:
+        return TrialParseError(self.source, 0, rule, f"{path}: {detail}")
+
+    def get(self, obj: dict[str, Any], key: str, path: str, kind: type,
+            required: bool = True, default: Any = None) -> Any:
+        """``obj[key]`` checked to be of ``kind`` (float accepts ints, not booleans)."""
+        where = f"{path}.{key}"
+        if key not in obj or obj[key] is None:
+            if required:
+                raise self.fail("missing-key", where, f"required key {key!r} is missing")
+            return default
+        return self.check(obj[key], where, kind)
+
+    def check(self, value: Any, path: str, kind: type) -> Any:
+        if kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise self.fail("wrong-type", path, f"expected a number, got {_show(value)}")
+            if not math.isfinite(value):
+                raise self.fail("non-finite", path, f"{value} is not a finite number")
+            return float(value)
+        if kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self.fail("wrong-type", path, f"expected an integer, got {_show(value)}")
+            return value
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise self.fail("wrong-type", path,
+                            f"expected {_TYPE_NAMES.get(kind, kind.__name__)}, got {_show(value)}")
+        return value
+
+    def numbers(self, value: Any, path: str) -> list[float]:
+        """A list of finite numbers."""
+        self.check(value, path, list)
+        return [self.check(v, f"{path}[{i}]", float) for i, v in enumerate(value)]
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value)[:40]
+
+
+def rfc3339(value: str) -> str | None:
+    """``value`` as an RFC 3339 text (UTC when it has no offset), or None if not a time.
+
+    Accepts the ISO forms tools write (``2024-05-01 10:00:00.5``, ``...T...Z``)."""
+    from datetime import datetime, timezone
+
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.isoformat()
