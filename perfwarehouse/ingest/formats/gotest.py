@@ -1,0 +1,154 @@
+"""``go test -bench`` text output (the Go benchmark format): one trial per result line.
+
+A file is the output of one ``go test`` invocation (one or several packages), one
+``fixed``-order run whose trials are the result lines in order. Mapping:
+
+* a result line ``BenchmarkName[-N] <iterations> <value> <unit> [<value> <unit> ...]``
+  is one trial; several lines of one benchmark (``-count``) are several trials, in
+  order;
+* benchmark = the name without the ``-N`` suffix (sub-benchmarks keep their
+  ``/...`` path); settings ``procs`` = N (GOMAXPROCS; 1 when there is no suffix,
+  as ``go test`` prints it) and ``pkg`` = the package from the latest ``pkg:`` line;
+* one metric per unit, named by the unit, one value per trial (the mean over the
+  line's iterations, which go to ``attributes``): ``ns/op`` (and other ``<time>/op``)
+  lower is better, ``MB/s`` (any ``.../s``) higher, ``B/op`` and ``allocs/op`` lower,
+  other custom units (``b.ReportMetric``) of unknown direction;
+* configuration lines ``key: value`` apply to the results after them, wherever they
+  appear: ``goos``, ``goarch`` and ``cpu`` (as ``cpu_model``) go to ``env``, ``pkg``
+  to settings, other keys to ``attributes``;
+* ``--- FAIL: BenchmarkName`` is a failed trial (metric ``ns/op``, no values; settings
+  without ``procs``, which the line does not say); ``PASS``, ``FAIL``, ``ok``, ``?``,
+  ``exit status``, ``--- BENCH``/``--- SKIP`` and indented log lines are skipped;
+* a line that starts like a result (a benchmark name, then a number) but is not a
+  well-formed one is refused (``malformed-line``), naming the line;
+* the text names no machine and no time: node and hardware type come from the
+  command line; ``started_at`` is left empty (the ingest edge uses the file's
+  modification time).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats.records import ImportOptions
+
+NAME = "gotest"
+DESCRIPTION = "go test -bench text output (one trial per result line)"
+
+_NAME = re.compile(r"Benchmark(?![a-z])\S*")
+_LOOKS_LIKE_RESULT = re.compile(r"^Benchmark(?![a-z])\S*\s+[-+.\d]")
+_PROCS = re.compile(r"^(.*)-(\d+)$")
+_CONFIG = re.compile(r"^([a-z][A-Za-z0-9_.-]*):(?:\s+(.*?))?\s*$")
+_FAIL = re.compile(r"^--- FAIL: (Benchmark(?![a-z])\S*)")
+_SNIFF_RESULT = re.compile(rb"^Benchmark(?![a-z])\S*\s+\d+\s+[-+.\deE]+ \S+", re.M)
+_SNIFF_HEADER = re.compile(rb"^(goos|goarch|pkg): \S+$", re.M)
+ENV_KEYS = {"goos": "goos", "goarch": "goarch", "cpu": "cpu_model"}
+
+
+def sniff(head: bytes, filename: str) -> bool:
+    """Text with a ``go test -bench`` result line, or the ``goos:``/``pkg:`` header."""
+    if head[:1] in (b"{", b"[") or b"\x00" in head:
+        return False
+    return bool(_SNIFF_RESULT.search(head)) or len(_SNIFF_HEADER.findall(head)) >= 2
+
+
+def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
+    """Native records of one ``go test -bench`` output (see the module docstring)."""
+    if not data.strip():
+        raise TrialParseError(source, 0, "empty", "the file is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TrialParseError(source, 0, "broken-utf8",
+                              f"invalid UTF-8 at byte {exc.start}") from None
+    run_id = f"gotest-{p.content_id(data)}"
+    env: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    pkg: str | None = None
+    records: list[dict[str, Any]] = []
+    position = 0
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if _LOOKS_LIKE_RESULT.match(line):
+            name, procs, iterations, metrics = _result(line, source, lineno)
+            settings: dict[str, Any] = {"procs": procs}
+            if pkg is not None:
+                settings["pkg"] = pkg
+            for unit, value in metrics:
+                records.append(p.record(
+                    run_id=run_id, run_index=0, position=position, benchmark=name,
+                    settings=dict(settings), metric=unit, unit=unit,
+                    higher_is_better=direction(unit), values=[value], env=dict(env) or None,
+                    attributes={**extra, "iterations": iterations, "line": lineno}))
+            position += 1
+            continue
+        failed = _FAIL.match(line)
+        if failed:
+            records.append(p.record(
+                run_id=run_id, run_index=0, position=position, benchmark=failed.group(1),
+                settings={"pkg": pkg} if pkg is not None else {}, metric="ns/op",
+                unit="ns/op", higher_is_better=False, values=[], status="failed",
+                env=dict(env) or None, attributes={**extra, "line": lineno}))
+            position += 1
+            continue
+        config = _CONFIG.match(line)
+        if config and config.group(2) is not None:
+            key, value = config.group(1), config.group(2)
+            if key in ENV_KEYS:
+                env[ENV_KEYS[key]] = value
+            elif key == "pkg":
+                pkg = value
+            else:
+                extra[key] = value
+    return p.finish(records, source)
+
+
+def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tuple[str, float]]]:
+    """(name, procs, iterations, [(unit, value), ...]) of a result line, or
+    ``malformed-line`` naming the line."""
+    fields = line.split()
+
+    def bad(why: str) -> TrialParseError:
+        shown = line if len(line) <= 100 else line[:97] + "..."
+        return TrialParseError(source, lineno, "malformed-line", f"{why}: {shown!r}")
+
+    full = fields[0]
+    if not _NAME.fullmatch(full):
+        raise bad("not a benchmark name")
+    suffix = _PROCS.match(full)
+    name, procs = (suffix.group(1), int(suffix.group(2))) if suffix else (full, 1)
+    if not fields[1].isdigit():
+        raise bad(f"the iteration count {fields[1]!r} is not a whole number")
+    rest = fields[2:]
+    if not rest:
+        raise bad("a result line needs at least one 'value unit' pair")
+    if len(rest) % 2:
+        raise bad("values and units do not pair up")
+    metrics = []
+    seen = set()
+    for value_text, unit in zip(rest[::2], rest[1::2]):
+        try:
+            value = float(value_text)
+        except ValueError:
+            raise bad(f"{value_text!r} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise bad(f"{value_text!r} is not a finite number")
+        if unit in seen:
+            raise bad(f"the unit {unit!r} appears twice")
+        seen.add(unit)
+        metrics.append((unit, value))
+    return name, procs, int(fields[1]), metrics
+
+
+def direction(unit: str) -> bool | None:
+    """Whether higher is better for a Go benchmark unit (None when the unit does not say)."""
+    if unit in ("B/op", "allocs/op"):
+        return False
+    if unit.endswith("/s"):
+        return True
+    if unit.split("/")[0] in ("ns", "us", "µs", "ms", "s", "sec") and unit.endswith("/op"):
+        return False
+    return None
