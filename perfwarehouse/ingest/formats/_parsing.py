@@ -42,12 +42,14 @@ def load_json(data: bytes, source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
+        unterminated = exc.msg.startswith("Unterminated string") \
+            and '"' not in text[exc.pos + 1:]
+        if exc.pos >= len(text.rstrip()) or unterminated:
             raise TrialParseError(source, exc.lineno, "truncated",
                                   "the file ends before its JSON document does "
                                   "(cut off while writing?)") from None
         raise TrialParseError(source, exc.lineno, "invalid-json",
-                              f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+                              f"{exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
 
 def type_name(value: Any) -> str:
