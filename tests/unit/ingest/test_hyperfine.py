@@ -12,7 +12,14 @@ import pytest
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import hyperfine
 from tests.unit.ingest.importer_checks import (
-    IMPORTERS, OPTIONS, broken_cases, check_records, check_sniff, land, values_per_benchmark)
+    IMPORTERS,
+    OPTIONS,
+    broken_cases,
+    check_records,
+    check_sniff,
+    land,
+    values_per_benchmark,
+)
 
 GOOD = sorted((IMPORTERS / "hyperfine" / "good").iterdir())
 
