@@ -16,7 +16,8 @@ position. Mapping:
 * status ``failed`` when an exit code is non-zero (or null: killed by a signal, only
   with ``--ignore-failure``); the failed trial keeps its times, the exit codes go to
   ``attributes``;
-* mean user and system CPU times go to ``attributes``; the summary statistics
+* duration_s = the sum of the timed runs (warmups and setup are not in the file);
+  mean user and system CPU times go to ``attributes``; the summary statistics
   (mean, median, stddev, min, max) are not ingested: they are recomputed;
 * the file names no machine and no time: node, hardware type and revision come from
   the command line, ``started_at`` is left empty (the ingest edge uses the file's
@@ -91,7 +92,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             attributes["exit_codes"] = exit_codes
         common = dict(run_id=run_id, run_index=0, position=i, benchmark=names[i],
                       settings=dict(parameters[i]), status="failed" if failed else "ok",
-                      attributes=attributes)
+                      duration_s=sum(times), attributes=attributes)
         records.append(p.record(metric="time", unit="s", higher_is_better=False,
                                 values=times, **common))
         if result.get("memory_usage_byte") is not None:
