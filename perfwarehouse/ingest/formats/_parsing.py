@@ -119,7 +119,11 @@ def record(*, run_id: str, run_index: int, position: int, benchmark: str,
            revision: str | None = None, revision_time: str | None = None,
            attributes: dict[str, Any] | None = None) -> dict[str, Any]:
     """One native trial-log record (one metric of one trial); ``run_size`` is filled by
-    :func:`finish`, campaign/node/hardware type by ``apply_options`` at the edge."""
+    :func:`finish`, campaign/node/hardware type by ``apply_options`` at the edge.
+
+    The records of one trial may share their ``settings``, ``env`` and ``attributes``
+    dicts (millions of records): callers replace them, never mutate them in place.
+    """
     return {
         "campaign": None, "run_id": run_id, "node": node, "hardware_type": None,
         "run_index": run_index, "order_kind": "fixed", "position": position,

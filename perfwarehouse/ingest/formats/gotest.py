@@ -28,7 +28,9 @@ A file is the output of one ``go test`` invocation (one or several packages), on
 
 from __future__ import annotations
 
+import math
 import re
+from functools import lru_cache
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
@@ -65,44 +67,46 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         raise TrialParseError(source, 0, "broken-utf8",
                               f"invalid UTF-8 at byte {exc.start}") from None
     run_id = f"gotest-{p.content_id(data)}"
-    env: dict[str, Any] = {}
+    env: dict[str, Any] | None = None  # replaced (never mutated) when a line changes it
     extra: dict[str, Any] = {}
     pkg: str | None = None
     records: list[dict[str, Any]] = []
+    record = p.record
     position = 0
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
-        if _LOOKS_LIKE_RESULT.match(line):
+        if line.startswith("Benchmark") and _LOOKS_LIKE_RESULT.match(line):
             name, procs, iterations, metrics = _result(line, source, lineno)
             settings: dict[str, Any] = {"procs": procs}
             if pkg is not None:
                 settings["pkg"] = pkg
+            attributes = {**extra, "iterations": iterations, "line": lineno}
             for unit, value in metrics:
-                records.append(p.record(
+                records.append(record(
                     run_id=run_id, run_index=0, position=position, benchmark=name,
-                    settings=dict(settings), metric=unit, unit=unit,
-                    higher_is_better=direction(unit), values=[value], env=dict(env) or None,
-                    attributes={**extra, "iterations": iterations, "line": lineno}))
+                    settings=settings, metric=unit, unit=unit,
+                    higher_is_better=direction(unit), values=[value], env=env,
+                    attributes=attributes))
             position += 1
             continue
         failed = _FAIL.match(line)
         if failed:
-            records.append(p.record(
+            records.append(record(
                 run_id=run_id, run_index=0, position=position, benchmark=failed.group(1),
                 settings={"pkg": pkg} if pkg is not None else {}, metric="ns/op",
                 unit="ns/op", higher_is_better=False, values=[], status="failed",
-                env=dict(env) or None, attributes={**extra, "line": lineno}))
+                env=env, attributes={**extra, "line": lineno}))
             position += 1
             continue
         config = _CONFIG.match(line)
         if config and config.group(2) is not None:
             key, value = config.group(1), config.group(2)
             if key in ENV_KEYS:
-                env[ENV_KEYS[key]] = value
+                env = {**(env or {}), ENV_KEYS[key]: value}
             elif key == "pkg":
                 pkg = value
             else:
-                extra[key] = value
+                extra = {**extra, key: value}
     return p.finish(records, source)
 
 
@@ -110,6 +114,18 @@ def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tu
     """(name, procs, iterations, [(unit, value), ...]) of a result line, or
     ``malformed-line`` naming the line."""
     fields = line.split()
+    if len(fields) >= 4 and not len(fields) % 2 and fields[1].isdigit():
+        try:  # the common case, checked in full below only if this fails
+            units = fields[3::2]
+            metrics = [(u, float(v)) for v, u in zip(fields[2::2], units)]
+            if len(set(units)) == len(units) and all(
+                    math.isfinite(v) for _u, v in metrics) and _NAME.fullmatch(fields[0]):
+                suffix = _PROCS.match(fields[0])
+                if suffix:
+                    return suffix.group(1), int(suffix.group(2)), int(fields[1]), metrics
+                return fields[0], 1, int(fields[1]), metrics
+        except ValueError:
+            pass
 
     def bad(why: str) -> TrialParseError:
         shown = line if len(line) <= 100 else line[:97] + "..."
@@ -143,6 +159,7 @@ def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tu
     return name, procs, int(fields[1]), metrics
 
 
+@lru_cache(maxsize=1024)
 def direction(unit: str) -> bool | None:
     """Whether higher is better for a Go benchmark unit (None when the unit does not say)."""
     if unit in ("B/op", "allocs/op"):
