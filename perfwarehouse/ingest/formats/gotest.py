@@ -23,11 +23,16 @@ A file is the output of one ``go test`` invocation (one or several packages), on
   well-formed one is refused (``malformed-line``), naming the line;
 * the text names no machine and no time: node and hardware type come from the
   command line; ``started_at`` is left empty (the ingest edge uses the file's
-  modification time).
+  modification time);
+* ``go test -json`` output (test2json events, one JSON object per line) is read too:
+  the ``Output`` of each package's ``output`` events, joined, is the text above, and a
+  result's ``started_at`` is the ``Time`` of the event that began its line; problems
+  name the line of that event.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from functools import lru_cache
@@ -47,11 +52,17 @@ _CONFIG = re.compile(r"^([a-z][A-Za-z0-9_.-]*):(?:\s+(.*?))?\s*$")
 _FAIL = re.compile(r"^--- FAIL: (Benchmark(?![a-z])\S*)")
 _SNIFF_RESULT = re.compile(rb"^Benchmark(?![a-z])\S*\s+\d+\s+[-+.\deE]+ \S+", re.M)
 _SNIFF_HEADER = re.compile(rb"^(goos|goarch|pkg): \S+$", re.M)
+_SNIFF_JSON = re.compile(rb'^\s*\{\s*"Time"\s*:\s*"[^"]*"\s*,\s*"Action"\s*:')
+_SNIFF_JSON_OUTPUT = re.compile(rb'"Output"\s*:\s*"(Benchmark|goos: |pkg: )')
+_FRACTION = re.compile(r"(\.\d{6})\d+")
 ENV_KEYS = {"goos": "goos", "goarch": "goarch", "cpu": "cpu_model"}
 
 
 def sniff(head: bytes, filename: str) -> bool:
-    """Text with a ``go test -bench`` result line, or the ``goos:``/``pkg:`` header."""
+    """Text with a ``go test -bench`` result line, or the ``goos:``/``pkg:`` header (also
+    as ``go test -json`` events)."""
+    if _SNIFF_JSON.match(head):
+        return bool(_SNIFF_JSON_OUTPUT.search(head))
     if head[:1] in (b"{", b"[") or b"\x00" in head:
         return False
     return bool(_SNIFF_RESULT.search(head)) or len(_SNIFF_HEADER.findall(head)) >= 2
@@ -66,6 +77,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     except UnicodeDecodeError as exc:
         raise TrialParseError(source, 0, "broken-utf8",
                               f"invalid UTF-8 at byte {exc.start}") from None
+    lines = _test2json_lines(text, source) if _SNIFF_JSON.match(data) else (
+        (lineno, raw, None) for lineno, raw in enumerate(text.splitlines(), 1))
     run_id = f"gotest-{p.content_id(data)}"
     env: dict[str, Any] | None = None  # replaced (never mutated) when a line changes it
     extra: dict[str, Any] = {}
@@ -73,7 +86,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     records: list[dict[str, Any]] = []
     record = p.record
     position = 0
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for lineno, raw, started_at in lines:
         line = raw.rstrip()
         if line.startswith("Benchmark") and _LOOKS_LIKE_RESULT.match(line):
             name, procs, iterations, metrics = _result(line, source, lineno)
@@ -86,7 +99,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                     run_id=run_id, run_index=0, position=position, benchmark=name,
                     settings=settings, metric=unit, unit=unit,
                     higher_is_better=direction(unit), values=[value], env=env,
-                    attributes=attributes))
+                    started_at=started_at, attributes=attributes))
             position += 1
             continue
         failed = _FAIL.match(line)
@@ -95,7 +108,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                 run_id=run_id, run_index=0, position=position, benchmark=failed.group(1),
                 settings={"pkg": pkg} if pkg is not None else {}, metric="ns/op",
                 unit="ns/op", higher_is_better=False, values=[], status="failed",
-                env=env, attributes={**extra, "line": lineno}))
+                env=env, started_at=started_at, attributes={**extra, "line": lineno}))
             position += 1
             continue
         config = _CONFIG.match(line)
@@ -108,6 +121,42 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             else:
                 extra = {**extra, key: value}
     return p.finish(records, source)
+
+
+def _test2json_lines(text: str, source: str) -> list[tuple[int, str, str | None]]:
+    """(line of the first event, text line, its Time) of ``go test -json`` output: the
+    ``Output`` of ``output`` events joined per package (packages may interleave)."""
+    partial: dict[str, tuple[int, str, str | None]] = {}
+    out: list[tuple[int, str, str | None]] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw)
+        except ValueError as exc:
+            raise TrialParseError(source, lineno, "invalid-json",
+                                  f"not a go test -json event: {exc}") from None
+        if not isinstance(event, dict):
+            raise TrialParseError(source, lineno, "wrong-type",
+                                  "a go test -json line must be an object")
+        if event.get("Action") != "output":
+            continue
+        output = event.get("Output")
+        if not isinstance(output, str):
+            raise TrialParseError(source, lineno, "wrong-type",
+                                  "$.Output of an output event must be a string")
+        stamp = event.get("Time")
+        stamp = _FRACTION.sub(r"\1", stamp) if isinstance(stamp, str) else None
+        package = str(event.get("Package", ""))
+        first, buffered, time = partial.pop(package, (lineno, "", stamp))
+        pieces = (buffered + output).split("\n")
+        for piece in pieces[:-1]:
+            out.append((first, piece, time))
+            first, time = lineno, stamp
+        if pieces[-1]:
+            partial[package] = (first, pieces[-1], time)
+    out.extend(partial.values())
+    return out
 
 
 def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tuple[str, float]]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -26,9 +27,14 @@ GOOD = sorted((IMPORTERS / "gotest" / "good").iterdir())
 def count_values(path: Path) -> Counter[str]:
     """Values per benchmark, computed from the text without the parser: each line
     ``Benchmark...`` with a tab-separated iteration count holds one value per
-    ``<number> <unit>`` field; the name loses its ``-<digits>`` suffix."""
+    ``<number> <unit>`` field; the name loses its ``-<digits>`` suffix. For
+    ``go test -json`` output, the text is the joined ``Output`` of the events."""
+    text = path.read_text()
+    if path.suffix == ".json":  # go test -json: the output events' text, one package here
+        text = "".join(json.loads(x).get("Output", "") for x in text.splitlines()
+                       if json.loads(x)["Action"] == "output")
     counts: Counter[str] = Counter()
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         fields = line.split("\t")
         if line.startswith("Benchmark") and len(fields) > 2 and fields[1].strip().isdigit():
             name = re.sub(r"-\d+$", "", fields[0].strip())
@@ -71,6 +77,36 @@ def test_a_failing_benchmark_is_a_failed_trial() -> None:
     failed = [r for r in records if r["status"] != "ok"]
     assert [(r["benchmark"], r["status"], r["values"], r["metric"]) for r in failed] == [
         ("BenchmarkFlaky", "failed", [], "ns/op")]
+
+
+def test_go_test_json_is_the_same_text_with_times() -> None:
+    records = parse(IMPORTERS / "gotest/good/bench.json")
+    events = [json.loads(x) for x in
+              (IMPORTERS / "gotest/good/bench.json").read_text().splitlines()]
+    assert len({r["position"] for r in records}) == 8  # 2 benchmarks x 2 cpus x -count 2
+    assert all(r["started_at"].endswith("Z") and len(r["started_at"]) <= 27 for r in records)
+    stamps = {e["Time"][:26] for e in events}
+    assert {r["started_at"][:26] for r in records} <= stamps
+    # the line named in a record is the event that began the result line
+    for r in records:
+        assert events[r["attributes"]["line"] - 1]["Output"].startswith("Benchmark")
+    assert records[0]["settings"] == {"procs": 1, "pkg": "example.invalid/gobench"}
+
+
+def test_go_test_json_lines_split_across_events_and_packages() -> None:
+    def event(package: str, output: str, second: int) -> str:
+        return json.dumps({"Time": f"2024-01-01T00:00:{second:02d}.123456789Z",
+                           "Action": "output", "Package": package, "Output": output})
+    lines = [event("a", "pkg: a\n", 0), event("b", "pkg: b\n", 1),
+             event("a", "BenchmarkX-2 \t", 2), event("b", "BenchmarkY \t 5\t 1 ns/op\n", 3),
+             event("a", " 10\t 7 ns/op\n", 4)]
+    records = gotest.parse("\n".join(lines).encode(), "t.json", OPTIONS)
+    assert [(r["benchmark"], r["started_at"], r["attributes"]["line"]) for r in records] == [
+        ("BenchmarkY", "2024-01-01T00:00:03.123456Z", 4),
+        ("BenchmarkX", "2024-01-01T00:00:02.123456Z", 3)]
+    with pytest.raises(TrialParseError) as info:
+        gotest.parse(("\n".join(lines[:2]) + "\n{oops").encode(), "t.json", OPTIONS)
+    assert (info.value.rule, info.value.line) == ("invalid-json", 3)
 
 
 def test_header_lines_apply_wherever_they_appear() -> None:
