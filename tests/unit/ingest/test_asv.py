@@ -152,6 +152,16 @@ def test_a_broken_file_in_a_directory_is_named_by_its_path() -> None:
     assert info.value.source == "results/bench-host-1/4b8f2a91-virtualenv-py3.11-numpy.json"
 
 
+def test_a_broken_machine_json_is_named() -> None:
+    files = directory_files(GOOD)
+    files["bench-host-1/machine.json"] = b'{"arch": "x86_64", "version": 1}'
+    with pytest.raises(TrialParseError) as info:
+        asv.parse_directory(files, "results", OPTIONS)
+    assert (info.value.source, info.value.rule) == ("results/bench-host-1/machine.json",
+                                                    "missing-key")
+    assert "$.machine" in info.value.detail
+
+
 def test_sniff_claims_asv_result_files_only() -> None:
     broken = [p for p, _rule in broken_cases("asv")
               if p.name not in ("empty.json", "missing-key--commit-hash.json")]
