@@ -163,7 +163,7 @@ def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tu
     """(name, procs, iterations, [(unit, value), ...]) of a result line, or
     ``malformed-line`` naming the line."""
     fields = line.split()
-    if len(fields) >= 4 and not len(fields) % 2 and fields[1].isdigit():
+    if len(fields) >= 4 and not len(fields) % 2 and _is_count(fields[1]):
         try:  # the common case, checked in full below only if this fails
             units = fields[3::2]
             metrics = [(u, float(v)) for v, u in zip(fields[2::2], units)]
@@ -185,7 +185,7 @@ def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tu
         raise bad("not a benchmark name")
     suffix = _PROCS.match(full)
     name, procs = (suffix.group(1), int(suffix.group(2))) if suffix else (full, 1)
-    if not fields[1].isdigit():
+    if not _is_count(fields[1]):
         raise bad(f"the iteration count {fields[1]!r} is not a whole number")
     rest = fields[2:]
     if not rest:
@@ -218,3 +218,7 @@ def direction(unit: str) -> bool | None:
     if unit.split("/")[0] in ("ns", "us", "µs", "ms", "s", "sec") and unit.endswith("/op"):
         return False
     return None
+
+
+def _is_count(text: str) -> bool:
+    return text.isascii() and text.isdigit()
