@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 import math
 import re
 from pathlib import PurePosixPath
@@ -181,10 +182,11 @@ def _rows(doc: dict[str, Any], source: str) -> list[tuple[str, dict[str, Any]]]:
     if doc.get("version", 1) == 2:
         columns = doc["result_columns"]
         for name, row in doc["results"].items():
-            p.expect(row, list, source, f"$.results.{name}", "a list (one value per column)")
+            p.expect(row, list, source, f"$.results[{json.dumps(name)}]",
+                     "a list (one value per column)")
             if len(row) > len(columns):
                 raise TrialParseError(source, 0, "wrong-shape",
-                                      f"$.results.{name} has {len(row)} values for "
+                                      f"$.results[{json.dumps(name)}] has {len(row)} values for "
                                       f"{len(columns)} result_columns")
             out.append((name, dict(zip(columns, row))))
         return out
@@ -226,7 +228,7 @@ def _records(doc: dict[str, Any], data: bytes, source: str, machine: dict[str, A
     records: list[dict[str, Any]] = []
     position = 0
     for name, row in _rows(doc, source):
-        path = f"$.results.{name}"
+        path = f"$.results[{json.dumps(name)}]"
         combos, names = _combinations(row, name, benchmarks.get(name), source, path)
         result = row.get("result")
         if result is not None:

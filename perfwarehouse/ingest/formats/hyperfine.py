@@ -26,6 +26,7 @@ position. Mapping:
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -61,8 +62,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         params = p.expect(result.get("parameters") or {}, dict, source,
                           f"{path}.parameters", "an object")
         for name, value in params.items():
-            p.expect(value, (str, int, float), source, f"{path}.parameters.{name}",
-                     "a string or number")
+            p.expect(value, (str, int, float), source,
+                     f"{path}.parameters[{json.dumps(name)}]", "a string or number")
         parameters.append(params)
     names = benchmark_names(commands, parameters)
     run_id = f"hyperfine-{p.content_id(data)}"

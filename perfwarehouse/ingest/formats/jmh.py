@@ -32,6 +32,7 @@ benchmark in a fresh JVM; fork k of every benchmark is gathered into run k (a
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from typing import Any
@@ -74,8 +75,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         params = p.expect(entry.get("params") or {}, dict, source, f"{path}.params",
                           "an object")
         for name, value in params.items():
-            p.expect(value, (str, int, float), source, f"{path}.params.{name}",
-                     "a string or number")
+            p.expect(value, (str, int, float), source,
+                     f"{path}.params[{json.dumps(name)}]", "a string or number")
         settings = {**params, "threads": threads}
         primary = p.expect(p.key(entry, "primaryMetric", source, path), dict, source,
                            f"{path}.primaryMetric", "an object")
@@ -88,7 +89,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             (mode, unit, mode == "thrpt" or _direction(unit) is True, forks)]
         score_only = []
         for name, metric in secondary.items():
-            mpath = f"{path}.secondaryMetrics.{name}"
+            mpath = f"{path}.secondaryMetrics[{json.dumps(name)}]"
             p.expect(metric, dict, source, mpath, "an object")
             rows = _fork_rows(metric, source, mpath, required=False)
             if rows is None:
