@@ -49,7 +49,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip()) - 1
+        # an error on the last line means the document stops before it is complete
+        truncated = exc.lineno >= text.rstrip().count("\n") + 1
         raise TrialParseError(source, exc.lineno, "truncated" if truncated else "invalid-json",
                               exc.msg) from None
     if not isinstance(doc, dict):
