@@ -1,4 +1,4 @@
-"""Read access to a warehouse for Python users (SPEC 9: ``perfwarehouse.connect``)."""
+"""Read access to a warehouse for Python users (``perfwarehouse.connect``)."""
 
 from __future__ import annotations
 

@@ -276,7 +276,7 @@ def analyze() -> None:
 # ------------------------------------------------------------ plan (TriScale)
 @cli.group(context_settings=CONTEXT)
 def plan() -> None:
-    """Design an experiment before running it (TriScale experiment sizing, seed 003 eq. 4)."""
+    """Design an experiment before running it (TriScale experiment sizing, Jacob et al. (TriScale, JSys 2021), eq. 4)."""
 
 
 @plan.command("runs", context_settings=CONTEXT)
@@ -362,7 +362,7 @@ def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[An
         raise click.BadParameter(f"expected comma-separated {cast.__name__} values") from None
 
 
-from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent, SPEC 4.3)
+from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent)
 from perfwarehouse.ingest.commands import add_import_commands  # noqa: E402
 
 cli.add_command(agent)

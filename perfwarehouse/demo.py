@@ -23,7 +23,7 @@ LONGTERM = "ordersage-longterm"
 
 
 def fixture_directories() -> list[Path]:
-    """The OrderSage results directories behind Tables 3-5 of seed 000 (shipped with the code)."""
+    """The OrderSage results directories behind Tables 3-5 of Duplyakin et al. (OrderSage, USENIX ATC 2023) (shipped with the code)."""
     root = data_dir("examples") / "ordersage"
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 

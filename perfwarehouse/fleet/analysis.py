@@ -51,7 +51,7 @@ class FleetParams:
     min_group: int = 3
     """Fewest fixed- and random-order trials in a period for the order comparison."""
     outlier_factor: float = 10.0
-    """Values at least this many times the median are outliers for the RSD (SPEC 5.2)."""
+    """Values at least this many times the median are outliers for the RSD."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Synthetic campaigns with recorded ground truth (SPEC 7)."""
+"""Synthetic campaigns with recorded ground truth."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A synthetic cloud benchmarking study with the shape of Laaber et al. (seed 001).
+"""A synthetic cloud benchmarking study with the shape of Laaber et al. (PeerJ Preprints 2018).
 
-Seed 001, section 3: 19 microbenchmarks run on 10 environments (three instance
+Laaber et al. (PeerJ Preprints 2018), §3: 19 microbenchmarks run on 10 environments (three instance
 families on each of three clouds, plus bare metal), 50 instances per
 environment, 10 trials per instance, 50 iterations per trial, giving 4.75M
 measurements. Every (benchmark, environment) pair gets one of the kinds of

@@ -1,6 +1,6 @@
 """A synthetic long-term campaign with the shape of the OrderSage dataset.
 
-Seed 000 (OrderSage, ATC 2023), section 4: about 2.3M trials of 25 CPU and
+Duplyakin et al. (OrderSage, USENIX ATC 2023), §4: about 2.3M trials of 25 CPU and
 memory benchmarks in several settings on 13 CloudLab hardware types (1,880
 configurations = test x hardware type), about 9,000 runs over nine months, each
 run choosing fixed or freshly shuffled order with equal probability (4.4), a

@@ -1,7 +1,7 @@
 """``perfwarehouse analyze order-effects``: does the order of trials change the results?
 
-The method of seed 000 (OrderSage, ATC 2023), sections 3 and 5, as SPEC 5.1
-defines it. For every configuration on every hardware type, all fixed-order
+The method of Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5, as the
+README ("Order effects") states it. For every configuration on every hardware type, all fixed-order
 trials are compared with all random-order trials:
 
 * Kruskal-Wallis H with tie correction and its chi-square(1) p-value (the
@@ -241,7 +241,7 @@ JOB = Job(
     name="order-effects",
     help="Does trial order change the results? Kruskal-Wallis fixed vs random order per "
          "configuration and hardware type, Bonferroni per family, median CIs and CI cases "
-         "(OrderSage, seed 000 sections 3 and 5). Writes the order_effects table.",
+         "(Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5). Writes the order_effects table.",
     params=OrderEffectsParams,
     query="order_effects",
     compute=compute,

@@ -1,6 +1,7 @@
 """``perfwarehouse analyze predecessor-effects``: *which* test leaves state that changes the next?
 
-Seed 000 leaves this as future work; SPEC 5.1 ("beyond the paper") defines it.
+Duplyakin et al. (OrderSage, USENIX ATC 2023) leave this as future work (§9);
+perfwarehouse defines it as follows.
 Within the random-order runs of a campaign, every trial of a configuration is
 labelled with the test that ran immediately before it in its run (the
 predecessor; the first trial of a run follows the reset, "start of run"). Per

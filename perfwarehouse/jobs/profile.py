@@ -1,4 +1,4 @@
-"""``analyze profile`` (seed 003 4.6, SPEC 8): seasonal components of an environment.
+"""``analyze profile`` (Jacob et al. (TriScale, JSys 2021), §4.6): seasonal components of an environment.
 
 TriScale profiles an environment from a reference measurement taken at regular
 intervals. A campaign has no such series, but every trial is a measurement of
@@ -153,6 +153,6 @@ def summarize_profile(tables: dict[str, pa.Table], params: ProfileParams) -> lis
 
 PROFILE = Job(
     name="profile", help="Profile each hardware type (or node) over time: convergence, "
-    "autocorrelation and seasonal periods (seed 003 4.6).", params=ProfileParams,
+    "autocorrelation and seasonal periods (Jacob et al. (TriScale, JSys 2021), §4.6).", params=ProfileParams,
     query="profile_trials", compute=compute_profile,
     outputs=("triscale_profile", "triscale_profile_acf"), summarize=summarize_profile)

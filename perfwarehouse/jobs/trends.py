@@ -1,4 +1,4 @@
-"""``analyze trends`` (SPEC 5.5): what drifts, per configuration and hardware type.
+"""``analyze trends``: what drifts, per configuration and hardware type.
 
 For each series (a configuration's trials on one hardware type in one campaign),
 the exact Theil-Sen slope of the trial values against time and against run
@@ -107,7 +107,7 @@ def summarize_trends(tables: dict[str, pa.Table], params: TrendParams) -> list[s
 
 TRENDS = Job(
     name="trends", help="Theil-Sen slope of each configuration's values against time and run "
-    "index, as % of the median per 30 days, with CI (SPEC 5.5).", params=TrendParams,
+    "index, as % of the median per 30 days, with CI.", params=TrendParams,
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),
     summarize=summarize_trends, prepare_query="trend_family_size", prepare=prepare_trends,
     query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True)

@@ -1,4 +1,4 @@
-"""TriScale as warehouse jobs (SPEC 5.4 and 8; seed 003, section 4).
+"""TriScale as warehouse jobs (Jacob et al. (TriScale, JSys 2021), §4).
 
 In the warehouse a TriScale *run* is one trial with its measurements over time
 (iterations), a *series* is the trials of one configuration in one campaign or
@@ -117,7 +117,7 @@ def convergence_query_params(params: ConvergenceParams) -> dict[str, int]:
 
 CONVERGENCE = Job(
     name="convergence", help="TriScale run metrics with the convergence test, one row per trial "
-    "with iterations (seed 003 4.1).", params=ConvergenceParams, query="triscale_trial_runs",
+    "with iterations (Jacob et al. (TriScale, JSys 2021), §4.1).", params=ConvergenceParams, query="triscale_trial_runs",
     compute=compute_convergence, outputs=("triscale_convergence",),
     summarize=summarize_convergence, query_params=convergence_query_params,
     per_configuration=True)
@@ -195,7 +195,7 @@ def summarize_kpi(tables: dict[str, pa.Table], params: KPIParams) -> list[str]:
 
 
 KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a percentile with "
-          "the independence test (seed 003 4.2).", params=KPIParams, query="triscale_trial_values",
+          "the independence test (Jacob et al. (TriScale, JSys 2021), §4.2).", params=KPIParams, query="triscale_trial_values",
           compute=compute_kpi, outputs=("triscale_kpi",), summarize=summarize_kpi,
           per_configuration=True)
 
@@ -267,7 +267,7 @@ def summarize_variability(tables: dict[str, pa.Table], params: VariabilityParams
 
 VARIABILITY = Job(
     name="variability-score", help="TriScale variability score of each configuration across its "
-    "sequels' KPIs (seed 003 4.3).", params=VariabilityParams, query="triscale_trial_values",
+    "sequels' KPIs (Jacob et al. (TriScale, JSys 2021), §4.3).", params=VariabilityParams, query="triscale_trial_values",
     compute=compute_variability, outputs=("triscale_variability",),
     summarize=summarize_variability, per_configuration=True)
 
@@ -314,6 +314,6 @@ def summarize_independence(tables: dict[str, pa.Table], params: IndependencePara
 
 INDEPENDENCE = Job(
     name="independence", help="Independence test of each series of trial values in time order "
-    "(seed 003 4.5).", params=IndependenceParams, query="triscale_trial_values",
+    "(Jacob et al. (TriScale, JSys 2021), §4.5).", params=IndependenceParams, query="triscale_trial_values",
     compute=compute_independence, outputs=("triscale_independence",),
     summarize=summarize_independence, per_configuration=True)

@@ -1,4 +1,4 @@
-"""Job ``variability``: RSD per configuration and hardware type (seed 001, 4.1; SPEC 5.2).
+"""Job ``variability``: RSD per configuration and hardware type (Laaber et al. (PeerJ Preprints 2018), §4.1).
 
 Output table ``variability`` (DDL ``sql/schema/030_variability.sql``). The
 statistics are computed by :func:`perfwarehouse.laaber.variability_columns`.
@@ -33,7 +33,7 @@ class VariabilityParams:
     campaign: str | None = param(None, "Only this campaign (default: every campaign).")
     outlier_factor: float = param(
         10.0, "Drop values >= this many times the configuration's median before "
-        "computing RSDs (seed 001: 10, one order of magnitude); 0 keeps everything.")
+        "computing RSDs (Laaber et al. (PeerJ Preprints 2018): 10, one order of magnitude); 0 keeps everything.")
 
 
 def with_columns(meta: pa.Table, columns: dict[str, object],

@@ -1,7 +1,7 @@
 """numba kernels for variability, A/A testing and detectable regressions.
 
-Seed 001 (Laaber et al., "Performance Testing in the Cloud. How Bad is it
-Really?"), section 4; SPEC 5.2 and 5.3.
+Laaber et al., "Performance Testing in the Cloud. How Bad is it Really?" (PeerJ
+Preprints 2018), section 4.
 
 Data layout (CSR, built by :mod:`perfwarehouse.laaber`): one partition's
 measurements are grouped configuration -> node -> trial -> iterations, so
@@ -329,7 +329,7 @@ def draw_groups(
 ) -> None:
     """Trial indices of the control and test groups of one draw, into ``control`` and ``test``.
 
-    Instance-based (seed 001, 4.2.2): k nodes for control, each contributing one
+    Instance-based (Laaber et al. (PeerJ Preprints 2018), §4.2.2): k nodes for control, each contributing one
     random trial, and k nodes for test drawn the same way, independently of the
     control nodes (``disjoint``: 2k distinct nodes, the first k for control).
     Trial-based: k nodes shared by both groups; on each node ``2 * per_node``
@@ -413,7 +413,7 @@ def sample_group_statistics(
     with_ranksum:
         False: the medians of the pooled measurements of both groups (by
         selection). True: the two-sided rank-sum p-value of the pooled
-        measurements (seed 001, 4.2.1); the medians are then NaN.
+        measurements (Laaber et al. (PeerJ Preprints 2018), §4.2.1); the medians are then NaN.
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Segmented rank statistics for order effects (seed 000, sections 3 and 5; SPEC 5.1).
+"""Segmented rank statistics for order effects (Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5).
 
 The order-effects job compares, for every configuration of a campaign at once,
 the values of its fixed-order trials with those of its random-order trials.

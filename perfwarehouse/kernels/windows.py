@@ -1,4 +1,4 @@
-"""numba kernel: TriScale's sliding-window measures of a run (SPEC 8, "Convergence test")."""
+"""numba kernel: TriScale's sliding-window measures of a run ("Convergence test")."""
 
 from __future__ import annotations
 

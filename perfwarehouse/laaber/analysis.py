@@ -1,7 +1,7 @@
-"""Variability, A/A false positives and minimal detectable regressions (seed 001, section 4).
+"""Variability, A/A false positives and minimal detectable regressions (Laaber et al. (PeerJ Preprints 2018), §4).
 
 Laaber et al., "Performance Testing in the Cloud. How Bad is it Really?" (PeerJ
-2019 / seed 001), section 4; SPEC 5.2 and 5.3. Terms: a *trial* is one run's
+Preprints 2018), section 4. Terms: a *trial* is one run's
 execution of one configuration, with its measurements (iterations); a *node* is
 an instance; a configuration is benchmark + settings + metric on one hardware type.
 
@@ -332,7 +332,7 @@ def variability_reason(row: dict[str, float]) -> str | None:
 
 @dataclass(frozen=True)
 class VariabilityBreakdown:
-    """Variability of one configuration (seed 001, 4.1). RSDs in percent; None when undefined."""
+    """Variability of one configuration (Laaber et al. (PeerJ Preprints 2018), §4.1). RSDs in percent; None when undefined."""
 
     n_values: int
     n_outliers: int
@@ -466,7 +466,7 @@ def regression_counts(
     (x (1 + r/100), or / (1 + r/100) for higher-is-better metrics), which is
     the median of the slowed test group.
 
-    ``higher_is_better_mode="divide"`` is SPEC 5.3 to the letter. Note that a
+    ``higher_is_better_mode="divide"`` is the division of the first specification, to the letter. Note that a
     higher-is-better value divided by 2 (r = 100) moves by exactly the r/2 =
     50 % threshold, so at r = 100 a true positive needs m_t < m_c (about half
     the draws) and the scan from 100 down finds nothing. ``"cost"`` compares
@@ -499,7 +499,7 @@ def scan_detectable(
 ) -> np.ndarray:
     """Index into R of each configuration's minimal detectable regression, -1 when none.
 
-    SPEC 5.3: scan R from the largest r down, stop at the first r that fails
+    Scan R from the largest r down, stop at the first r that fails
     (FP rate > ``max_fp_rate`` or TP rate < ``min_tp_rate``); the answer is the
     last r that passed.
     """
@@ -515,7 +515,7 @@ def scan_detectable(
 
 @dataclass(frozen=True)
 class AAResult:
-    """A/A false-positive rate of the two-sided rank-sum test (seed 001, 4.2.1)."""
+    """A/A false-positive rate of the two-sided rank-sum test (Laaber et al. (PeerJ Preprints 2018), §4.2.1)."""
 
     strategy: str
     n_nodes: int
@@ -528,7 +528,7 @@ class AAResult:
 
 @dataclass(frozen=True)
 class DetectableRegressionResult:
-    """Minimal detectable regression of one configuration and sampling cell (seed 001, 4.2.2).
+    """Minimal detectable regression of one configuration and sampling cell (Laaber et al. (PeerJ Preprints 2018), §4.2.2).
 
     ``detectable_pct`` is None when no r passes (``reason`` says why) or when
     there are too few nodes or trials; ``r_pct``, ``fp_rate`` and ``tp_rate``
@@ -591,7 +591,7 @@ def detectable_regression(
     max_fp_rate: float = 0.05, min_tp_rate: float = 0.95, outlier_factor: float = 10.0,
     key: int = 0, disjoint: bool = False, higher_is_better_mode: HigherIsBetterMode = "divide",
 ) -> DetectableRegressionResult:
-    """Minimal detectable regression of one configuration (seed 001, Algorithm 1; SPEC 5.3).
+    """Minimal detectable regression of one configuration (Laaber et al. (PeerJ Preprints 2018), Algorithm 1).
 
     ``trials_per_node`` applies to the trial-based strategy (instance-based
     always takes one trial per node). ``key`` identifies the configuration in

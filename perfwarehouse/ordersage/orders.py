@@ -241,7 +241,7 @@ def interval_indices(n: np.ndarray, confidence: float, method: str
 
 def ci_case(median_f: np.ndarray, ci_f: dict[str, np.ndarray], median_r: np.ndarray,
              ci_r: dict[str, np.ndarray]) -> np.ndarray:
-    """SPEC 5.1 / seed 000 Algorithm 2 text: 1 disjoint, 2 a median strictly inside the
+    """The CI case of Duplyakin et al. (OrderSage, USENIX ATC 2023), Algorithm 2 and the text after it: 1 disjoint, 2 a median strictly inside the
     other interval, 3 otherwise; -1 (NULL) without both intervals."""
     f_lo, f_hi, r_lo, r_hi = ci_f["low"], ci_f["high"], ci_r["low"], ci_r["high"]
     with np.errstate(invalid="ignore"):

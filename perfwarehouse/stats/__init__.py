@@ -1,4 +1,4 @@
-"""Statistics with scipy's numbers, numba-fast where it matters (SPEC 9).
+"""Statistics with scipy's numbers, numba-fast where it matters.
 
 Every function validates its input and returns a frozen dataclass.
 """

@@ -1,7 +1,7 @@
-"""Sample autocorrelation (SPEC 8, "Independence test"; SPEC 9 ``stats.acf``).
+"""Sample autocorrelation ("Independence test" ``stats.acf``).
 
 rho_k = c_k / c_0 with c_k = sum_{i < N-k} (x_i - mean)(x_{i+k} - mean): the sums
-are not divided by N - k (biased estimator), as in TriScale (seed 003, 4.5,
+are not divided by N - k (biased estimator), as in TriScale (Jacob et al., JSys 2021, §4.5,
 after Brockwell & Davis). A constant series has rho_0 = 1 and rho_k = 0 for k >= 1
 (TriScale returns 0 at lag 0 too: it skips the normalisation when c_0 = 0).
 """

@@ -4,11 +4,11 @@ With x(1) <= ... <= x(n) the sorted sample (1-based) and B ~ Binomial(n, p) the
 number of samples below the population p-quantile P_p:
 
 * P(x(m) <= P_p) = P(B >= m); a one-sided lower bound at confidence C is x(m)
-  for the largest m with P(B >= m) >= C (Thompson 1936; TriScale, seed 003,
-  section 4, equations 1-3). The upper bound mirrors it with 1 - p.
+  for the largest m with P(B >= m) >= C (Thompson 1936; Jacob et al. (TriScale, JSys 2021),
+  §4, equations 1-3). The upper bound mirrors it with 1 - p.
 * The median's two-sided interval is [x(j), x(n-j+1)] for the largest j with
-  P(j <= B <= n-j) = 1 - 2 P(B <= j-1) >= C (seed 000 section 3, "rank-based
-  CI"; SPEC 5.1 and 8).
+  P(j <= B <= n-j) = 1 - 2 P(B <= j-1) >= C (Duplyakin et al. (OrderSage, USENIX ATC 2023), §3, "rank-based
+  CI").
 * Le Boudec's normal approximation ("Performance Evaluation of Computer and
   Communication Systems", 2010, Theorem 2.1) picks j = floor(np - z sqrt(np(1-p)))
   and k = ceil(np + 1 + z sqrt(np(1-p))) instead; its exact coverage is reported.
@@ -16,7 +16,7 @@ number of samples below the population p-quantile P_p:
 When no order statistic reaches the requested confidence the result says so:
 ``low = high = None`` (``value = None``) with ``coverage`` = the best achievable
 and ``n_required`` = the smallest sample size that would reach it. A number is
-never guessed (SPEC 8, "Too few samples").
+never guessed ("Too few samples").
 
 The index functions are vectorised over n (numpy arrays of sample sizes), so a
 job can compute them once per distinct n and hand them to a kernel.
@@ -216,7 +216,7 @@ def _median_rank(n: int, confidence: float) -> tuple[int, float]:
 
 
 def percentile_bound(x: object, p: float, confidence: float, side: Side) -> BoundResult:
-    """One-sided bound of the p-quantile (Thompson 1936; seed 003 eq. 1-3). NaN dropped.
+    """One-sided bound of the p-quantile (Thompson 1936; Jacob et al. (TriScale, JSys 2021), eq. 1-3). NaN dropped.
 
     ``side="lower"``: x(m) with the largest m such that P(x(m) <= P_p) >= C.
     ``side="upper"``: x(n - m' + 1), m' computed the same way for 1 - p.

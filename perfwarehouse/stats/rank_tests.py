@@ -1,4 +1,4 @@
-"""Rank tests with scipy's numbers: Kruskal-Wallis H and Mann-Whitney U (SPEC 9).
+"""Rank tests with scipy's numbers: Kruskal-Wallis H and Mann-Whitney U.
 
 Both rank the pooled sample with mid-ranks for ties, using the same numba
 kernel as the order-effects job (:func:`perfwarehouse.kernels.order_effects.rank_sums_search`),

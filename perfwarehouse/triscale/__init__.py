@@ -1,4 +1,4 @@
-"""TriScale (seed 003, sections 4 and 6; SPEC 5.4, 8 and 9): experiment sizing, run
+"""TriScale (Jacob et al., JSys 2021, sections 4 and 6): experiment sizing, run
 metrics with convergence, KPIs, variability scores, independence and profiling.
 
 Every function takes fractions (0.95, not 95), validates its input and returns a

@@ -1,6 +1,6 @@
-"""TriScale's analyses as pure functions (seed 003, 4.1-4.6 and 5.4; SPEC 8 and 9).
+"""TriScale's analyses as pure functions (Jacob et al. (TriScale, JSys 2021), §4.1-4.6 and 5.4).
 
-Terms (SPEC 5.4): a *run* is one trial with its measurements over time
+Terms: a *run* is one trial with its measurements over time
 (iterations); a *series* is the run metrics of one configuration in one campaign
 or time window; *sequels* are several series, summarised by their KPIs.
 """
@@ -99,7 +99,7 @@ class SizingResult:
 
 def experiment_sizing(p: float, confidence: float, robustness: int = 0,
                       method: Method = "default") -> SizingResult:
-    """How many runs a KPI (or series a variability score) needs (seed 003 eq. 2-4, 6).
+    """How many runs a KPI (or series a variability score) needs (Jacob et al. (TriScale, JSys 2021), eq. 2-4, 6).
 
     With q = min(p, 1 - p) and r = ``robustness`` samples allowed to be discarded:
     ``one_sided`` is the smallest N with P(x(1+r) <= P_q) >= C (r = 0:
@@ -170,7 +170,7 @@ def convergence_test(y: object, x: object = None, confidence: float = 0.95,
                      tolerance: float = 0.05, bounds: tuple[float, float] | None = None,
                      measure: Measure | None = None,
                      method: Method = "default") -> ConvergenceResult:
-    """TriScale's convergence test (seed 003, 4.5; SPEC 8).
+    """TriScale's convergence test (Jacob et al. (TriScale, JSys 2021), §4.5).
 
     With ``measure=None`` the points (x, y) themselves are tested (as for the weak
     stationarity of a sequence, or an environment series over time): x is mapped
@@ -206,7 +206,7 @@ def convergence_test(y: object, x: object = None, confidence: float = 0.95,
 
 
 def window_measures(y: np.ndarray, x: np.ndarray, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
-    """(x, measure) of TriScale's sliding windows of W = floor(n/2) points (SPEC 8)."""
+    """(x, measure) of TriScale's sliding windows of W = floor(n/2) points."""
     n = y.size
     if n < 2:
         raise ValueError("a run needs at least 2 values for the convergence test")
@@ -263,7 +263,7 @@ class MetricResult:
 def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool = False,
            confidence: float = 0.95, tolerance: float = 0.05,
            bounds: tuple[float, float] | None = None, method: Method = "default") -> MetricResult:
-    """A run's metric (seed 003, 4.1; SPEC 8).
+    """A run's metric (Jacob et al. (TriScale, JSys 2021), §4.1).
 
     Without convergence: the measure over all values (percentiles by numpy's
     ``quantile(method="nearest")``). With ``converge=True``: the measure over
@@ -312,7 +312,7 @@ class IndependenceResult:
 def independence_test(x: object, method: Method = "default", alpha: float = 0.05,
                       bounds: tuple[float, float] | None = None,
                       ranks: bool = False) -> IndependenceResult:
-    """Empirical independence of a sequence in its order (seed 003, 4.5; SPEC 8).
+    """Empirical independence of a sequence in its order (Jacob et al. (TriScale, JSys 2021), §4.5).
 
     ``method="triscale"``: weakly stationary (convergence test against the index
     with C = 0.5, t = 0.1, y bounds = ``bounds`` or the data's min and max) and
@@ -367,7 +367,7 @@ class KPIResult:
     """A series' KPI: one-sided bound ``value`` of the p-quantile of its run metrics.
 
     ``value`` is None (with ``n_required``) when the series is too short.
-    ``descriptive_only`` when the independence test failed (seed 003, 4.5).
+    ``descriptive_only`` when the independence test failed (Jacob et al. (TriScale, JSys 2021), §4.5).
     """
 
     value: float | None
@@ -384,7 +384,7 @@ class KPIResult:
 
 def kpi(values: object, p: float, confidence: float, bound: str | None = None,
         bounds: tuple[float, float] | None = None, method: Method = "default") -> KPIResult:
-    """KPI of a series (seed 003, 4.2; SPEC 8): independence test, then Thompson's bound.
+    """KPI of a series (Jacob et al. (TriScale, JSys 2021), §4.2): independence test, then Thompson's bound.
 
     The bound is an upper bound for p > 0.5 and a lower bound for p < 0.5; for
     the median ``bound`` ("lower" or "upper") must be given. ``bounds`` are the
@@ -457,7 +457,7 @@ class VariabilityScore:
 def variability_score(kpis: object, p: float, confidence: float,
                       bounds: tuple[float, float] | None = None,
                       method: Method = "default") -> VariabilityScore:
-    """Variability score across sequels (seed 003, 4.3; SPEC 8).
+    """Variability score across sequels (Jacob et al. (TriScale, JSys 2021), §4.3).
 
     Default: the largest m whose *joint* coverage of [x(m), x(n-m+1)] for the
     range [P_q, P_(1-q)] is >= C. ``method="triscale"``: m from one one-sided
@@ -515,7 +515,7 @@ class CDFBounds:
 
 def cdf_bounds(values: object, confidence: float = 0.95,
                percentiles: object = None) -> CDFBounds:
-    """CI of a CDF: lower-bound KPIs of the 2nd ... 98th percentiles (seed 003, 5.4)."""
+    """CI of a CDF: lower-bound KPIs of the 2nd ... 98th percentiles (Jacob et al. (TriScale, JSys 2021), §5.4)."""
     confidence = _fraction("confidence", confidence)
     ps = np.arange(1, 50) * 0.02 if percentiles is None else np.asarray(percentiles, float)
     data = clean_sample(values)
@@ -537,7 +537,7 @@ class SeasonalPeriod:
 
 @dataclass(frozen=True)
 class ProfileResult:
-    """Profile of an environment series (seed 003, 4.6): convergence over time,
+    """Profile of an environment series (Jacob et al. (TriScale, JSys 2021), §4.6): convergence over time,
     the ACF at every lag with its 95 % band, and candidate seasonal periods."""
 
     converged: bool
@@ -588,7 +588,7 @@ def profile(times: object, values: object, bounds: tuple[float, float] | None = 
             fill: Literal["interpolate", "median", "none"] = "interpolate",
             max_period_s: float | None = None, highpass_s: float | None = None,
             short_range_s: float | None = None, min_pairs: int = 30) -> ProfileResult:
-    """Profile an environment series over time (seed 003, 4.6 and Figure 5; SPEC 8).
+    """Profile an environment series over time (Jacob et al. (TriScale, JSys 2021), §4.6 and Figure 5).
 
     ``times`` in seconds (or datetime64) and ``values``; the series is put on a
     regular grid of ``step`` seconds (default: the median spacing), averaging

@@ -1,4 +1,4 @@
-"""``perfwarehouse plan runs``: TriScale's experiment sizing as sentences (seed 003 eq. 4, 6)."""
+"""``perfwarehouse plan runs``: TriScale's experiment sizing as sentences (Jacob et al. (TriScale, JSys 2021), eq. 4, 6)."""
 
 from __future__ import annotations
 

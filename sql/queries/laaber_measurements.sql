@@ -1,5 +1,5 @@
 -- laaber_measurements: one partition's successful measurements for the analyses of
--- Laaber et al. (seed 001 section 4; jobs variability, aa-fpr, detectable-regression).
+-- Laaber et al. (PeerJ Preprints 2018), §4 (jobs variability, aa-fpr, detectable-regression).
 -- Unordered: the jobs group the rows by configuration, node name, run name and value
 -- themselves (perfwarehouse.laaber.partition_from_arrow), which is cheaper than sorting
 -- the string columns here, and makes every number independent of the scan order.

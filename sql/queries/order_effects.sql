@@ -1,5 +1,5 @@
 -- order_effects: one campaign's successful values for the order-effects job
--- (SPEC 5.1; ingest admits only the order kinds 'fixed' and 'random'): the
+-- (ingest admits only the order kinds 'fixed' and 'random'): the
 -- configuration on its campaign and hardware type (row_key = hash(campaign,
 -- hardware_type) XOR config_id, matched to the configurations found by
 -- order_effects_configurations), the group (0 = fixed order, 1 = random

@@ -3,7 +3,7 @@
 -- which the job runner provides), its family of comparisons and how many
 -- successful fixed- and random-order values it has. The prepare step of the
 -- order-effects and predecessor-effects jobs reads it once, before the
--- per-campaign computation, to size every family (m, SPEC 5.1) and to name the
+-- per-campaign computation, to size every family (m) and to name the
 -- configurations. row_key = hash(campaign, hardware_type) XOR config_id is what
 -- the per-campaign queries return instead of the three (the jobs check that it
 -- is unique among the configurations, so it identifies each one).

@@ -1,5 +1,5 @@
 -- predecessor_effects: one campaign's random-order trials for the
--- predecessor-effects job (SPEC 5.1, "beyond the paper"): the configuration
+-- predecessor-effects job ("beyond the paper"): the configuration
 -- (row_key, as in order_effects), the run (as a hash), the position in the run, the value and
 -- whether the trial succeeded. Failed trials with values stay in, so that the
 -- trial after them still knows its predecessor; only 'ok' values are analysed.

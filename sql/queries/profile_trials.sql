@@ -1,5 +1,5 @@
 -- profile_trials: one row per successful trial of one partition, for the profile job
--- (seed 003 4.6): its configuration, node, start (epoch seconds), the median of its
+-- (Jacob et al. (TriScale, JSys 2021), §4.6): its configuration, node, start (epoch seconds), the median of its
 -- values and the metric's direction, ordered by configuration. A trial is one
 -- configuration's measurements in one run (as in triscale_trial_runs). Only these
 -- columns are read, and the campaign and hardware type only on the first row: one

@@ -1,6 +1,6 @@
 -- triscale_trial_runs: the trials of one partition that have at least $min_values
 -- successful measurements, each with its values in iteration order (a TriScale run:
--- raw data over time, seed 003 section 4.1). Trials are first found by their
+-- raw data over time, Jacob et al. (TriScale, JSys 2021), §4.1). Trials are first found by their
 -- iteration number (0-based), so single-valued campaigns cost one cheap scan.
 -- Parameters: $campaign, $hardware_type, $min_values.
 WITH long_trials AS (
