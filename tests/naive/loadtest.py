@@ -56,3 +56,50 @@ def region(low: float, high: float, r_sat: float, s: float) -> str:
     if low > r_sat + s * r_sat:
         return "above"
     return "overlap"
+
+
+def pooled_quantile_ci(hists: list[tuple[list[int], list[float]]], weights: list[float],
+                       p: float, t_quantile: float, low_ms: float, per_decade: float
+                       ) -> tuple[float, float, float]:
+    """Pooled p-quantile of grid histograms and its Woodruff CI, with dicts and loops."""
+    pooled: dict[int, float] = {}
+    total = sum(weights)
+    norm = [sum(f) for _i, f in hists]
+    for (idx, frac), w, s in zip(hists, weights, norm):
+        for i, f in zip(idx, frac):
+            pooled[i] = pooled.get(i, 0.0) + w * f / s
+    keys = sorted(pooled)
+
+    def locate(target: float) -> tuple[int, float]:
+        c = 0.0
+        for i in keys:
+            m = pooled[i]
+            if m > 0 and c + m >= target:
+                return i, max(0.0, (target - c) / m)
+            c += m
+        return keys[-1], 1.0
+
+    def value(bf: tuple[int, float]) -> float:
+        return low_ms * 10.0 ** ((bf[0] + bf[1]) / per_decade)
+
+    xb, xf = locate(p * total)
+    point = value((xb, xf))
+    k = len(hists)
+    if k < 2:
+        return point, math.nan, math.nan
+    cdfs = []
+    for (idx, frac), s in zip(hists, norm):
+        c = sum(f for i, f in zip(idx, frac) if i < xb)
+        c += sum(xf * f for i, f in zip(idx, frac) if i == xb)
+        cdfs.append(c / s)
+    fbar = sum(w * c for w, c in zip(weights, cdfs)) / total
+    var = k / (k - 1) * sum((w / total * (c - fbar)) ** 2 for w, c in zip(weights, cdfs))
+    half = t_quantile * math.sqrt(var)
+    lo = value(locate(max(0.0, fbar - half) * total))
+    hi = value(locate(min(1.0, fbar + half) * total))
+    return point, lo, hi
+
+
+def closed_law_residual(clients: float, think_s: float, throughput: float, mean_ms: float) -> float:
+    """X (R + Z) / N - 1."""
+    return throughput * (mean_ms / 1000.0 + think_s) / clients - 1.0
