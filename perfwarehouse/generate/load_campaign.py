@@ -59,7 +59,7 @@ CLOSED_LEVELS = {"get": (1, 2, 4, 8, 12, 16, 24, 32, 48, 64),
                  "get-conn": (1, 2, 4, 8, 16, 24, 32, 48, 64)}
 OPEN_RATES = (400, 800, 1200, 1400, 1600, 1700, 1750, 1850, 1900, 2400)
 SPECTRUM = (0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99)
-X_NOISE = 0.015
+X_NOISE = 0.01
 LAW_NOISE = 0.004
 
 
@@ -142,7 +142,8 @@ def generate(seed: int = 1, scale: float = 1.0) -> Generated:
                     r = r_true * (1 + rng.normal(0, 0.02))
                     planted.append({"run_id": run_id, "position": pos, "clients": n,
                                     "kind": "client-bottleneck", "factor": factor})
-                samples = rng.gamma(1.5, r * 1e3 / 1.5, SAMPLES)
+                samples = rng.gamma(1.5, 1.0, SAMPLES)
+                samples *= r * 1e3 / samples.mean()  # the trial's mean response time is r
                 latency = {"unit": "ms", "samples": np.round(samples, 4).tolist()}
                 rows += _trial(run_id, sweep, pos, len(levels), {**settings, "clients": n}, x,
                                float(samples.mean()), samples, latency, None, clock)

@@ -26,7 +26,10 @@ response time does not exceed a threshold R_sat, and judge a CI by its accuracy
   all of its trials and marked inconsistent, and takes no part in the peak);
 * ``peak_rate``: per family: closed loop, the highest throughput with its CI, the N at
   the peak, the knee (smallest N reaching ``knee_fraction`` of the peak) and whether
-  throughput falls after the peak; open loop, lambda* with the bracket of loads that
+  throughput falls after the peak (a larger N whose CI lies wholly below the peak's).
+  With ``ci_method="t"`` the peak's CI is simultaneous over the family's k consistent
+  levels (Bonferroni, each at 1 - (1 - c)/k): the largest of k noisy means is biased
+  upwards, and its own CI at c would miss a plateau's true value too often; open loop, lambda* with the bracket of loads that
   are surely below / above R_sat at the confidence, the response time at lambda* with
   its CI and accuracy.
 
@@ -420,7 +423,7 @@ def peak_rate(curve: pa.Table, options: Options) -> pa.Table:
     cols = {k: curve.column(k).to_pylist() for k in (
         "campaign", "hardware_type", "benchmark", "family", "loop", "consistent")}
     num = {k: _f(curve, k) for k in ("load", "throughput", "throughput_low", "throughput_high",
-                                      "clients")}
+                                      "clients", "n_used")}
     resp_name = _response_name(options)
     if resp_name == "mean":
         resp = (_f(curve, "mean_ms"), _f(curve, "mean_low_ms"), _f(curve, "mean_high_ms"))
@@ -466,12 +469,22 @@ def _closed_peak(ok: list[int], num: dict[str, np.ndarray], options: Options) ->
             falls = falls or hi < lo_peak
         else:
             falls = falls or x[i] < level
+    low, high = num["throughput_low"][peak], num["throughput_high"][peak]
+    if options.ci_method == "t" and len(cand) > 1 and not math.isnan(low):
+        # the peak is the largest of k noisy levels: widen its CI to the simultaneous
+        # (Bonferroni) level 1 - (1 - c)/k, which covers every level's true throughput,
+        # hence the true peak, with probability >= c
+        n_used = num["n_used"][peak]
+        c = options.confidence
+        ratio = float(intervals.critical_value(1 - (1 - c) / len(cand), n_used)
+                      / intervals.critical_value(c, n_used))
+        half = (high - low) / 2 * ratio
+        low, high = x[peak] - half, x[peak] + half
     reason = None
     if peak == last:
         reason = "the peak is at the largest N tested: throughput may rise further"
     return {
-        "peak_throughput": float(x[peak]), "peak_low": _none(num["throughput_low"][peak]),
-        "peak_high": _none(num["throughput_high"][peak]),
+        "peak_throughput": float(x[peak]), "peak_low": _none(low), "peak_high": _none(high),
         "peak_clients": _none(num["clients"][peak]), "knee_clients": _none(num["clients"][knee]),
         "knee_fraction": options.knee_fraction, "falls_after_peak": bool(falls),
         "last_throughput": float(x[last]),

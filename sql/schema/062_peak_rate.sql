@@ -1,6 +1,7 @@
 -- peak_rate: one row per load-test configuration family (job `load`). Closed loop
 -- (On Performance Evaluation, 2019, Figure 2): the highest throughput of a consistent
--- level with its CI (peak_low, peak_high), the clients N at the peak, the knee (the
+-- level with its CI (peak_low, peak_high; with ci_method t simultaneous over the k
+-- levels, Bonferroni, as the largest of k means is biased up), the N at the peak, the knee (the
 -- smallest N reaching knee_fraction of the peak), falls_after_peak (a larger N whose
 -- throughput CI lies wholly below the peak's) and drop_pct at the largest N. Open loop
 -- (Shivam et al., USENIX ATC 2008, sections 2-3): lambda_star = the highest consistent
