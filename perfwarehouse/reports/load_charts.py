@@ -43,17 +43,20 @@ def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> alt.LayerChar
                  "consistent:N"])
     law = alt.Chart(df).mark_line(strokeDash=[5, 3], strokeWidth=1.5).encode(
         x=x, y="throughput_law:Q", color=color)
-    bad = alt.Chart(df.filter(~pl.col("consistent"))).mark_point(
-        shape="cross", size=120, color="#d62728", filled=True).encode(x=x, y="throughput:Q")
+    layers = [line, band, law]  # the line first: the legend takes the first layer's symbols
+    inconsistent = df.filter(~pl.col("consistent"))
+    if inconsistent.height:  # (an empty layer would warn of an infinite extent)
+        layers.append(alt.Chart(inconsistent).mark_point(
+            shape="cross", size=120, color="#d62728", filled=True).encode(x=x, y="throughput:Q"))
     m = frame(marks, ["family_label", "clients", "throughput", "mark"])
-    points = alt.Chart(m).mark_point(size=170, filled=False, strokeWidth=2).encode(
-        x=x, y="throughput:Q", color=color,
-        shape=alt.Shape("mark:N", title="marked", scale=alt.Scale(
-            domain=["peak", "knee"], range=["diamond", "triangle-up"])),
-        tooltip=["family_label:N", "mark:N", alt.Tooltip("clients:Q", title="N"),
-                 alt.Tooltip("throughput:Q", format=",.1f", title="X (req/s)")])
-    # the line first: the legend takes its symbols from the first layer
-    return alt.layer(line, band, law, bad, points).properties(
+    if m.height:
+        layers.append(alt.Chart(m).mark_point(size=170, filled=False, strokeWidth=2).encode(
+            x=x, y="throughput:Q", color=color,
+            shape=alt.Shape("mark:N", title="marked", scale=alt.Scale(
+                domain=["peak", "knee"], range=["diamond", "triangle-up"])),
+            tooltip=["family_label:N", "mark:N", alt.Tooltip("clients:Q", title="N"),
+                     alt.Tooltip("throughput:Q", format=",.1f", title="X (req/s)")]))
+    return alt.layer(*layers).properties(
         width=WIDTH, height=HEIGHT + 40, title=_title(title),
         description=("Solid: measured throughput (mean over the consistent trials) with its "
                      "CI band; dashed: the interactive response time law X = N/(R+Z) at the "
