@@ -258,7 +258,8 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     n_trials = np.bincount(gid[gid >= 0], minlength=n_groups)
     n_bad = np.bincount(gid[(gid >= 0) & inconsistent], minlength=n_groups)
     level_ok = n_bad < n_trials  # at least one trial that is not inconsistent
-    use = (gid >= 0) & (~inconsistent | ~level_ok[np.maximum(gid, 0)])
+    level_of_trial = level_ok[np.maximum(gid, 0)] if n_groups else np.ones(n, dtype=bool)
+    use = (gid >= 0) & (~inconsistent | ~level_of_trial)
     ugid = np.where(use, gid, -1)
     conf, method = options.confidence, options.ci_method
 
