@@ -41,7 +41,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 }
 # where DuckDB may be imported: the warehouse, the ingest edge, the job runner, the
 # report query step and the command-line edge
-DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.service", "ingest.pull",
+DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.latency", "ingest.service", "ingest.pull",
                   "ingest.readers", "ingest.formats.jsonl", "ingest.formats.table",
                   "jobs.framework", "reports.base", "sqlcli", "api", "generate.trials")
 # command-line modules: only light imports at module level

@@ -24,7 +24,7 @@ CATALOG: tuple[Entry, ...] = (
           "Does trial order change the results? Fixed vs random order per configuration."),
     Entry("predecessor-effects", _J + "predecessor_effects:JOB",
           "Which test leaves state that changes the next one?"),
-    # Laaber et al. (EMSE 2019)
+    # Laaber et al. (PeerJ Preprints 2018)
     Entry("variability", _J + "variability:VARIABILITY",
           "Relative standard deviation and where it comes from (nodes, runs, trials)."),
     Entry("aa-fpr", _J + "detectable_regression:AA_FPR",
@@ -44,6 +44,9 @@ CATALOG: tuple[Entry, ...] = (
           "Convergence, autocorrelation and seasonal periods per hardware type."),
     Entry("trends", _J + "trends:TRENDS",
           "Theil-Sen trend of each configuration over time, with CI."),
+    # load tests (the operational laws; Shivam et al., USENIX ATC 2008)
+    Entry("load", _J + "load:LOAD",
+          "Load curve, operational-law checks and peak throughput or peak rate per load test."),
 )
 
 

@@ -30,5 +30,6 @@ CREATE TEMP TABLE raw_trials (
     env                VARCHAR,
     revision           VARCHAR,
     revision_time      TIMESTAMPTZ,
-    attributes         VARCHAR
+    attributes         VARCHAR,
+    latency            VARCHAR  -- JSON: a load-test trial's latency distribution (loadtest/histograms.py)
 )

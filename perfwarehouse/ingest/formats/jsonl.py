@@ -49,6 +49,7 @@ DUCKDB_COLUMNS = {
     "values": "DOUBLE[]", "started_at": "TIMESTAMPTZ", "duration_s": "DOUBLE",
     "status": "VARCHAR", "env": "JSON", "revision": "VARCHAR", "revision_time": "TIMESTAMPTZ",
     "attributes": "JSON",
+    "latency": "JSON",  # a load-test trial's latency distribution, kept as JSON text
 }
 # Keys with a column of their own; every other top-level key goes to ``attributes``.
 KNOWN_KEYS = frozenset(DUCKDB_COLUMNS) - {"attributes"}
@@ -74,7 +75,8 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
             INSERT INTO raw_trials BY NAME
             SELECT {quote_literal(source)} AS source, {strings},
                    * EXCLUDE ({", ".join(STRING_FIELDS)})
-                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env)
+                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env,
+                              CAST(latency AS VARCHAR) AS latency)
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
                            columns = {columns}, maximum_object_size = 16777216)""")
         # rows keep the file's order, so a record's rank in this insert is its line
@@ -274,7 +276,7 @@ def check_record(
             bad = next(v for v, n in zip(values, numbers) if n is None)
             return problem("non-numeric", f"values contain {json.dumps(bad)[:40]}, not a number")
         record["values"] = numbers
-    for name in ("settings", "env"):
+    for name in ("settings", "env", "latency"):
         value = obj.get(name)
         record[name] = None if value is None else json.dumps(value, sort_keys=True)
     for name in ("started_at", "revision_time"):
