@@ -1,0 +1,161 @@
+"""numba kernels of E-divisive means (Matteson & James, JASA 109(505), 2014, section 2).
+
+For a series z_1..z_n split after tau points into X = z_1..z_tau and Y = z_tau+1..z_n,
+with the exponent alpha = 1 of the paper (|.|^1, the energy distance of the two parts),
+
+    E(tau) = 2/(a b) sum_{i<=tau<j} |z_i - z_j| - 2/(a (a-1)) sum_{i<k<=tau} |z_i - z_k|
+             - 2/(b (b-1)) sum_{tau<j<k} |z_j - z_k|,       a = tau, b = n - tau,
+    Q(tau) = a b / n * E(tau)                                (paper, equations 5-6)
+
+with the end of the segment fixed at n (the form Otava and MongoDB's signal-processing
+library use; Daly et al., ICPE 2020, section 3.2). The three pairwise sums are computed for
+every tau in O(n log n): the within-prefix sum A(tau) grows by sum_{i<tau} |z_tau - z_i|
+(a Fenwick tree over the dense value levels keeps the counts and sums of the smaller
+values), the within-suffix sum B(tau) likewise from the back, and the cross sum is
+A(n) - A(tau) - B(tau). Callers pass ranks (integers or mid-ranks), so every sum is an
+exact float64 integer/half-integer (n <= 10^5).
+
+The permutation test draws permutations with Fisher-Yates shuffles driven by splitmix64
+(Steele, Lea & Flood, OOPSLA 2014), so the slow twin in ``tests/naive/changepoints.py``
+reproduces the very same permutations in pure Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, nogil=True)
+def _splitmix(state: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """(next state, 64 random bits)."""
+    state = state + _GOLDEN
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _within_prefix(x: np.ndarray, level: np.ndarray, n_levels: int, out: np.ndarray,
+                   cnt: np.ndarray, sm: np.ndarray, reverse: bool) -> None:
+    """out[t] = sum over pairs inside the first t points (``reverse``: the last t points)."""
+    n = x.size
+    cnt[:] = 0.0
+    sm[:] = 0.0
+    total_c = 0.0
+    total_s = 0.0
+    acc = 0.0
+    out[0] = 0.0
+    for step in range(n):
+        t = n - 1 - step if reverse else step
+        v = x[t]
+        lv = level[t] + 1
+        c_le = 0.0
+        s_le = 0.0
+        k = lv
+        while k > 0:
+            c_le += cnt[k]
+            s_le += sm[k]
+            k -= k & -k
+        acc += v * c_le - s_le + (total_s - s_le) - v * (total_c - c_le)
+        out[step + 1] = acc
+        k = lv
+        while k <= n_levels:
+            cnt[k] += 1.0
+            sm[k] += v
+            k += k & -k
+        total_c += 1.0
+        total_s += v
+
+
+@njit(cache=True, nogil=True)
+def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, out: np.ndarray,
+           pre: np.ndarray, suf: np.ndarray, cnt: np.ndarray, sm: np.ndarray) -> int:
+    """Fill out[tau] = Q(tau) for min_size <= tau <= n - min_size (NaN elsewhere); return
+    the first tau of the maximum (-1 when there is none)."""
+    n = x.size
+    _within_prefix(x, level, n_levels, pre, cnt, sm, False)
+    _within_prefix(x, level, n_levels, suf, cnt, sm, True)
+    total = pre[n]
+    out[:] = np.nan
+    best = -1
+    best_q = -np.inf
+    for tau in range(min_size, n - min_size + 1):
+        a = float(tau)
+        b = float(n - tau)
+        within_x = pre[tau]
+        within_y = suf[n - tau]
+        cross = total - within_x - within_y
+        e = 2.0 * cross / (a * b) - 2.0 * within_x / (a * (a - 1.0)) \
+            - 2.0 * within_y / (b * (b - 1.0))
+        q = a * b / n * e
+        out[tau] = q
+        if q > best_q:
+            best_q = q
+            best = tau
+    return best
+
+
+@njit(cache=True, nogil=True)
+def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> np.ndarray:
+    """Q(tau) for tau = 0..n (NaN where a part would have fewer than ``min_size`` points).
+
+    ``x``: float64 values (ranks); ``level``: int64 dense level of each value (0-based,
+    equal values share a level, order preserved); ``n_levels`` = max(level) + 1;
+    ``min_size`` >= 2.
+    """
+    n = x.size
+    out = np.empty(n + 1)
+    pre = np.empty(n + 1)
+    suf = np.empty(n + 1)
+    cnt = np.empty(n_levels + 1)
+    sm = np.empty(n_levels + 1)
+    _curve(x, level, n_levels, min_size, out, pre, suf, cnt, sm)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: int,
+                       n_perm: int, state: np.uint64, stop_at: float, stop_count: int
+                       ) -> tuple[np.ndarray, np.uint64]:
+    """max_tau Q(tau) of up to ``n_perm`` random permutations of the series (px, pl).
+
+    Permutation r shuffles the previous one in place (Fisher-Yates from the end,
+    j = bits mod (i + 1), bits from a splitmix64 stream at ``state``), so ``px``/``pl``
+    are left at the last permutation and the returned state continues the stream: a
+    caller can draw more later and get the same sequence as one long call. Stops early,
+    after the permutation that brings the count of maxima >= ``stop_at`` to
+    ``stop_count`` (sequential Monte Carlo test, Besag & Clifford, Biometrika 78(2),
+    1991); ``stop_at = inf`` draws all. Returns (the maxima drawn, the new state).
+    """
+    n = px.size
+    out = np.empty(n + 1)
+    pre = np.empty(n + 1)
+    suf = np.empty(n + 1)
+    cnt = np.empty(n_levels + 1)
+    sm = np.empty(n_levels + 1)
+    maxima = np.empty(n_perm)
+    hits = 0
+    for r in range(n_perm):
+        for i in range(n - 1, 0, -1):
+            state, bits = _splitmix(state)
+            j = np.int64(bits % np.uint64(i + 1))
+            tx = px[i]
+            px[i] = px[j]
+            px[j] = tx
+            tl = pl[i]
+            pl[i] = pl[j]
+            pl[j] = tl
+        best = _curve(px, pl, n_levels, min_size, out, pre, suf, cnt, sm)
+        m = out[best] if best >= 0 else np.nan
+        maxima[r] = m
+        if m >= stop_at:
+            hits += 1
+            if hits >= stop_count:
+                return maxima[: r + 1], state
+    return maxima, state
