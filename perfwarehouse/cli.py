@@ -335,6 +335,9 @@ def _register_reports() -> None:
 from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent, SPEC 4.3)
 
 cli.add_command(agent)
+from perfwarehouse.compare_cli import compare  # noqa: E402  (compare two revisions)
+
+cli.add_command(compare)
 ingest.add_command(pull)
 
 _register_jobs()

@@ -3,7 +3,7 @@ the demo and the Python API know about, in the order the demo runs them."""
 
 from __future__ import annotations
 
-from perfwarehouse.jobs import order_effects, predecessor_effects
+from perfwarehouse.jobs import change_points, order_effects, predecessor_effects
 from perfwarehouse.jobs.detectable_regression import AA_FPR, DETECTABLE_REGRESSION
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
 from perfwarehouse.jobs.profile import PROFILE
@@ -16,6 +16,7 @@ JOBS: tuple[Job, ...] = (
     order_effects.JOB, predecessor_effects.JOB,                      # OrderSage (issue 3)
     VARIABILITY, AA_FPR, DETECTABLE_REGRESSION,                      # Laaber et al. (issue 4)
     CONVERGENCE, KPI, VARIABILITY_SCORE, INDEPENDENCE, PROFILE, TRENDS,  # TriScale (issue 5)
+    change_points.JOB,                                               # revisions (issue 13)
 )
 
 
