@@ -8,7 +8,11 @@ warehouse and writes one self-contained HTML file (see
 
 from __future__ import annotations
 
-from perfwarehouse.reports import fleet, order_effects, triscale, variability
+from pathlib import Path
+
+import click
+
+from perfwarehouse.reports import fleet, history, order_effects, triscale, variability
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, Request
 
 ORDER_EFFECTS = Report(
@@ -35,7 +39,19 @@ FLEET = Report(
     "changed.",
     fleet.build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
 
-REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET)
+HISTORY = Report(
+    "history",
+    "History: the change points of every configuration over revisions (or time), largest "
+    "first, drawn with their segment medians, and an index of every change "
+    "(run `perfwarehouse analyze change-points` first).",
+    history.build, options=(
+        click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False),
+                     default=Path("history.html"), show_default=True,
+                     help="The HTML file to write (the fleet report links to history.html "
+                          "next to it)."),
+        CAMPAIGN, PNG))
+
+REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET, HISTORY)
 
 
 def get(name: str) -> Report:
