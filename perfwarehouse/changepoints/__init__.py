@@ -44,9 +44,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
-from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve
+from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve, ranks_levels
 from perfwarehouse.stats.shift import hodges_lehmann
 
 DEFAULT_ALPHA = 0.01
@@ -97,7 +96,7 @@ def min_points(min_size: int = DEFAULT_MIN_SIZE) -> int:
 
 
 def _seed(ranks: np.ndarray) -> int:
-    _, counts = np.unique(ranks, return_counts=True)
+    counts = np.unique(ranks, return_counts=True)[1].astype(np.int64)
     return int(ranks.size + 1_000_003 * int(np.sum(counts * (counts - 1))))
 
 
@@ -108,9 +107,9 @@ class _Stream:
     whatever was asked before (the cache changes the speed, never a result)."""
 
     def __init__(self, sorted_ranks: np.ndarray, min_size: int) -> None:
-        self.uniq, levels = np.unique(sorted_ranks, return_inverse=True)
+        _, levels, self.n_levels = ranks_and_levels(sorted_ranks)
         self.px = sorted_ranks.copy()
-        self.pl = levels.astype(np.int64)
+        self.pl = levels
         self.min_size = min_size
         self.state = np.uint64(_seed(sorted_ranks))
         self.maxima = np.empty(0)
@@ -125,7 +124,7 @@ class _Stream:
         if self.maxima.size >= permutations:
             return (1 + hits.size) / (1 + permutations)
         more, state = permutation_maxima(
-            self.px, self.pl, int(self.uniq.size), self.min_size,
+            self.px, self.pl, self.n_levels, self.min_size,
             permutations - self.maxima.size, self.state, threshold, stop_count - hits.size)
         self.state = np.uint64(state)
         self.maxima = np.concatenate([self.maxima, more])
@@ -155,17 +154,22 @@ def split_segment(values: np.ndarray, alpha: float, min_size: int,
     if np.all(values == values[0]):
         return -1, math.nan, math.nan
     split, observed = _best_split(values, min_size)
-    ranks = sps.rankdata(values)
+    ranks = ranks_and_levels(values)[0]
     threshold = observed - 1e-9 * abs(observed)
     stop_count = math.floor(alpha * (permutations + 1) - 1 + 1e-12) + 1
     p = _stream(np.sort(ranks), min_size).p_value(threshold, stop_count, permutations)
     return split, observed, p
 
 
+def ranks_and_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(mid-ranks, 0-based dense level of each value, number of levels)."""
+    ranks, levels, n_levels = ranks_levels(np.ascontiguousarray(values, dtype=np.float64))
+    return ranks, levels, int(n_levels)
+
+
 def _best_split(values: np.ndarray, min_size: int) -> tuple[int, float]:
-    ranks = sps.rankdata(values)
-    uniq, levels = np.unique(ranks, return_inverse=True)
-    curve = q_curve(ranks, levels.astype(np.int64), int(uniq.size), min_size)
+    ranks, levels, n_levels = ranks_and_levels(values)
+    curve = q_curve(ranks, levels, n_levels, min_size)
     split = int(np.argmax(curve[min_size: values.size - min_size + 1])) + min_size
     return split, float(curve[split])
 
@@ -177,6 +181,8 @@ def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
     can land a point off; between its neighbours a change is a two-level step). Up to
     ``passes`` sweeps, until nothing moves; the p-values stay those of the tests."""
     found = list(found)
+    if len(found) < 2:  # one change point: its segment is the series, as tested
+        return found
     for _ in range(passes):
         moved = False
         for i, (pos, p, _) in enumerate(found):

@@ -41,6 +41,29 @@ def _splitmix(state: np.uint64) -> tuple[np.uint64, np.uint64]:
 
 
 @njit(cache=True, nogil=True)
+def ranks_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(mid-ranks, 0-based dense level of each value, number of levels) of a float64 array
+    without NaN (equal values share a level and the mean of their 1-based ranks)."""
+    n = values.size
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(n)
+    levels = np.empty(n, dtype=np.int64)
+    start = 0
+    level = 0
+    while start < n:
+        stop = start + 1
+        while stop < n and values[order[stop]] == values[order[start]]:
+            stop += 1
+        mid = (start + stop + 1) / 2.0
+        for k in range(start, stop):
+            ranks[order[k]] = mid
+            levels[order[k]] = level
+        level += 1
+        start = stop
+    return ranks, levels, level
+
+
+@njit(cache=True, nogil=True)
 def _within_prefix(x: np.ndarray, level: np.ndarray, n_levels: int, out: np.ndarray,
                    cnt: np.ndarray, sm: np.ndarray, reverse: bool) -> None:
     """out[t] = sum over pairs inside the first t points (``reverse``: the last t points)."""

@@ -8,7 +8,7 @@ statistic under the null (Hollander, Wolfe & Chicken, "Nonparametric Statistical
 3rd ed., 2014, section 4.3). C is the largest with that coverage >= the requested confidence.
 
 P(U <= c) is exact (the coefficients of the Gaussian binomial [n1 + n2 choose n1]_q,
-Harding's algorithm, Applied Statistics 33, 1984) when there are no ties and N <= 40,000;
+Harding's algorithm, Applied Statistics 33, 1984) when there are no ties and N <= 2,500;
 otherwise the normal approximation with continuity and tie correction picks C.
 Without ties the exact interval is distribution-free; with ties it is approximate.
 
@@ -29,7 +29,7 @@ from scipy import special
 #: Largest n1 * n2 whose differences are materialised; beyond, selection by bisection.
 MATERIALISE = 2_000_000
 #: Largest n1 * n2 with the exact null distribution of U.
-EXACT = 40_000
+EXACT = 2_500
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,11 @@ def u_cdf(n1: int, n2: int) -> np.ndarray:
         shift = n + i
         if shift < size:
             poly[shift:] -= poly[:size - shift].copy()
-        for r in range(i):  # divide by (1 - q^i): running sums with stride i
-            np.cumsum(poly[r::i], out=poly[r::i])
+        # divide by (1 - q^i): running sums with stride i (columns of a padded reshape)
+        padded = np.zeros(-(-size // i) * i)
+        padded[:size] = poly
+        np.cumsum(padded.reshape(-1, i), axis=0, out=padded.reshape(-1, i))
+        poly = padded[:size].copy()
     cdf = np.cumsum(poly)
     return cdf / cdf[-1]
 
@@ -101,12 +104,24 @@ def interval_index(n1: int, n2: int, confidence: float, tie_term: float = 0.0
     return c, coverage, False
 
 
-def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
-    """The k-th smallest (1-based) of y_j - x_i for sorted ``xs``, ``ys``."""
+def kth_differences(xs: np.ndarray, ys: np.ndarray, ks: list[int]) -> list[float]:
+    """The k-th smallest (1-based) of y_j - x_i for each k of ``ks``, for sorted ``xs``,
+    ``ys`` (materialised up to :data:`MATERIALISE` pairs, else by bisection on the value
+    with exact counting)."""
     big_n = xs.size * ys.size
     if big_n <= MATERIALISE:
         d = np.subtract.outer(ys, xs).ravel()
-        return float(np.partition(d, k - 1)[k - 1])
+        d.partition([k - 1 for k in sorted(set(ks))])
+        return [float(d[k - 1]) for k in ks]
+    return [_select(xs, ys, k) for k in ks]
+
+
+def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
+    """The k-th smallest (1-based) of y_j - x_i for sorted ``xs``, ``ys``."""
+    return kth_differences(xs, ys, [k])[0]
+
+
+def _select(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
     lo, hi = float(ys[0] - xs[-1]), float(ys[-1] - xs[0])
 
     def count(t: float) -> int:  # pairs with y - x <= t
@@ -135,15 +150,13 @@ def hodges_lehmann(x: object, y: object, confidence: float = 0.95) -> ShiftResul
         raise ValueError("hodges_lehmann needs two non-empty samples")
     n1, n2 = int(xs.size), int(ys.size)
     big_n = n1 * n2
-    if big_n % 2:
-        estimate = kth_difference(xs, ys, (big_n + 1) // 2)
-    else:
-        estimate = (kth_difference(xs, ys, big_n // 2)
-                    + kth_difference(xs, ys, big_n // 2 + 1)) / 2.0
     c, coverage, exact = interval_index(n1, n2, confidence,
                                         _tie_term(np.concatenate([xs, ys])))
+    middle = [(big_n + 1) // 2] if big_n % 2 else [big_n // 2, big_n // 2 + 1]
+    ends = [c, big_n + 1 - c] if c else []
+    found = kth_differences(xs, ys, middle + ends)
+    estimate = found[0] if len(middle) == 1 else (found[0] + found[1]) / 2.0
     if c == 0:
         return ShiftResult(estimate, None, None, confidence, coverage, 0, n1, n2, exact)
-    low = kth_difference(xs, ys, c)
-    high = kth_difference(xs, ys, big_n + 1 - c)
+    low, high = found[len(middle)], found[len(middle) + 1]
     return ShiftResult(estimate, low, high, confidence, coverage, c, n1, n2, exact)
