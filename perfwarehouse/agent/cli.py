@@ -48,6 +48,10 @@ def agent() -> None:
 @click.option("--hardware-type", help="Hardware type.  [default: from the node name, as ingest "
                                       "does (ingest/hardware_types.toml, else without trailing "
                                       "digits)]")
+@click.option("--revision", help="Revision of the software under test (commit, tag or "
+                                   "version), recorded on every trial.")
+@click.option("--revision-time", metavar="RFC3339",
+              help="Time of that revision (e.g. the commit time), e.g. 2024-05-01T10:00:00Z.")
 @click.option("--resume", is_flag=True,
               help="Continue the campaign already in the spool: run every run not yet complete.")
 @click.option("--timeout", "timeout_s", type=float, metavar="S",
@@ -55,7 +59,8 @@ def agent() -> None:
 @click.option("--segment-mb", type=click.IntRange(min=1), default=64, show_default=True,
               help="Start a new spool segment when one reaches this size.")
 def agent_run(spool: Path, campaign: str, tests_file: Path, runs: int, reset: str, seed: int,
-              node: str | None, hardware_type: str | None, resume: bool, timeout_s: float | None,
+              node: str | None, hardware_type: str | None, revision: str | None,
+              revision_time: str | None, resume: bool, timeout_s: float | None,
               segment_mb: int) -> None:
     """Run the tests of FILE N times in fixed and N times in random order into a spool.
 
@@ -69,7 +74,8 @@ def agent_run(spool: Path, campaign: str, tests_file: Path, runs: int, reset: st
 
     config = AgentConfig(spool=spool, campaign=campaign, tests_file=tests_file, runs=runs,
                          reset=reset, seed=seed, node=node, hardware_type=hardware_type,
-                         resume=resume, timeout_s=timeout_s, segment_bytes=segment_mb << 20)
+                         resume=resume, timeout_s=timeout_s, segment_bytes=segment_mb << 20,
+                         revision=revision, revision_time=revision_time)
     result = run_agent(config, echo=click.echo, warn=_echo_err)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses.items())) or "no trials"
     where = f"campaign {campaign!r} on node {result.node} ({result.hardware_type})"

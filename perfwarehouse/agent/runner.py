@@ -71,6 +71,8 @@ class AgentConfig:
     resume: bool = False
     timeout_s: float | None = None
     segment_bytes: int = 64 << 20
+    revision: str | None = None  # of the software under test, on every trial
+    revision_time: str | None = None  # RFC 3339
 
 
 @dataclass
@@ -164,6 +166,14 @@ def run_agent(config: AgentConfig, echo: Callable[[str], None] = print,
         raise UsageError("--campaign must not be empty")
     if config.timeout_s is not None and config.timeout_s <= 0:
         raise UsageError("--timeout must be positive")
+    if config.revision is not None and not config.revision.strip():
+        raise UsageError("--revision must not be empty")
+    if config.revision_time is not None:
+        from perfwarehouse.ingest.formats.jsonl import _timestamp
+
+        if _timestamp(config.revision_time) is None:
+            raise UsageError(f"--revision-time {config.revision_time!r} is not an RFC 3339 time "
+                             "(e.g. 2024-05-01T10:00:00Z)")
     tests = schedule.load_tests(config.tests_file)
     node = config.node or default_node()
     hardware_type = default_hardware_type(node, config.hardware_type)
@@ -322,6 +332,10 @@ class _Runner:
                 "started_at": started_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 "duration_s": round(outcome.duration_s, 6), "status": outcome.status,
             }
+            if self.config.revision is not None:
+                record["revision"] = self.config.revision
+            if self.config.revision_time is not None:
+                record["revision_time"] = self.config.revision_time
             if position == 0:
                 record["env"] = {**self.env, "perfwarehouse_agent": {
                     "version": __version__, "session": self.session, "seed": self.config.seed,

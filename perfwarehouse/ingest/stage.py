@@ -142,16 +142,7 @@ def land(
     started_at = datetime.now(timezone.utc)
     con = batch.con
     n_records = batch.count()
-    with reporter.task("validating", total=None, unit="rows"):
-        problems = batch.problems + _canonicalise_settings(con)
-        problems += _validate(con, MAX_REPORTED if not quarantine else 2**62)
-    problems.sort(key=lambda p: (p.source, p.line, p.rule))
-    if problems and not quarantine:
-        raise _refusal(problems)
-    if problems:
-        _drop_lines(con, problems)
-        attach_raw_lines(problems)
-    _assign_configurations(con)
+    problems = _check(batch, quarantine, reporter)
 
     checkpoint("validated")
     purpose = f"perfwarehouse ingest {batch.format} {batch.source}"
@@ -189,7 +180,60 @@ def land(
     )
 
 
+@dataclass(frozen=True)
+class Preview:
+    """What a batch would add (``ingest --dry-run``): counts of the valid records."""
+
+    trials: int
+    values: int
+    configurations: int
+    runs: int
+    nodes: int
+    campaigns: tuple[str, ...]
+    already_present: int = 0  # trials the warehouse holds already (skipped on landing)
+    quarantined: int = 0
+
+
+def preview(warehouse: Warehouse | None, batch: Batch, *, quarantine: bool = False,
+            reporter: Reporter | None = None) -> Preview:
+    """Validate ``batch`` exactly as :func:`land` does and count what it would add,
+    changing nothing (``warehouse`` is only read, and only if it exists)."""
+    reporter = reporter or SilentReporter()
+    con = batch.con
+    problems = _check(batch, quarantine, reporter)
+    skipped = 0
+    if warehouse is not None and warehouse.exists():
+        with warehouse.catalog() as catalog:
+            skipped = _compare_with_warehouse(con, catalog)
+    row = fetch_one(con, """SELECT count(*), coalesce(sum(len("values")), 0),
+                                   count(DISTINCT config_id), count(DISTINCT (campaign, run_id)),
+                                   count(DISTINCT node)
+                            FROM staged_trials""")
+    campaigns = tuple(r[0] for r in con.execute(
+        "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
+    return Preview(int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), campaigns,
+                   already_present=skipped,
+                   quarantined=len({(p.source, p.line) for p in problems}))
+
+
 # ---------------------------------------------------------------- validation
+def _check(batch: Batch, quarantine: bool, reporter: Reporter) -> list[TrialParseError]:
+    """Every rule on the batch; refuse it, or (``quarantine``) set bad records aside.
+    Leaves the valid records with their configurations (``staged_trials``)."""
+    con = batch.con
+    with reporter.task("validating", total=None, unit="rows"):
+        problems = batch.problems + _canonicalise_settings(con)
+        problems += _validate(con, MAX_REPORTED if not quarantine else 2**62)
+    problems.sort(key=lambda p: (p.source, p.line, p.rule))
+    if problems and not quarantine:
+        raise _refusal(problems)
+    if problems:
+        _drop_lines(con, problems)
+        attach_raw_lines(problems)
+    _assign_configurations(con)
+    return problems
+
+
 def _refusal(problems: list[TrialParseError]) -> TrialParseError:
     first = problems[0]
     more = len(problems) - 1
@@ -289,7 +333,8 @@ def _compare_with_warehouse(
         if mismatch:
             raise ConflictError(
                 f"run {mismatch[1]} of campaign {mismatch[0]} is already in the warehouse with "
-                f"another node, order kind, run index or seed ({mismatch[2]}); nothing was ingested")
+                f"another node, order kind, run index, seed or revision ({mismatch[2]}); "
+                "nothing was ingested")
         _check_dimension_conflicts(con, catalog)
         known_runs = fetch_one(catalog, 
             "SELECT count(*) FROM _batch_runs b SEMI JOIN runs r USING (campaign, run_id)"

@@ -32,7 +32,7 @@ from perfwarehouse.faults import checkpoint
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.lock import retry_while_locked, write_lock
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: revision, revision_time, attributes (runs, trials, measurement files)
 CATALOG = "catalog.duckdb"
 DATA = "measurements"
 STAGING = "_staging"
@@ -71,6 +71,7 @@ class DataFile:
     campaign: str
     hardware_type: str
     row_count: int
+    file_version: int = 2  # 1: written before the revision columns existed
 
 
 @dataclass(frozen=True)
@@ -172,8 +173,12 @@ class Warehouse:
         slices are about equal), for jobs that split a large partition.
         """
         paths = [self.root / f.path for f in files] or [self.root / EMPTY_FILE]
+        old_layout = any(f.file_version < 2 for f in files)
+        if old_layout:  # the empty file gives the newer columns; older files read them as NULL
+            paths.insert(0, self.root / EMPTY_FILE)
         literal = "[" + ", ".join(sqlfiles.quote_literal(str(p)) for p in paths) + "]"
-        sql = sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+        sql = (sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+               .replace("{union_by_name}", ", union_by_name = true" if old_layout else ""))
         if config_slice is None:
             return sql
         i, k = (int(x) for x in config_slice)
@@ -205,7 +210,8 @@ class Warehouse:
                 self._create_catalog()
             session = WriteSession(self)
             with session.catalog() as con:
-                _migrate(con)
+                if _migrate(con):
+                    session.refresh_views(con)
                 _check_version(con, self.root)
                 self._recover(con)
             yield session
@@ -231,8 +237,8 @@ class Warehouse:
         from perfwarehouse.ingest.stage import write_empty_schema_file
 
         path = self.root / EMPTY_FILE
-        if not path.exists():
-            write_empty_schema_file(path)
+        if not path.exists() or "attributes" not in _parquet_columns(path):
+            write_empty_schema_file(path)  # new, or of the layout before schema version 2
 
     def _recover(self, con: duckdb.DuckDBPyConnection) -> None:
         """Undo what a killed writer left: staging files and unrecorded data files."""
@@ -268,7 +274,27 @@ class WriteSession:
         self.warehouse.create_views(con, _data_files(con), temporary=False)
 
 
-def _migrate(con: duckdb.DuckDBPyConnection) -> None:
+# Schema version 1 -> 2: the revision key and the attributes of a trial. Measurement
+# files written before stay as they are (file_version 1); the measurements view reads
+# the new columns of those files as NULL.
+_MIGRATE_1_TO_2 = (
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS revision VARCHAR",
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS revision_time TIMESTAMPTZ",
+    "ALTER TABLE valueless_trials ADD COLUMN IF NOT EXISTS revision VARCHAR",
+    "ALTER TABLE valueless_trials ADD COLUMN IF NOT EXISTS revision_time TIMESTAMPTZ",
+    "ALTER TABLE valueless_trials ADD COLUMN IF NOT EXISTS attributes JSON",
+    "ALTER TABLE data_files ADD COLUMN IF NOT EXISTS file_version INTEGER DEFAULT 1",
+    "ALTER TABLE data_files ALTER COLUMN file_version SET DEFAULT 2",
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+)
+
+
+def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
+    """Create missing tables and upgrade an older catalog; True if it was upgraded."""
+    old = None
+    if fetch_one(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = 'meta'"):
+        row = fetch_one(con, "SELECT value FROM meta WHERE key = 'schema_version'")
+        old = int(row[0]) if row else None
     for _name, statement in sqlfiles.schema_statements():
         con.execute(statement)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -276,11 +302,33 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> None:
         "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?) ON CONFLICT DO NOTHING",
         [str(SCHEMA_VERSION), now],
     )
+    if old != 1:
+        return False
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for statement in _MIGRATE_1_TO_2:
+            con.execute(statement)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return True
+
+
+def _parquet_columns(path: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return pq.read_schema(path).names
 
 
 def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     row = fetch_one(con, "SELECT value FROM meta WHERE key = 'schema_version'")
     version = int(row[0]) if row else None
+    if version is not None and version < SCHEMA_VERSION:
+        raise WarehouseError(
+            f"{root} has warehouse schema version {version}, this perfwarehouse reads "
+            f"version {SCHEMA_VERSION}; upgrade it in place with `perfwarehouse --warehouse "
+            f"{root} init` (any ingest does it too)")
     if version != SCHEMA_VERSION:
         raise WarehouseError(
             f"{root} has warehouse schema version {version}, this perfwarehouse reads "
@@ -291,7 +339,8 @@ def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
 def _data_files(
     con: duckdb.DuckDBPyConnection, campaigns: Sequence[str] | None = None
 ) -> list[DataFile]:
-    query = "SELECT path, batch_id, campaign, hardware_type, row_count FROM data_files"
+    query = ("SELECT path, batch_id, campaign, hardware_type, row_count, file_version "
+             "FROM data_files")
     params: list[object] = []
     if campaigns is not None:
         query += " WHERE list_contains(?, campaign)"

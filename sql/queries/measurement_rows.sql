@@ -8,5 +8,6 @@ SELECT
     CAST(generate_subscripts("values", 1) - 1 AS INTEGER) AS iteration,
     started_at, duration_s,
     CAST(unnest("values") AS DOUBLE) AS value,
-    CAST($batch_id AS BIGINT) AS batch_id
+    CAST($batch_id AS BIGINT) AS batch_id,
+    revision, revision_time, CAST(attributes AS JSON) AS attributes
 FROM staged_trials

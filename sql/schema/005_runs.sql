@@ -9,5 +9,7 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at TIMESTAMPTZ,
     run_size   INTEGER,
     batch_id   BIGINT NOT NULL,
+    revision      VARCHAR,      -- of the software under test (commit, tag, version)
+    revision_time TIMESTAMPTZ,  -- e.g. the commit time
     PRIMARY KEY (campaign, run_id)
 );

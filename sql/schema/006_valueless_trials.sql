@@ -10,5 +10,8 @@ CREATE TABLE IF NOT EXISTS valueless_trials (
     status        VARCHAR NOT NULL,
     started_at    TIMESTAMPTZ,
     duration_s    DOUBLE,
-    batch_id      BIGINT NOT NULL
+    batch_id      BIGINT NOT NULL,
+    revision      VARCHAR,
+    revision_time TIMESTAMPTZ,
+    attributes    JSON
 );

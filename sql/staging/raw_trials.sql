@@ -27,5 +27,8 @@ CREATE TEMP TABLE raw_trials (
     started_at         TIMESTAMPTZ,
     duration_s         DOUBLE,
     status             VARCHAR,
-    env                VARCHAR
+    env                VARCHAR,
+    revision           VARCHAR,
+    revision_time      TIMESTAMPTZ,
+    attributes         VARCHAR
 )

@@ -8,6 +8,7 @@ SELECT
     r.hardware_type, r.hardware_type_rule, CAST(r.run_index AS INTEGER) AS run_index,
     r.order_kind, r.seed, CAST(r.position AS INTEGER) AS position,
     CAST(r.run_size AS INTEGER) AS run_size, r.benchmark, r.settings, r.metric, r.unit,
-    r.higher_is_better, c.config_id, r."values", r.started_at, r.duration_s, r.status, r.env
+    r.higher_is_better, c.config_id, r."values", r.started_at, r.duration_s, r.status, r.env,
+    r.revision, r.revision_time, r.attributes
 FROM raw_trials r
 JOIN _configs c USING (benchmark, settings, metric)

@@ -29,7 +29,9 @@ record_rules AS (
             CASE WHEN starts_with(benchmark, chr(0)) THEN 'benchmark' END,
             CASE WHEN starts_with(metric, chr(0)) THEN 'metric' END,
             CASE WHEN starts_with(unit, chr(0)) THEN 'unit' END,
-            CASE WHEN starts_with(status, chr(0)) THEN 'status' END) AS not_strings
+            CASE WHEN starts_with(status, chr(0)) THEN 'status' END,
+            CASE WHEN starts_with(revision, chr(0)) THEN 'revision' END) AS not_strings,
+        starts_with(attributes, chr(0)) AS bad_attributes
     FROM raw_trials
 ),
 bad_integers AS (
@@ -51,7 +53,10 @@ runs AS (
            min(node) <> max(node) OR min(order_kind) <> max(order_kind)
              OR min(run_index) <> max(run_index) OR min(seed) <> max(seed)
              OR min(run_size) <> max(run_size)
-             OR count(seed) NOT IN (0, count(*)) OR count(run_size) NOT IN (0, count(*)) AS varies
+             OR count(seed) NOT IN (0, count(*)) OR count(run_size) NOT IN (0, count(*))
+             OR min(revision) <> max(revision) OR count(revision) NOT IN (0, count(*))
+             OR min(revision_time) <> max(revision_time)
+             OR count(revision_time) NOT IN (0, count(*)) AS varies
     FROM raw_trials GROUP BY ALL
 ),
 broken_runs AS (SELECT * FROM runs WHERE varies OR records > run_size OR last_position >= run_size),
@@ -97,6 +102,8 @@ windowed AS (
             PARTITION BY campaign, run_id, position ORDER BY source, line) AS first_test,
         first_value((node, order_kind, run_index, seed, run_size)) OVER (
             PARTITION BY campaign, run_id ORDER BY source, line) AS run_first,
+        first_value((revision, revision_time)) OVER (
+            PARTITION BY campaign, run_id ORDER BY source, line) AS revision_first,
         first_value(hardware_type) OVER (PARTITION BY node ORDER BY source, line) AS node_type,
         first_value((unit, higher_is_better)) OVER (
             PARTITION BY benchmark, settings, metric ORDER BY source, line) AS config_first
@@ -114,6 +121,9 @@ FROM record_rules WHERE missing <> ''
 UNION ALL
 SELECT source, line, 'wrong-type', not_strings || ' must be a string'
 FROM record_rules WHERE not_strings <> ''
+UNION ALL
+SELECT source, line, 'wrong-type', 'attributes must be a JSON object'
+FROM record_rules WHERE bad_attributes
 UNION ALL
 SELECT source, line, 'unsupported-version',
        'format version "v" is ' || coalesce(CAST(v AS VARCHAR), 'missing') || '; this perfwarehouse reads version 1'
@@ -151,6 +161,14 @@ UNION ALL
 SELECT source, line, 'inconsistent-run',
        'run ' || run_id || ' changes its node, order kind, run index, seed or size between records'
 FROM keyed WHERE (node, order_kind, run_index, seed, run_size) IS DISTINCT FROM run_first
+UNION ALL
+SELECT source, line, 'inconsistent-revision',
+       'run ' || run_id || ' has two revisions: ' || coalesce(revision_first[1], 'none')
+       || coalesce(' at ' || CAST(revision_first[2] AS VARCHAR), '') || ' earlier, here '
+       || coalesce(revision, 'none') || coalesce(' at ' || CAST(revision_time AS VARCHAR), '')
+       || ' (a run tests one revision)'
+FROM keyed WHERE (revision, revision_time) IS DISTINCT FROM revision_first
+    AND NOT starts_with(coalesce(revision, ''), chr(0))  -- a wrong type is its own problem
 UNION ALL
 SELECT source, line, 'run-size',
        'run ' || run_id || ' has ' || CAST(run_records AS VARCHAR) || ' trials but its test list has '

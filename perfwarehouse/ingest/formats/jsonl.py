@@ -10,7 +10,11 @@ Two readers produce the same ``raw_trials`` rows:
   :func:`parse` to say exactly which line is wrong and why.
 
 Semantic rules (missing keys, order kinds, duplicates, ...) are checked once,
-on the parsed rows, by ``sql/staging/validate.sql``.
+on the parsed rows, by ``sql/staging/validate.sql``. Top-level keys the format
+does not name are kept, not dropped: merged into the record's ``attributes``
+object (an explicit ``attributes`` key wins over a top-level key of the same name).
+:func:`check_record` is the per-record part of :func:`parse` on an already decoded
+object, so the importers of other tools' formats go through the same checks.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from perfwarehouse.warehouse.store import fetch_one
 
 FORMAT_VERSION = 1
 STRING_FIELDS = ("campaign", "run_id", "node", "hardware_type", "order_kind", "benchmark",
-                 "metric", "unit", "status")
+                 "metric", "unit", "status", "revision")
 ID_FIELDS = ("campaign", "run_id", "node")  # integers are accepted as ids
 NUMBER_FIELDS = ("v", "run_index", "position", "run_size", "duration_s")
 # DuckDB types for read_json; numbers are read as DOUBLE so validation can see
@@ -43,8 +47,11 @@ DUCKDB_COLUMNS = {
     "seed": "VARCHAR", "position": "DOUBLE", "run_size": "DOUBLE", "benchmark": "VARCHAR",
     "settings": "JSON", "metric": "VARCHAR", "unit": "VARCHAR", "higher_is_better": "BOOLEAN",
     "values": "DOUBLE[]", "started_at": "TIMESTAMPTZ", "duration_s": "DOUBLE",
-    "status": "VARCHAR", "env": "JSON",
+    "status": "VARCHAR", "env": "JSON", "revision": "VARCHAR", "revision_time": "TIMESTAMPTZ",
+    "attributes": "JSON",
 }
+# Keys with a column of their own; every other top-level key goes to ``attributes``.
+KNOWN_KEYS = frozenset(DUCKDB_COLUMNS) - {"attributes"}
 
 
 def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | None:
@@ -56,7 +63,8 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
     """
-    types = {k: ("JSON" if k in STRING_FIELDS else v) for k, v in DUCKDB_COLUMNS.items()}
+    types = {k: ("JSON" if k in STRING_FIELDS else v) for k, v in DUCKDB_COLUMNS.items()
+             if k != "attributes"}
     columns = "{" + ", ".join(f"{quote_literal(k)}: {quote_literal(v)}"
                               for k, v in types.items()) + "}"
     strings = ",\n".join(_string_field(k) for k in STRING_FIELDS)
@@ -74,11 +82,45 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
         n = fetch_one(con, """UPDATE raw_trials SET line = rowid - (
                               SELECT min(rowid) FROM raw_trials WHERE line IS NULL) + 1
                            WHERE line IS NULL""")[0]
+        _read_attributes(con, path, source)
         con.execute("COMMIT")
     except duckdb.Error:
         con.execute("ROLLBACK")
         return None
     return int(n)
+
+
+def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
+    """Second pass of :func:`read_fast`: ``attributes`` of the records that have an
+    ``attributes`` key or keys without a column (before line numbers are fixed, so
+    ``line`` is still the record's rank). An ``attributes`` that is not an object is
+    marked with a leading NUL (``wrong-type`` in validation)."""
+    known = sorted(KNOWN_KEYS)
+    con.execute(f"""
+        UPDATE raw_trials SET attributes = a.attributes FROM (
+            SELECT ordinality AS rank,
+                CASE WHEN json_type(json, '$.attributes') NOT IN ('OBJECT', 'NULL')
+                     THEN chr(0) || CAST(json -> '$.attributes' AS VARCHAR)
+                ELSE nullif(CAST(to_json(map_from_entries(list_concat(
+                    list_transform(coalesce(json_keys(json, '$.attributes'), []),
+                        lambda k: {{'k': k, 'v': json_extract(json -> '$.attributes',
+                                                                 {_POINTER})}}),
+                    list_transform(list_filter(json_keys(json), lambda k: NOT list_contains(
+                            $known, k) AND k <> 'attributes'
+                            AND NOT list_contains(coalesce(json_keys(json, '$.attributes'), []),
+                                                  k)),
+                        lambda k: {{'k': k, 'v': json_extract(json, {_POINTER})}})))) AS VARCHAR),
+                    '{{}}') END AS attributes
+            FROM read_ndjson_objects({quote_literal(str(path))}, maximum_object_size = 16777216)
+                 WITH ORDINALITY
+            WHERE NOT list_has_all($known, json_keys(json))
+        ) a
+        WHERE raw_trials.source = $source AND raw_trials.line = a.rank""",
+        {"known": known, "source": source})
+
+
+# a JSON pointer to key k (RFC 6901 escapes), so any key text can be extracted
+_POINTER = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
 
 
 def _string_field(name: str) -> str:
@@ -132,6 +174,30 @@ def parse(data: bytes, source: str) -> tuple[pa.Table, list[TrialParseError]]:
     return table, problems
 
 
+def check_records(
+    records: list[dict[str, Any]], source: str
+) -> tuple[pa.Table, list[TrialParseError]]:
+    """:func:`check_record` on each decoded record (numbered 1, 2, ... as its ``line``):
+    the ``raw_trials`` rows and the problems, as :func:`parse` gives for a file."""
+    columns: dict[str, list[Any]] = {name: [] for name in ("line", *DUCKDB_COLUMNS)}
+    problems: list[TrialParseError] = []
+    for lineno, obj in enumerate(records, 1):
+        record, problem = check_record(obj, source, lineno)
+        if problem:
+            problem.raw = json.dumps(obj, default=str)[:10000]  # type: ignore[attr-defined]
+            problems.append(problem)
+            continue
+        columns["line"].append(lineno)
+        for name in DUCKDB_COLUMNS:
+            columns[name].append(record.get(name))
+    table = pa.table({
+        "source": pa.array([source] * len(columns["line"]), pa.string()),
+        "line": pa.array(columns["line"], pa.int64()),
+        **{name: pa.array(columns[name], _ARROW_TYPES[name]) for name in DUCKDB_COLUMNS},
+    })
+    return table, problems
+
+
 _ARROW_TYPES = {
     name: {"DOUBLE": pa.float64(), "VARCHAR": pa.string(), "JSON": pa.string(),
            "BOOLEAN": pa.bool_(), "DOUBLE[]": pa.list_(pa.float64()),
@@ -162,6 +228,20 @@ def _parse_line(
             return problem("invalid-json", str(exc).split(":")[0])
     if not isinstance(obj, dict):
         return problem("not-an-object", "each line must be one JSON object (a trial)")
+    return check_record(obj, source, lineno)
+
+
+def check_record(
+    obj: dict[str, Any], source: str, lineno: int
+) -> tuple[dict[str, Any], TrialParseError | None]:
+    """Types of one decoded record: its ``raw_trials`` columns, or the problem (line ``lineno``).
+
+    The reference parser calls it on every line; importers of other formats call it on
+    the records their parser returns, so every input meets the same per-record rules.
+    """
+    def problem(rule: str, detail: str) -> tuple[dict[str, Any], TrialParseError]:
+        return {}, TrialParseError(source, lineno, rule, detail)
+
     record: dict[str, Any] = {}
     for name in STRING_FIELDS:
         value = obj.get(name)
@@ -197,12 +277,21 @@ def _parse_line(
     for name in ("settings", "env"):
         value = obj.get(name)
         record[name] = None if value is None else json.dumps(value, sort_keys=True)
-    started = obj.get("started_at")
-    if started is not None:
-        parsed = _timestamp(started)
-        if parsed is None:
-            return problem("bad-timestamp", f"started_at {json.dumps(started)[:40]} is not RFC 3339")
-        record["started_at"] = parsed
+    for name in ("started_at", "revision_time"):
+        stamp = obj.get(name)
+        if stamp is not None:
+            parsed = _timestamp(stamp)
+            if parsed is None:
+                return problem("bad-timestamp", f"{name} {json.dumps(stamp)[:40]} is not RFC 3339")
+            record[name] = parsed
+    attributes = obj.get("attributes")
+    if attributes is not None and not isinstance(attributes, dict):
+        return problem("wrong-type", "attributes must be a JSON object")
+    extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS and k != "attributes"}
+    if extra or attributes:
+        merged = {**extra, **(attributes or {})}
+        record["attributes"] = json.dumps(merged, sort_keys=True, separators=(",", ":"),
+                                          ensure_ascii=False) if merged else None
     return record, None
 
 

@@ -85,3 +85,13 @@ def test_a_failing_reset_stops_before_the_run(tmp_path: Path) -> None:
 def test_default_hardware_type_follows_the_ingest_rule(node: str, given: str | None,
                                                        expected: str) -> None:
     assert default_hardware_type(node, given) == expected
+
+
+def test_revision_is_recorded_on_every_trial_and_checked(tmp_path: Path) -> None:
+    config = _config(tmp_path, runs=1, revision="v1.2.3", revision_time="2024-05-01T10:00:00Z")
+    run_agent(config, echo=_quiet, warn=_quiet)
+    records = _lines(config.spool)
+    assert {(r["revision"], r["revision_time"]) for r in records} == {
+        ("v1.2.3", "2024-05-01T10:00:00Z")}
+    with pytest.raises(UsageError, match="not an RFC 3339 time"):
+        run_agent(_config(tmp_path, spool=tmp_path / "s2", revision_time="May 1st"), echo=_quiet, warn=_quiet)
