@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from perfwarehouse.warehouse.store import Warehouse
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-KEYS = ("hardware_type", "config_id", "benchmark", "settings", "metric", "unit")
+KEYS = ("hardware_type", "config_id", "benchmark", "settings", "metric", "unit",
+        "higher_is_better")
 FORMATS = ("table", "markdown", "csv", "json")
 
 
