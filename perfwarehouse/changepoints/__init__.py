@@ -49,7 +49,7 @@ from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve, rank
 from perfwarehouse.stats.shift import hodges_lehmann
 
 DEFAULT_ALPHA = 0.01
-DEFAULT_PERMUTATIONS = 999
+DEFAULT_PERMUTATIONS = 199
 DEFAULT_MIN_SIZE = 5
 DEFAULT_CONFIDENCE = 0.99
 
@@ -132,11 +132,14 @@ class _Stream:
         return (1 + total) / (1 + self.maxima.size)
 
 
-def _stream(sorted_ranks: np.ndarray, min_size: int) -> _Stream:
-    key = (min_size, sorted_ranks.tobytes())
+def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream:
+    """The stream of the segment's rank multiset (cached; untied ranks are keyed by length)."""
+    m = ranks.size
+    key: tuple[int, int | bytes] = ((min_size, m) if n_levels == m
+                                    else (min_size, np.sort(ranks).tobytes()))
     stream = _NULL_CACHE.get(key)
     if stream is None:
-        stream = _Stream(sorted_ranks, min_size)
+        stream = _Stream(np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks), min_size)
         _NULL_CACHE[key] = stream
         if len(_NULL_CACHE) > _NULL_CACHE_SIZE:
             _NULL_CACHE.popitem(last=False)
@@ -151,13 +154,13 @@ def split_segment(values: np.ndarray, alpha: float, min_size: int,
     split (-1 with p = nan when every value is equal). The permutation draws stop as soon
     as p > alpha is certain, so p is exact when p <= alpha and a sequential estimate
     otherwise."""
-    if np.all(values == values[0]):
+    ranks, levels, n_levels = ranks_and_levels(values)
+    if n_levels == 1:
         return -1, math.nan, math.nan
-    split, observed = _best_split(values, min_size)
-    ranks = ranks_and_levels(values)[0]
+    split, observed = _best_split(ranks, levels, n_levels, min_size)
     threshold = observed - 1e-9 * abs(observed)
     stop_count = math.floor(alpha * (permutations + 1) - 1 + 1e-12) + 1
-    p = _stream(np.sort(ranks), min_size).p_value(threshold, stop_count, permutations)
+    p = _stream(ranks, n_levels, min_size).p_value(threshold, stop_count, permutations)
     return split, observed, p
 
 
@@ -167,10 +170,10 @@ def ranks_and_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return ranks, levels, int(n_levels)
 
 
-def _best_split(values: np.ndarray, min_size: int) -> tuple[int, float]:
-    ranks, levels, n_levels = ranks_and_levels(values)
+def _best_split(ranks: np.ndarray, levels: np.ndarray, n_levels: int,
+                min_size: int) -> tuple[int, float]:
     curve = q_curve(ranks, levels, n_levels, min_size)
-    split = int(np.argmax(curve[min_size: values.size - min_size + 1])) + min_size
+    split = int(np.argmax(curve[min_size: ranks.size - min_size + 1])) + min_size
     return split, float(curve[split])
 
 
@@ -191,7 +194,7 @@ def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
             seg = x[lo:hi]
             if seg.size < 2 * min_size or np.all(seg == seg[0]):
                 continue
-            split, stat = _best_split(seg, min_size)
+            split, stat = _best_split(*ranks_and_levels(seg), min_size)
             if lo + split != pos:
                 moved = True
             found[i] = (lo + split, p, stat)

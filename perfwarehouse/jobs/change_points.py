@@ -45,7 +45,7 @@ class ChangePointParams:
     min_change: float = param(0.0, "Drop change points whose change is smaller than this many "
                               "percent.")
     min_size: int = param(5, "Fewest points on each side of a change point.")
-    permutations: int = param(999, "Permutations per test (at most).")
+    permutations: int = param(199, "Permutations per test (at most).")
     confidence: float = param(0.99, "Confidence of each change's interval.")
 
 

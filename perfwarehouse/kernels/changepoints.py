@@ -9,10 +9,11 @@ with the exponent alpha = 1 of the paper (|.|^1, the energy distance of the two 
 
 with the end of the segment fixed at n (the form Otava and MongoDB's signal-processing
 library use; Daly et al., ICPE 2020, section 3.2). The three pairwise sums are computed for
-every tau in O(n log n): the within-prefix sum A(tau) grows by sum_{i<tau} |z_tau - z_i|
-(a Fenwick tree over the dense value levels keeps the counts and sums of the smaller
-values), the within-suffix sum B(tau) likewise from the back, and the cross sum is
-A(n) - A(tau) - B(tau). Callers pass ranks (integers or mid-ranks), so every sum is an
+every tau in one O(n log n) pass: the within-prefix sum A(tau) grows by
+sum_{i<tau} |z_tau - z_i| (a Fenwick tree over the dense value levels keeps the counts and
+sums of the smaller values); with D_i = sum_j |z_i - z_j| (a function of z_i's level, the
+same for every permutation), sum_{i<=tau} D_i = 2 A(tau) + cross(tau) gives the cross sum,
+and the within-suffix sum is A(n) - A(tau) - cross(tau). Callers pass ranks (integers or mid-ranks), so every sum is an
 exact float64 integer/half-integer (n <= 10^5).
 
 The permutation test draws permutations with Fisher-Yates shuffles driven by splitmix64
@@ -64,18 +65,51 @@ def ranks_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
-def _within_prefix(x: np.ndarray, level: np.ndarray, n_levels: int, out: np.ndarray,
-                   cnt: np.ndarray, sm: np.ndarray, reverse: bool) -> None:
-    """out[t] = sum over pairs inside the first t points (``reverse``: the last t points)."""
+def level_distances(x: np.ndarray, level: np.ndarray, n_levels: int) -> np.ndarray:
+    """D[l] = sum_j |u_l - x_j| for the value u_l of each level (invariant under
+    permutations of the series)."""
+    n = x.size
+    count = np.zeros(n_levels)
+    value = np.zeros(n_levels)
+    for i in range(n):
+        count[level[i]] += 1.0
+        value[level[i]] = x[i]
+    total = 0.0
+    for lv in range(n_levels):
+        total += count[lv] * value[lv]
+    out = np.empty(n_levels)
+    c_below = 0.0
+    s_below = 0.0
+    for lv in range(n_levels):
+        u = value[lv]
+        c_le = c_below + count[lv]
+        s_le = s_below + count[lv] * u
+        out[lv] = u * c_le - s_le + (total - s_le) - u * (n - c_le)
+        c_below = c_le
+        s_below = s_le
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist: np.ndarray,
+           out: np.ndarray, pre: np.ndarray, cum: np.ndarray, cnt: np.ndarray,
+           sm: np.ndarray) -> int:
+    """Fill out[tau] = Q(tau) for min_size <= tau <= n - min_size (NaN elsewhere); return
+    the first tau of the maximum (-1 when there is none).
+
+    One pass: pre[t] = A(t), the sum over pairs inside the first t points (Fenwick tree
+    over the levels), and cum[t] = sum_{i<t} D[level_i] = 2 A(t) + cross(t), so
+    cross(t) = cum[t] - 2 A(t) and B(t) = A(n) - A(t) - cross(t)."""
     n = x.size
     cnt[:] = 0.0
     sm[:] = 0.0
     total_c = 0.0
     total_s = 0.0
     acc = 0.0
-    out[0] = 0.0
-    for step in range(n):
-        t = n - 1 - step if reverse else step
+    run = 0.0
+    pre[0] = 0.0
+    cum[0] = 0.0
+    for t in range(n):
         v = x[t]
         lv = level[t] + 1
         c_le = 0.0
@@ -86,7 +120,9 @@ def _within_prefix(x: np.ndarray, level: np.ndarray, n_levels: int, out: np.ndar
             s_le += sm[k]
             k -= k & -k
         acc += v * c_le - s_le + (total_s - s_le) - v * (total_c - c_le)
-        out[step + 1] = acc
+        run += dist[lv - 1]
+        pre[t + 1] = acc
+        cum[t + 1] = run
         k = lv
         while k <= n_levels:
             cnt[k] += 1.0
@@ -94,16 +130,6 @@ def _within_prefix(x: np.ndarray, level: np.ndarray, n_levels: int, out: np.ndar
             k += k & -k
         total_c += 1.0
         total_s += v
-
-
-@njit(cache=True, nogil=True)
-def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, out: np.ndarray,
-           pre: np.ndarray, suf: np.ndarray, cnt: np.ndarray, sm: np.ndarray) -> int:
-    """Fill out[tau] = Q(tau) for min_size <= tau <= n - min_size (NaN elsewhere); return
-    the first tau of the maximum (-1 when there is none)."""
-    n = x.size
-    _within_prefix(x, level, n_levels, pre, cnt, sm, False)
-    _within_prefix(x, level, n_levels, suf, cnt, sm, True)
     total = pre[n]
     out[:] = np.nan
     best = -1
@@ -112,8 +138,8 @@ def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, out: 
         a = float(tau)
         b = float(n - tau)
         within_x = pre[tau]
-        within_y = suf[n - tau]
-        cross = total - within_x - within_y
+        cross = cum[tau] - 2.0 * within_x
+        within_y = total - within_x - cross
         e = 2.0 * cross / (a * b) - 2.0 * within_x / (a * (a - 1.0)) \
             - 2.0 * within_y / (b * (b - 1.0))
         q = a * b / n * e
@@ -135,10 +161,11 @@ def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> n
     n = x.size
     out = np.empty(n + 1)
     pre = np.empty(n + 1)
-    suf = np.empty(n + 1)
+    cum = np.empty(n + 1)
     cnt = np.empty(n_levels + 1)
     sm = np.empty(n_levels + 1)
-    _curve(x, level, n_levels, min_size, out, pre, suf, cnt, sm)
+    dist = level_distances(x, level, n_levels)
+    _curve(x, level, n_levels, min_size, dist, out, pre, cum, cnt, sm)
     return out
 
 
@@ -149,7 +176,8 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
     """max_tau Q(tau) of up to ``n_perm`` random permutations of the series (px, pl).
 
     Permutation r shuffles the previous one in place (Fisher-Yates from the end,
-    j = bits mod (i + 1), bits from a splitmix64 stream at ``state``), so ``px``/``pl``
+    j = ((bits >> 32) (i + 1)) >> 32 (Lemire, ACM TOMACS 29(1), 2019), bits from a
+    splitmix64 stream at ``state``), so ``px``/``pl``
     are left at the last permutation and the returned state continues the stream: a
     caller can draw more later and get the same sequence as one long call. Stops early,
     after the permutation that brings the count of maxima >= ``stop_at`` to
@@ -159,22 +187,23 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
     n = px.size
     out = np.empty(n + 1)
     pre = np.empty(n + 1)
-    suf = np.empty(n + 1)
+    cum = np.empty(n + 1)
     cnt = np.empty(n_levels + 1)
     sm = np.empty(n_levels + 1)
+    dist = level_distances(px, pl, n_levels)
     maxima = np.empty(n_perm)
     hits = 0
     for r in range(n_perm):
         for i in range(n - 1, 0, -1):
             state, bits = _splitmix(state)
-            j = np.int64(bits % np.uint64(i + 1))
+            j = np.int64(((bits >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
             tx = px[i]
             px[i] = px[j]
             px[j] = tx
             tl = pl[i]
             pl[i] = pl[j]
             pl[j] = tl
-        best = _curve(px, pl, n_levels, min_size, out, pre, suf, cnt, sm)
+        best = _curve(px, pl, n_levels, min_size, dist, out, pre, cum, cnt, sm)
         m = out[best] if best >= 0 else np.nan
         maxima[r] = m
         if m >= stop_at:

@@ -26,8 +26,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-#: Largest n1 * n2 whose differences are materialised; beyond, selection by bisection.
-MATERIALISE = 2_000_000
+from perfwarehouse.kernels.shift import kth_difference as _kth
+
 #: Largest n1 * n2 with the exact null distribution of U.
 EXACT = 2_500
 
@@ -106,36 +106,16 @@ def interval_index(n1: int, n2: int, confidence: float, tie_term: float = 0.0
 
 def kth_differences(xs: np.ndarray, ys: np.ndarray, ks: list[int]) -> list[float]:
     """The k-th smallest (1-based) of y_j - x_i for each k of ``ks``, for sorted ``xs``,
-    ``ys`` (materialised up to :data:`MATERIALISE` pairs, else by bisection on the value
-    with exact counting)."""
-    big_n = xs.size * ys.size
-    if big_n <= MATERIALISE:
-        d = np.subtract.outer(ys, xs).ravel()
-        d.partition([k - 1 for k in sorted(set(ks))])
-        return [float(d[k - 1]) for k in ks]
-    return [_select(xs, ys, k) for k in ks]
+    ``ys`` (kernel :func:`perfwarehouse.kernels.shift.kth_difference`: no listing of the
+    n1 n2 differences)."""
+    xs = np.ascontiguousarray(xs, dtype=np.float64)
+    ys = np.ascontiguousarray(ys, dtype=np.float64)
+    return [float(_kth(xs, ys, int(k))) for k in ks]
 
 
 def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
     """The k-th smallest (1-based) of y_j - x_i for sorted ``xs``, ``ys``."""
     return kth_differences(xs, ys, [k])[0]
-
-
-def _select(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
-    lo, hi = float(ys[0] - xs[-1]), float(ys[-1] - xs[0])
-
-    def count(t: float) -> int:  # pairs with y - x <= t
-        return int(xs.size * ys.size - np.searchsorted(xs, ys - t, side="left").sum())
-
-    for _ in range(200):
-        mid = lo + (hi - lo) / 2.0
-        if mid <= lo or mid >= hi:
-            break
-        if count(mid) >= k:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 def hodges_lehmann(x: object, y: object, confidence: float = 0.95) -> ShiftResult:

@@ -44,7 +44,7 @@ def permutation_maxima_naive(z: list[float], min_size: int, n_perm: int, seed: i
     for _ in range(n_perm):
         for i in range(len(p) - 1, 0, -1):
             state, bits = splitmix(state)
-            j = bits % (i + 1)
+            j = ((bits >> 32) * (i + 1)) >> 32
             p[i], p[j] = p[j], p[i]
         q = [v for v in q_naive(p, min_size) if not math.isnan(v)]
         m = max(q) if q else math.nan

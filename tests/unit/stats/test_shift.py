@@ -40,14 +40,19 @@ def test_hodges_lehmann_equals_twin(n1: int, n2: int, confidence: float) -> None
             assert ours.coverage >= confidence
 
 
-def test_large_samples_select_without_materialising(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = np.random.default_rng(1)
-    xs, ys = np.sort(rng.normal(size=300)), np.sort(rng.normal(size=257) + 0.2)
-    d = np.sort(np.subtract.outer(ys, xs).ravel())
-    import perfwarehouse.stats.shift as shift
-    monkeypatch.setattr(shift, "MATERIALISE", 0)
-    for k in (1, 17, d.size // 2, d.size):
-        assert kth_difference(xs, ys, k) == pytest.approx(d[k - 1], abs=1e-12)
+@pytest.mark.parametrize("kind", ["continuous", "ties", "tiny"])
+def test_selection_equals_sorted_differences(kind: str) -> None:
+    rng = np.random.default_rng(len(kind))
+    for _ in range(5):
+        n1, n2 = (1, 1) if kind == "tiny" else (int(rng.integers(1, 60)), int(rng.integers(1, 60)))
+        x, y = rng.normal(size=n1) * 1e3, rng.normal(size=n2) * 1e3 + 0.2
+        if kind == "ties":
+            x, y = np.round(x / 300), np.round(y / 300)
+        xs, ys = np.sort(x), np.sort(y)
+        d = sorted(b - a for a in xs for b in ys)
+        for k in {1, 2, len(d) // 2 + 1, len(d)} - {0}:
+            k = min(k, len(d))
+            assert kth_difference(xs, ys, k) == d[k - 1]
 
 
 def test_ties_and_normal_approximation() -> None:
