@@ -45,7 +45,8 @@ class ChangePointParams:
     min_change: float = param(0.0, "Drop change points whose change is smaller than this many "
                               "percent.")
     min_size: int = param(5, "Fewest points on each side of a change point.")
-    permutations: int = param(199, "Permutations per test (at most).")
+    permutations: int = param(999, "Permutations of the first test of a series (at most).")
+    split_permutations: int = param(199, "Permutations of the tests of its parts (at most).")
     confidence: float = param(0.99, "Confidence of each change's interval.")
 
 
@@ -66,9 +67,10 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
         raise AnalysisError(f"change-points: --alpha must be in (0, 1), got {params.alpha}")
     if not 0.5 <= params.confidence < 1:
         raise AnalysisError("change-points: --confidence must be in [0.5, 1)")
-    if params.min_size < 2 or params.permutations < 1 or params.min_change < 0:
-        raise AnalysisError("change-points: --min-size must be >= 2, --permutations >= 1 and "
-                            "--min-change >= 0")
+    if (params.min_size < 2 or params.permutations < 1 or params.split_permutations < 1
+            or params.min_change < 0):
+        raise AnalysisError("change-points: --min-size must be >= 2, --permutations and "
+                            "--split-permutations >= 1, --min-change >= 0")
     config = table.column("config_id").to_numpy()
     values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
     revision = table.column("revision").to_pylist()
@@ -86,6 +88,7 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                 "confidence": params.confidence, "alpha": params.alpha}
         result = detect(values[s:e], alpha=params.alpha, min_change=params.min_change,
                         min_size=params.min_size, permutations=params.permutations,
+                        split_permutations=params.split_permutations,
                         confidence=params.confidence)
         if not result.change_points:
             rows.append({**base, "p_value": result.p_value, "reason": result.reason})

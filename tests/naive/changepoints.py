@@ -65,11 +65,12 @@ def seed_naive(ranks: list[float]) -> int:
 
 
 def edivisive_naive(values: list[float], alpha: float, min_size: int,
-                    n_perm: int) -> list[tuple[int, float]]:
+                    n_perm: int, n_perm_split: int | None = None) -> list[tuple[int, float]]:
     """(position, p) of every change point: rank each segment, split at the first argmax of
     Q when the permutation p-value (1 + #maxima >= observed) / (1 + draws) <= alpha,
     recurse into both parts. Permutations start from the sorted ranks; the draws stop once
-    the decision is certain (p > alpha)."""
+    the decision is certain (p > alpha). The first test draws up to ``n_perm``, the tests
+    of parts up to ``n_perm_split`` (default: ``n_perm``)."""
     found: list[tuple[int, float]] = []
     work = [(0, len(values))]
     while work:
@@ -81,8 +82,9 @@ def edivisive_naive(values: list[float], alpha: float, min_size: int,
         best = max(range(len(q)), key=lambda t: (-math.inf if math.isnan(q[t]) else q[t], -t))
         observed = q[best]
         threshold = observed - 1e-9 * abs(observed)
-        stop_count = math.floor(alpha * (n_perm + 1) - 1 + 1e-12) + 1
-        maxima = permutation_maxima_naive(sorted(ranks), min_size, n_perm, seed_naive(ranks),
+        r = n_perm if (start, end) == (0, len(values)) else min(n_perm_split or n_perm, n_perm)
+        stop_count = math.floor(alpha * (r + 1) - 1 + 1e-12) + 1
+        maxima = permutation_maxima_naive(sorted(ranks), min_size, r, seed_naive(ranks),
                                           threshold, stop_count)
         hits = sum(1 for m in maxima if m >= threshold)
         p = (1 + hits) / (1 + len(maxima))

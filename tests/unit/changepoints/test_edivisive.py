@@ -77,8 +77,8 @@ def test_detect_equals_twin(kind: str) -> None:
         x = _series(rng, n, kind)
         if trial % 2:
             x[int(rng.integers(3, n - 3)):] *= 1.5
-        ours = detect(x, alpha=0.05, permutations=99)
-        ref = edivisive_naive(list(x), 0.05, 5, 99)
+        ours = detect(x, alpha=0.05, permutations=99, split_permutations=39)
+        ref = edivisive_naive(list(x), 0.05, 5, 99, 39)
         assert [(c.position, c.p_value) for c in ours.change_points] == ref
 
 
