@@ -366,6 +366,9 @@ from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent)
 from perfwarehouse.ingest.commands import add_import_commands  # noqa: E402
 
 cli.add_command(agent)
+from perfwarehouse.compare_cli import compare  # noqa: E402  (compare two revisions)
+
+cli.add_command(compare)
 ingest.add_command(pull)
 add_import_commands(ingest)  # ingest pyperf, gbench, ..., auto (other tools' results)
 

@@ -43,9 +43,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 # report query step and the command-line edge
 DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.latency", "ingest.service", "ingest.pull",
                   "ingest.readers", "ingest.formats.jsonl", "ingest.formats.table",
-                  "jobs.framework", "reports.base", "sqlcli", "api", "generate.trials")
+                  "jobs.framework", "reports.base", "sqlcli", "compare_cli", "api",
+                  "generate.trials")
 # command-line modules: only light imports at module level
-CLI_MODULES = ("cli", "agent.cli", "ingest.commands", "registry", "config", "errors",
+CLI_MODULES = ("cli", "agent.cli", "ingest.commands", "compare_cli", "registry", "config", "errors",
                "__init__", "__main__")
 
 

@@ -44,6 +44,9 @@ CATALOG: tuple[Entry, ...] = (
           "Convergence, autocorrelation and seasonal periods per hardware type."),
     Entry("trends", _J + "trends:TRENDS",
           "Theil-Sen trend of each configuration over time, with CI."),
+    # revisions: E-divisive means (Matteson & James, JASA 2014) with a permutation test
+    Entry("change-points", _J + "change_points:JOB",
+          "When did each configuration change, over revisions or time? Calibrated."),
     # load tests (the operational laws; Shivam et al., USENIX ATC 2008)
     Entry("load", _J + "load:LOAD",
           "Load curve, operational-law checks and peak throughput or peak rate per load test."),

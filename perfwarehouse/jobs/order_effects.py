@@ -51,7 +51,8 @@ from perfwarehouse.jobs.configurations import (
     size_families,
 )
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.ordersage.orders import adjust_pvalues, compare_orders, nullable
+from perfwarehouse.ordersage.orders import compare_orders, nullable
+from perfwarehouse.stats.corrections import adjust_pvalues
 
 # scipy, numba and the kernels are imported where they are used: the CLI imports
 # every job module to build its options, and --help should not compile or load them.

@@ -23,6 +23,8 @@ CATALOG: tuple[Entry, ...] = (
           "TriScale: convergence, KPIs, variability scores, seasonal periods."),
     Entry("fleet", _R + "fleet:REPORT",
           "Fleet report for a period against the previous one: drift, order, variability."),
+    Entry("history", _R + "history:REPORT",
+          "History: change points of every configuration over revisions or time."),
     Entry("load", _R + "load:REPORT",
           "Load tests: peak, knee, latency under load, operational-law consistency."),
 )

@@ -50,6 +50,10 @@ INTRO = (
     "Kruskal-Wallis p-value below α/m (fixed against random order, seed 000).")
 
 
+LINKS = (("History: when each configuration changed, over revisions (perfwarehouse report "
+          "history, written next to this page as history.html)", "history.html"),)
+
+
 def build(data: ReportData, request: Request, params: FleetParams = FleetParams()) -> Page:
     span = data.query("fleet_span", campaign=request.campaign).to_pylist()[0]
     period = choose_period(request.since, request.until, span["last_at"])
@@ -86,7 +90,7 @@ def build(data: ReportData, request: Request, params: FleetParams = FleetParams(
                     name="fleet")
     sections = [summary_section(result), drift_section(now, params),
                 order_section(result), variability_section(result)]
-    return Page(title, INTRO, tuple(sections), provenance, name="fleet")
+    return Page(title, INTRO, tuple(sections), provenance, name="fleet", links=LINKS)
 
 
 def label(result: pl.DataFrame, names: pa.Table) -> pl.DataFrame:

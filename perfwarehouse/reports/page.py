@@ -110,6 +110,8 @@ class Page:
     sections: tuple[Section, ...]
     provenance: tuple[str, ...] = ()
     name: str = "report"
+    links: tuple[tuple[str, str], ...] = ()
+    """(text, relative address) of related pages, shown under the intro."""
 
     def figures(self) -> list[Figure]:
         return [b for s in self.sections for b in s.blocks if isinstance(b, Figure)]

@@ -251,6 +251,10 @@ def render_html(page: Page) -> str:
         out.append('<ul class="provenance">')
         out.extend(f"<li>{_e(line)}</li>" for line in page.provenance)
         out.append("</ul>")
+    if page.links:
+        out.append('<p class="links">See also: ' + " · ".join(
+            f'<a href="{_e(_relative_href(href))}">{_e(text)}</a>' for text, href in page.links)
+            + "</p>")
     out.append("</header>")
     if len(page.sections) > 1:
         out.append("<nav><ol>")
@@ -266,6 +270,13 @@ def render_html(page: Page) -> str:
     out.append(f"<script>{_TABLE_SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _relative_href(href: str) -> str:
+    """Only plain relative file names are linked (never a scheme such as javascript:)."""
+    if ":" in href or href.startswith(("/", "\\")):
+        raise ValueError(f"links must be relative file names, got {href!r}")
+    return href
 
 
 class _Ids:

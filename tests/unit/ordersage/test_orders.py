@@ -12,6 +12,7 @@ from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.configurations import confidence_value, family_query_params
 from perfwarehouse.ordersage import orders as oe
 from perfwarehouse.stats import median_ci
+from perfwarehouse.stats.corrections import adjust_pvalues
 from tests.naive import order_effects as naive
 
 
@@ -101,7 +102,7 @@ def test_adjusted_p_values(method: str) -> None:
     family = rng.integers(0, 3, p.size)
     compared = np.ones(p.size, bool)
     compared[0] = False
-    got = oe.adjust_pvalues(p, compared, family, method)
+    got = adjust_pvalues(p, compared, family, method)
     assert math.isnan(got[0]) and math.isnan(got[-1])
     for f in range(3):
         rows = [i for i in range(p.size) if family[i] == f and compared[i]]

@@ -1,0 +1,235 @@
+"""Compare two sets of trials (a baseline and a contender) per configuration.
+
+For each configuration (and hardware type) the unit of observation is a **trial value**
+(the median of the trial's iterations: trials are the independent repetitions), and:
+
+* ``median_baseline``/``median_contender``: the medians of the two sides;
+* ``change_pct`` with ``ci_low_pct``/``ci_high_pct``: the Hodges-Lehmann shift of the
+  **log** values (Hodges & Lehmann, Annals of Mathematical Statistics 34, 1963) with its
+  distribution-free interval from the Mann-Whitney null distribution (Hollander, Wolfe &
+  Chicken, "Nonparametric Statistical Methods", 3rd ed., 2014, section 4.3), mapped to
+  percent by 100 (exp(.) - 1). On the log scale a shift is a ratio, so the change is the
+  ratio of the contender's typical value to the baseline's (the ratio of medians when the
+  two distributions differ by a factor), the interval is asymmetric as a ratio should be,
+  and neither heavy tails nor outliers move it much. Exact without ties for up to 40,000
+  pairs, else the normal approximation (see :mod:`perfwarehouse.stats.shift`). Values
+  <= 0 (where logs do not exist) use the shift of the raw values divided by the
+  baseline median.
+* ``p_value``: two-sided Mann-Whitney rank-sum test (normal approximation with tie and
+  continuity correction, scipy's numbers: :func:`perfwarehouse.stats.mannwhitneyu`),
+  ``p_adjusted``: adjusted over every configuration compared (Holm by default;
+  :mod:`perfwarehouse.stats.corrections`).
+* ``verdict`` with ``threshold`` t (percent) and level 1 - confidence:
+  ``slower``/``faster`` when the whole interval lies beyond +-t on one side and the
+  adjusted p-value is below 1 - confidence (the direction from ``higher_is_better``:
+  throughput up is faster; unknown direction counts as lower-is-better, like time);
+  ``no change`` when the interval lies inside [-t, t]; otherwise ``inconclusive``, with
+  ``more_trials``: about how many more trials (both sides together, in the current
+  proportion) would shrink the interval enough to settle it, assuming the estimate and the
+  observed variability stay (the interval's width scales as 1/sqrt(n)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from perfwarehouse.stats import mannwhitneyu
+from perfwarehouse.stats.corrections import METHODS, adjust_pvalues
+from perfwarehouse.stats.shift import hodges_lehmann, interval_index
+
+VERDICTS = ("slower", "faster", "no change", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One configuration's comparison (see the module docstring for each field)."""
+
+    n_baseline: int
+    n_contender: int
+    median_baseline: float
+    median_contender: float
+    change_pct: float
+    ci_low_pct: float | None
+    ci_high_pct: float | None
+    p_value: float
+    p_adjusted: float
+    verdict: str
+    more_trials: int | None
+    reason: str | None
+
+
+FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("n_baseline", pa.int64()), ("n_contender", pa.int64()),
+    ("median_baseline", pa.float64()), ("median_contender", pa.float64()),
+    ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
+    ("p_value", pa.float64()), ("p_adjusted", pa.float64()), ("verdict", pa.string()),
+    ("more_trials", pa.int64()), ("reason", pa.string()),
+)
+
+
+def _pct(log_ratio: float) -> float:
+    return 100.0 * math.expm1(log_ratio)
+
+
+def change_interval(baseline: np.ndarray, contender: np.ndarray, confidence: float
+                    ) -> tuple[float, float | None, float | None]:
+    """(change %, CI low %, CI high %) of the contender relative to the baseline."""
+    if np.all(baseline > 0) and np.all(contender > 0):
+        s = hodges_lehmann(np.log(baseline), np.log(contender), confidence)
+        if s.low is None or s.high is None:
+            return _pct(s.estimate), None, None
+        return _pct(s.estimate), _pct(s.low), _pct(s.high)
+    s = hodges_lehmann(baseline, contender, confidence)
+    scale = abs(float(np.median(baseline)))
+    if scale == 0:
+        return math.nan, None, None
+    if s.low is None or s.high is None:
+        return 100 * s.estimate / scale, None, None
+    return 100 * s.estimate / scale, 100 * s.low / scale, 100 * s.high / scale
+
+
+def _more_trials_for_interval(n1: int, n2: int, confidence: float) -> int | None:
+    """Fewest extra trials (same proportion) for any interval at ``confidence``."""
+    for k in range(1, 10_000):
+        m1 = n1 + math.ceil(k * n1 / (n1 + n2))
+        m2 = n2 + k - (m1 - n1)
+        if interval_index(m1, max(m2, 1), confidence)[0] > 0:
+            return k
+    return None
+
+
+def more_trials(n1: int, n2: int, change: float, low: float, high: float,
+                threshold: float) -> int | None:
+    """Extra trials (both sides together) after which the interval around ``change``
+    would no longer straddle +-``threshold`` (percent), if the estimate and the spread
+    stay; None when the estimate sits on the threshold."""
+    to_log = math.log1p
+    est, lo, hi = to_log(change / 100), to_log(low / 100), to_log(high / 100)
+    half = (hi - lo) / 2.0
+    bounds = [to_log(b / 100) for b in (-threshold, threshold)]
+    straddled = [b for b in bounds if lo <= b <= hi]
+    if not straddled or half <= 0:
+        return 0
+    gap = min(abs(est - b) for b in straddled)
+    if gap == 0:
+        return None
+    factor = (half / gap) ** 2
+    if factor <= 1:
+        return 0
+    return int(math.ceil(n1 * factor) - n1 + math.ceil(n2 * factor) - n2)
+
+
+def judge(change: float, low: float | None, high: float | None, p_adjusted: float,
+          higher_is_better: bool | None, confidence: float, threshold: float) -> str:
+    """The verdict of one row (module docstring)."""
+    if low is None or high is None or math.isnan(change):
+        return "inconclusive"
+    if -threshold <= low and high <= threshold:
+        return "no change"
+    significant = not math.isnan(p_adjusted) and p_adjusted < 1.0 - confidence
+    up, down = low > threshold, high < -threshold
+    if significant and (up or down):
+        return "faster" if up == bool(higher_is_better) else "slower"
+    return "inconclusive"
+
+
+def compare_samples(baseline: object, contender: object, *, higher_is_better: bool | None = None,
+                    confidence: float = 0.99, threshold: float = 1.0,
+                    p_adjusted: float | None = None) -> Comparison:
+    """Compare two samples of trial values (NaN dropped). ``p_adjusted`` defaults to the
+    unadjusted p-value (one comparison)."""
+    if not 0.5 <= confidence < 1.0:
+        raise ValueError(f"confidence must be in [0.5, 1), got {confidence}")
+    if threshold < 0:
+        raise ValueError(f"threshold must be >= 0, got {threshold}")
+    x = np.asarray(baseline, dtype=np.float64).ravel()
+    y = np.asarray(contender, dtype=np.float64).ravel()
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    n1, n2 = int(x.size), int(y.size)
+    if n1 == 0 or n2 == 0:
+        side = "baseline" if n1 == 0 else "contender"
+        med = [float(np.median(v)) if v.size else math.nan for v in (x, y)]
+        return Comparison(n1, n2, med[0], med[1], math.nan, None, None, math.nan, math.nan,
+                          "inconclusive", None, f"no trials on the {side} side")
+    p = float(mannwhitneyu(x, y).pvalue)
+    p_adj = p if p_adjusted is None else p_adjusted
+    change, low, high = change_interval(x, y, confidence)
+    verdict = judge(change, low, high, p_adj, higher_is_better, confidence, threshold)
+    more, reason = None, None
+    if verdict == "inconclusive":
+        if low is None or high is None:
+            more = _more_trials_for_interval(n1, n2, confidence)
+            reason = f"too few trials ({n1} + {n2}) for a {100 * confidence:g} % interval"
+        else:
+            more = more_trials(n1, n2, change, low, high, threshold)
+            if more == 0:
+                reason = (f"not significant after correction (p adjusted = {p_adj:.3g})")
+            elif more is None:
+                reason = f"the change sits on the threshold ({threshold:g} %)"
+            else:
+                reason = f"interval straddles +-{threshold:g} %"
+    return Comparison(n1, n2, float(np.median(x)), float(np.median(y)), change, low, high,
+                      p, p_adj, verdict, more, reason)
+
+
+def compare_table(trials: pa.Table, keys: Sequence[str], *, confidence: float = 0.99,
+                  threshold: float = 1.0, correction: str = "holm") -> pa.Table:
+    """One row per distinct ``keys`` of ``trials`` (columns ``keys``, ``side`` =
+    'baseline'|'contender', ``value``, and ``higher_is_better`` if present): the key
+    columns then :data:`FIELDS`, sorted by |change| (largest first)."""
+    if correction not in METHODS:
+        raise ValueError(f"correction must be one of {', '.join(METHODS)}, got {correction!r}")
+    import polars as pl
+
+    frame = pl.from_arrow(trials)
+    if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table
+        raise TypeError("expected a table")
+    out_keys: list[dict[str, object]] = []
+    samples: list[tuple[np.ndarray, np.ndarray, bool | None]] = []
+    if frame.height:
+        for key, group in frame.group_by(list(keys), maintain_order=True):
+            side = group.get_column("side").to_numpy()
+            value = group.get_column("value").to_numpy().astype(np.float64)
+            hib = (group.get_column("higher_is_better")[0]
+                   if "higher_is_better" in group.columns else None)
+            out_keys.append(dict(zip(keys, key)))
+            samples.append((value[side == "baseline"], value[side == "contender"], hib))
+    first = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
+                             threshold=threshold) for b, c, h in samples]
+    p = np.array([r.p_value for r in first], dtype=np.float64)
+    compared = np.array([r.n_baseline > 0 and r.n_contender > 0 for r in first], dtype=bool)
+    adjusted = adjust_pvalues(p, compared, np.zeros(p.size, dtype=np.int64), correction)
+    rows = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
+                            threshold=threshold, p_adjusted=float(a))
+            if r.n_baseline and r.n_contender else r
+            for (b, c, h), r, a in zip(samples, first, adjusted)]
+    order = sorted(range(len(rows)), key=lambda i: (
+        math.isnan(rows[i].change_pct), -abs(rows[i].change_pct)
+        if not math.isnan(rows[i].change_pct) else 0.0))
+    columns: dict[str, list[object]] = {k: [out_keys[i][k] for i in order] for k in keys}
+    for name, _ in FIELDS:
+        columns[name] = [_none_nan(asdict(rows[i])[name]) for i in order]
+    schema = [trials.schema.field(k) for k in keys] + [pa.field(n, t) for n, t in FIELDS]
+    return pa.table(columns, schema=pa.schema(schema))
+
+
+def _none_nan(v: object) -> object:
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def verdict_line(table: pa.Table) -> str:
+    """'3 of 100 configurations slower, 1 faster, 90 no change, 6 inconclusive'."""
+    verdicts = table.column("verdict").to_pylist() if table.num_rows else []
+    counts = {v: verdicts.count(v) for v in VERDICTS}
+    return (f"{counts['slower']} of {len(verdicts)} configurations slower, "
+            f"{counts['faster']} faster, {counts['no change']} no change, "
+            f"{counts['inconclusive']} inconclusive")
+
+
+__all__ = ["Comparison", "FIELDS", "VERDICTS", "change_interval", "compare_samples",
+           "compare_table", "judge", "more_trials", "verdict_line"]

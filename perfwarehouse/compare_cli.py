@@ -1,0 +1,254 @@
+"""``perfwarehouse compare``: is the contender slower than the baseline, by how much, how sure.
+
+Attached to the main CLI by ``perfwarehouse/cli.py`` (``cli.add_command(compare)``). The
+statistics are :mod:`perfwarehouse.compare`; this module reads the two sides' trial values
+(``sql/queries/compare_trials.sql``), prints the result and keeps it in the table
+``comparisons`` (``sql/schema/080_comparisons.sql``). Heavy imports happen inside the
+command, so ``perfwarehouse --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from perfwarehouse.warehouse.store import Warehouse
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+KEYS = ("hardware_type", "config_id", "benchmark", "settings", "metric", "unit",
+        "higher_is_better")
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a campaign, a revision (None = all) and a filter."""
+
+    name: str
+    campaign: str
+    revision: str | None
+    where: str | None
+
+    def describe(self) -> str:
+        text = self.campaign + (f"@{self.revision}" if self.revision else "")
+        return text + (f" where {self.where}" if self.where else "")
+
+
+def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
+    """The side's trial values (one row per successful trial), with ``side`` added."""
+    import duckdb
+    import pyarrow as pa
+
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.warehouse import sqlfiles
+    from perfwarehouse.warehouse.store import fetch_arrow
+
+    files = warehouse.data_files([side.campaign])
+    if not files:
+        raise UsageError(f"{side.name}: campaign {side.campaign!r} has no measurements in "
+                         f"{warehouse.root} (see `perfwarehouse sql \"SELECT * FROM campaigns\"`)")
+    query = sqlfiles.load("queries/compare_trials").replace("{where}", side.where or "TRUE")
+    con = warehouse.reader(files)
+    try:
+        try:
+            table = fetch_arrow(con, query, {"campaign": side.campaign,
+                                             "revision": side.revision})
+        except duckdb.Error as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise UsageError(f"{side.name}: --{side.name}-where {side.where!r}: {first}") from None
+        if table.num_rows == 0:
+            revisions = [r[0] for r in con.execute(
+                "SELECT DISTINCT revision FROM measurements WHERE campaign = ? "
+                "AND revision IS NOT NULL ORDER BY 1", [side.campaign]).fetchall()]
+            known = (f"; its revisions: {', '.join(revisions[:20])}"
+                     f"{' ...' if len(revisions) > 20 else ''}" if revisions
+                     else "; it has no revisions recorded")
+            raise UsageError(f"{side.name}: no successful trials of {side.describe()}{known}")
+    finally:
+        con.close()
+    return table.append_column("side", pa.array([side.name] * table.num_rows, pa.string()))
+
+
+def run_compare(warehouse: Warehouse, baseline: Side, contender: Side, *, confidence: float,
+                threshold: float, correction: str) -> pa.Table:
+    """The comparison table (sorted by |change|), not yet saved."""
+    import pyarrow as pa
+
+    from perfwarehouse.compare import compare_table
+
+    trials = pa.concat_tables([side_trials(warehouse, baseline),
+                               side_trials(warehouse, contender)],
+                              promote_options="permissive")
+    return compare_table(trials, KEYS, confidence=confidence, threshold=threshold,
+                         correction=correction)
+
+
+def save(warehouse: Warehouse, table: pa.Table, baseline: Side, contender: Side,
+         confidence: float, threshold: float, correction: str) -> int:
+    """Insert ``table`` into ``comparisons``; returns the new comparison_id."""
+    from datetime import datetime, timezone
+
+    import pyarrow as pa
+
+    from perfwarehouse.warehouse.store import fetch_one
+
+    with warehouse.writing("perfwarehouse compare") as session:
+        with session.catalog() as cat:
+            cid = int(fetch_one(cat, "SELECT coalesce(max(comparison_id), 0) + 1 "
+                                     "FROM comparisons")[0])
+            n = table.num_rows
+            meta = {
+                "comparison_id": pa.array([cid] * n, pa.int64()),
+                "created_at": pa.array([datetime.now(timezone.utc)] * n,
+                                       pa.timestamp("us", tz="UTC")),
+                "baseline_campaign": [baseline.campaign] * n,
+                "baseline_revision": pa.array([baseline.revision] * n, pa.string()),
+                "baseline_where": pa.array([baseline.where] * n, pa.string()),
+                "contender_campaign": [contender.campaign] * n,
+                "contender_revision": pa.array([contender.revision] * n, pa.string()),
+                "contender_where": pa.array([contender.where] * n, pa.string()),
+                "confidence": [confidence] * n, "threshold_pct": [threshold] * n,
+                "correction": [correction] * n,
+            }
+            full = table
+            for name, values in reversed(list(meta.items())):
+                full = full.add_column(0, name, values if isinstance(values, pa.Array)
+                                       else pa.array(values))
+            cat.register("_comparison", full)
+            cat.execute("INSERT INTO comparisons BY NAME SELECT * FROM _comparison")
+            cat.unregister("_comparison")
+    return cid
+
+
+def _signed(v: float | None, digits: int = 2) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return f"{v:+.{digits}f}"
+
+
+def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
+    columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
+               "change %", "CI %", "p adj", "verdict", "more trials"]
+    rows = []
+    for r in table.to_pylist():
+        ci = (f"[{_signed(r['ci_low_pct'])}, {_signed(r['ci_high_pct'])}]"
+              if r["ci_low_pct"] is not None else "")
+        rows.append([
+            r["hardware_type"], r["benchmark"], r["settings"], r["metric"],
+            f"{r['median_baseline']:.4g}" if r["median_baseline"] is not None else "",
+            f"{r['median_contender']:.4g}" if r["median_contender"] is not None else "",
+            _signed(r["change_pct"]), ci,
+            f"{r['p_adjusted']:.2g}" if r["p_adjusted"] is not None else "",
+            r["verdict"], "" if r["more_trials"] is None else str(r["more_trials"])])
+    return columns, rows
+
+
+def render(table: pa.Table, fmt: str, headline: str) -> str:
+    """The output in ``fmt``; table and markdown start with the verdict line."""
+    if fmt == "json":
+        import orjson
+
+        from perfwarehouse.sqlcli import _json_cell
+
+        rows = [{k: _json_cell(v) for k, v in r.items()} for r in table.to_pylist()]
+        return orjson.dumps({"summary": headline, "comparisons": rows},
+                            option=orjson.OPT_INDENT_2).decode() + "\n"
+    if fmt == "csv":
+        import csv
+        import io
+
+        from perfwarehouse.sqlcli import _csv_cell
+
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(table.column_names)
+        writer.writerows([_csv_cell(v) for v in r.values()] for r in table.to_pylist())
+        return buf.getvalue()
+    columns, rows = _display_rows(table)
+    if fmt == "markdown":
+        def cell(v: Any) -> str:
+            return str(v).replace("|", "\\|")
+        lines = [f"**{headline}**", "", "| " + " | ".join(columns) + " |",
+                 "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+        return "\n".join(lines) + "\n"
+    from perfwarehouse.sqlcli import format_table
+
+    return headline + "\n\n" + format_table(columns, rows)
+
+
+@click.command("compare", context_settings=CONTEXT)
+@click.option("--campaign", help="Campaign of both sides (unless --baseline-campaign / "
+                                 "--contender-campaign say otherwise).")
+@click.option("--baseline", "baseline_rev", metavar="REV",
+              help="Revision of the baseline side (default: every revision of its campaign).")
+@click.option("--contender", "contender_rev", metavar="REV",
+              help="Revision of the contender side (default: every revision of its campaign).")
+@click.option("--baseline-campaign", help="Campaign of the baseline side.")
+@click.option("--contender-campaign", help="Campaign of the contender side.")
+@click.option("--baseline-where", metavar="SQL",
+              help="Filter of the baseline's measurements, e.g. \"node = 'c220g2-000001'\".")
+@click.option("--contender-where", metavar="SQL", help="Filter of the contender's measurements.")
+@click.option("--confidence", type=click.FloatRange(0.5, 1.0, max_open=True), default=0.99,
+              show_default=True, help="Confidence of the change's interval; 1 - confidence is "
+                                      "the level of the adjusted p-values.")
+@click.option("--threshold", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
+              metavar="PCT", help="Changes within +-PCT percent count as no change.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh"]), default="holm",
+              show_default=True, help="Adjustment of the p-values over the configurations.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--fail-on", "fail_on", type=click.Choice(["slower", "faster", "inconclusive"]),
+              multiple=True, help="Exit with status 1 when any row has this verdict (repeatable; "
+                                  "for CI gating: --fail-on slower).")
+@click.option("--no-save", is_flag=True, help="Do not keep the result in table comparisons.")
+@click.pass_context
+def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
+            contender_rev: str | None, baseline_campaign: str | None,
+            contender_campaign: str | None, baseline_where: str | None,
+            contender_where: str | None, confidence: float, threshold: float, correction: str,
+            fmt: str, fail_on: tuple[str, ...], no_save: bool) -> None:
+    """Compare a contender with a baseline, per configuration and hardware type.
+
+    Each side is a campaign, optionally one revision of it and a SQL filter. For every
+    configuration: the medians of the trial values of both sides, the change in percent with
+    its confidence interval (log-scale Hodges-Lehmann, distribution-free), the rank-sum
+    p-value adjusted over the configurations, and a verdict: slower, faster, no change (the
+    interval lies inside +-threshold) or inconclusive (with about how many more trials would
+    settle it). Sorted by the size of the change.  Example:
+
+      perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
+    """
+    from perfwarehouse.cli import _warehouse
+    from perfwarehouse.compare import verdict_line
+    from perfwarehouse.errors import UsageError
+
+    b_campaign = baseline_campaign or campaign
+    c_campaign = contender_campaign or campaign
+    if not b_campaign or not c_campaign:
+        raise UsageError("compare: give --campaign (or --baseline-campaign and "
+                         "--contender-campaign)")
+    baseline = Side("baseline", b_campaign, baseline_rev, baseline_where)
+    contender = Side("contender", c_campaign, contender_rev, contender_where)
+    if (b_campaign, baseline_rev, baseline_where) == (c_campaign, contender_rev, contender_where):
+        raise UsageError("compare: both sides are the same trials; give --baseline/--contender "
+                         "revisions, campaigns or --*-where filters that differ")
+    warehouse = _warehouse(ctx)
+    table = run_compare(warehouse, baseline, contender, confidence=confidence,
+                        threshold=threshold, correction=correction)
+    headline = (f"{verdict_line(table)} ({contender.describe()} vs {baseline.describe()}; "
+                f"{100 * confidence:g} % CI, threshold +-{threshold:g} %, {correction})")
+    if not no_save:
+        cid = save(warehouse, table, baseline, contender, confidence, threshold, correction)
+        headline += f" [comparison_id {cid}]"
+    if fmt in ("csv", "json"):
+        click.echo(headline, err=True)
+    click.echo(render(table, fmt, headline), nl=False)
+    verdicts = set(table.column("verdict").to_pylist())
+    if any(v in verdicts for v in fail_on):
+        ctx.exit(1)

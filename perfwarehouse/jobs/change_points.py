@@ -1,0 +1,147 @@
+"""Job ``change-points``: when did each configuration's performance change?
+
+Per configuration and hardware type, the series of trial values (median of each trial's
+iterations) ordered by revision time then start (``--by revision``) or by start (``--by
+time``) is searched with E-divisive means and a permutation test
+(:mod:`perfwarehouse.changepoints`; Matteson & James, JASA 2014; as Otava and MongoDB
+use it). Output table ``change_points`` (DDL ``sql/schema/081_change_points.sql``): one row
+per change point, and one row with the reason for every series that has none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from perfwarehouse.jobs.framework import Job, Tables, param
+
+QUERY = "change_point_series"
+OUTPUT = "change_points"
+
+FIELDS = (
+    ("campaign", pa.string()), ("hardware_type", pa.string()), ("config_id", pa.uint64()),
+    ("benchmark", pa.string()), ("settings", pa.string()), ("metric", pa.string()),
+    ("unit", pa.string()), ("higher_is_better", pa.bool_()), ("ordered_by", pa.string()),
+    ("n_points", pa.int64()), ("position", pa.int64()), ("revision", pa.string()),
+    ("revision_time", pa.timestamp("us", tz="UTC")), ("started_at", pa.timestamp("us", tz="UTC")),
+    ("revision_before", pa.string()), ("n_before", pa.int64()), ("n_after", pa.int64()),
+    ("median_before", pa.float64()), ("median_after", pa.float64()),
+    ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
+    ("confidence", pa.float64()), ("p_value", pa.float64()), ("alpha", pa.float64()),
+    ("direction", pa.string()), ("reason", pa.string()),
+)
+SCHEMA = pa.schema([pa.field(n, t) for n, t in FIELDS])
+
+
+@dataclass(frozen=True)
+class ChangePointParams:
+    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+    by: str = param("revision", "Order each series by revision time, then start (revision), "
+                    "or by start only (time).", choices=("revision", "time"))
+    alpha: float = param(0.01, "Level of the permutation tests: a series without change gets "
+                         "any change point with probability <= alpha.")
+    min_change: float = param(0.0, "Drop change points whose change is smaller than this many "
+                              "percent.")
+    min_size: int = param(5, "Fewest points on each side of a change point.")
+    permutations: int = param(999, "Permutations of the first test of a series (at most).")
+    split_permutations: int = param(199, "Permutations of the tests of its parts (at most).")
+    confidence: float = param(0.99, "Confidence of each change's interval.")
+
+
+def _direction(change: float, higher_is_better: bool | None) -> str | None:
+    if change != change or change == 0:  # NaN
+        return None
+    up = change > 0
+    return "improvement" if up == bool(higher_is_better) else "regression"
+
+
+def compute(table: pa.Table, params: ChangePointParams) -> Tables:
+    import numpy as np
+
+    from perfwarehouse.changepoints import detect
+    from perfwarehouse.errors import AnalysisError
+
+    if not 0 < params.alpha < 1:
+        raise AnalysisError(f"change-points: --alpha must be in (0, 1), got {params.alpha}")
+    if not 0.5 <= params.confidence < 1:
+        raise AnalysisError("change-points: --confidence must be in [0.5, 1)")
+    if (params.min_size < 2 or params.permutations < 1 or params.split_permutations < 1
+            or params.min_change < 0):
+        raise AnalysisError("change-points: --min-size must be >= 2, --permutations and "
+                            "--split-permutations >= 1, --min-change >= 0")
+    config = table.column("config_id").to_numpy()
+    values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
+    revision = table.column("revision").to_pylist()
+    revision_time = table.column("revision_time").to_pylist()
+    started = table.column("started_at").to_pylist()
+    bounds = np.flatnonzero(np.diff(config)) + 1
+    starts = np.concatenate([[0], bounds]).astype(int)
+    ends = np.concatenate([bounds, [config.size]]).astype(int)
+    meta_cols = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric",
+                 "unit", "higher_is_better")
+    rows: list[dict[str, Any]] = []
+    for s, e in zip(starts, ends):
+        meta = {k: table.column(k)[int(s)].as_py() for k in meta_cols}
+        base = {**meta, "ordered_by": params.by, "n_points": int(e - s),
+                "confidence": params.confidence, "alpha": params.alpha}
+        result = detect(values[s:e], alpha=params.alpha, min_change=params.min_change,
+                        min_size=params.min_size, permutations=params.permutations,
+                        split_permutations=params.split_permutations,
+                        confidence=params.confidence)
+        if not result.change_points:
+            rows.append({**base, "p_value": result.p_value, "reason": result.reason})
+            continue
+        for cp in result.change_points:
+            i = int(s) + cp.position
+            rows.append({
+                **base, "position": cp.position, "revision": revision[i],
+                "revision_time": revision_time[i], "started_at": started[i],
+                "revision_before": revision[i - 1], "n_before": cp.n_before,
+                "n_after": cp.n_after, "median_before": cp.median_before,
+                "median_after": cp.median_after, "change_pct": cp.change_pct,
+                "ci_low_pct": cp.ci_low_pct, "ci_high_pct": cp.ci_high_pct,
+                "p_value": cp.p_value,
+                "direction": _direction(cp.change_pct, meta["higher_is_better"]),
+            })
+    return {OUTPUT: pa.Table.from_pylist(rows, schema=SCHEMA)}
+
+
+def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
+    t = tables.get(OUTPUT)
+    if t is None or t.num_rows == 0:
+        return ["change-points: no series"]
+    rows = t.to_pylist()
+    series = {(r["campaign"], r["hardware_type"], r["config_id"]) for r in rows}
+    points = [r for r in rows if r["position"] is not None]
+    with_changes = {(r["campaign"], r["hardware_type"], r["config_id"]) for r in points}
+    short = sum(1 for r in rows if (r["reason"] or "").startswith("too short"))
+    regressions = sum(1 for r in points if r["direction"] == "regression")
+    lines = [f"change-points: {len(series):,} series, {len(points):,} change points in "
+             f"{len(with_changes):,} series ({regressions:,} regressions, "
+             f"{len(points) - regressions:,} improvements) at alpha {params.alpha:g}"]
+    if short:
+        lines.append(f"  {short:,} series too short for the test "
+                     f"(fewer than {2 * params.min_size} trials)")
+    if points:
+        big = max(points, key=lambda r: abs(r["change_pct"] or 0.0))
+        lines.append(f"  largest: {big['benchmark']} ({big['metric']}) on {big['hardware_type']}"
+                     f": {big['change_pct']:+.2f} % at {big['revision'] or big['started_at']}")
+    return lines
+
+
+JOB = Job(
+    name="change-points",
+    help="When did performance change? E-divisive means with a permutation test on each "
+         "configuration's series of trial values over revisions (or time); calibrated: a "
+         "series without change gets a change point with probability <= --alpha "
+         "(Matteson & James 2014).",
+    params=ChangePointParams,
+    query=QUERY,
+    compute=compute,
+    outputs=(OUTPUT,),
+    summarize=summarize,
+    query_params=lambda p: {"by": p.by},
+    per_configuration=True,
+)

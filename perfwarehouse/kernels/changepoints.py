@@ -1,0 +1,213 @@
+"""numba kernels of E-divisive means (Matteson & James, JASA 109(505), 2014, section 2).
+
+For a series z_1..z_n split after tau points into X = z_1..z_tau and Y = z_tau+1..z_n,
+with the exponent alpha = 1 of the paper (|.|^1, the energy distance of the two parts),
+
+    E(tau) = 2/(a b) sum_{i<=tau<j} |z_i - z_j| - 2/(a (a-1)) sum_{i<k<=tau} |z_i - z_k|
+             - 2/(b (b-1)) sum_{tau<j<k} |z_j - z_k|,       a = tau, b = n - tau,
+    Q(tau) = a b / n * E(tau)                                (paper, equations 5-6)
+
+with the end of the segment fixed at n (the form Otava and MongoDB's signal-processing
+library use; Daly et al., ICPE 2020, section 3.2). The three pairwise sums are computed for
+every tau in one O(n log n) pass: the within-prefix sum A(tau) grows by
+sum_{i<tau} |z_tau - z_i| (a Fenwick tree over the dense value levels keeps the counts and
+sums of the smaller values); with D_i = sum_j |z_i - z_j| (a function of z_i's level, the
+same for every permutation), sum_{i<=tau} D_i = 2 A(tau) + cross(tau) gives the cross sum,
+and the within-suffix sum is A(n) - A(tau) - cross(tau). Callers pass ranks (integers or mid-ranks), so every sum is an
+exact float64 integer/half-integer (n <= 10^5).
+
+The permutation test draws permutations with Fisher-Yates shuffles driven by splitmix64
+(Steele, Lea & Flood, OOPSLA 2014), so the slow twin in ``tests/naive/changepoints.py``
+reproduces the very same permutations in pure Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, nogil=True)
+def _splitmix(state: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """(next state, 64 random bits)."""
+    state = state + _GOLDEN
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def ranks_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(mid-ranks, 0-based dense level of each value, number of levels) of a float64 array
+    without NaN (equal values share a level and the mean of their 1-based ranks)."""
+    n = values.size
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(n)
+    levels = np.empty(n, dtype=np.int64)
+    start = 0
+    level = 0
+    while start < n:
+        stop = start + 1
+        while stop < n and values[order[stop]] == values[order[start]]:
+            stop += 1
+        mid = (start + stop + 1) / 2.0
+        for k in range(start, stop):
+            ranks[order[k]] = mid
+            levels[order[k]] = level
+        level += 1
+        start = stop
+    return ranks, levels, level
+
+
+@njit(cache=True, nogil=True)
+def level_distances(x: np.ndarray, level: np.ndarray, n_levels: int) -> np.ndarray:
+    """D[l] = sum_j |u_l - x_j| for the value u_l of each level (invariant under
+    permutations of the series)."""
+    n = x.size
+    count = np.zeros(n_levels)
+    value = np.zeros(n_levels)
+    for i in range(n):
+        count[level[i]] += 1.0
+        value[level[i]] = x[i]
+    total = 0.0
+    for lv in range(n_levels):
+        total += count[lv] * value[lv]
+    out = np.empty(n_levels)
+    c_below = 0.0
+    s_below = 0.0
+    for lv in range(n_levels):
+        u = value[lv]
+        c_le = c_below + count[lv]
+        s_le = s_below + count[lv] * u
+        out[lv] = u * c_le - s_le + (total - s_le) - u * (n - c_le)
+        c_below = c_le
+        s_below = s_le
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist: np.ndarray,
+           out: np.ndarray, pre: np.ndarray, cum: np.ndarray, cnt: np.ndarray,
+           sm: np.ndarray) -> int:
+    """Fill out[tau] = Q(tau) for min_size <= tau <= n - min_size (NaN elsewhere); return
+    the first tau of the maximum (-1 when there is none).
+
+    One pass: pre[t] = A(t), the sum over pairs inside the first t points (Fenwick tree
+    over the levels), and cum[t] = sum_{i<t} D[level_i] = 2 A(t) + cross(t), so
+    cross(t) = cum[t] - 2 A(t) and B(t) = A(n) - A(t) - cross(t)."""
+    n = x.size
+    cnt[:] = 0.0
+    sm[:] = 0.0
+    total_c = 0.0
+    total_s = 0.0
+    acc = 0.0
+    run = 0.0
+    pre[0] = 0.0
+    cum[0] = 0.0
+    for t in range(n):
+        v = x[t]
+        lv = level[t] + 1
+        c_le = 0.0
+        s_le = 0.0
+        k = lv
+        while k > 0:
+            c_le += cnt[k]
+            s_le += sm[k]
+            k -= k & -k
+        acc += v * c_le - s_le + (total_s - s_le) - v * (total_c - c_le)
+        run += dist[lv - 1]
+        pre[t + 1] = acc
+        cum[t + 1] = run
+        k = lv
+        while k <= n_levels:
+            cnt[k] += 1.0
+            sm[k] += v
+            k += k & -k
+        total_c += 1.0
+        total_s += v
+    total = pre[n]
+    out[:] = np.nan
+    best = -1
+    best_q = -np.inf
+    for tau in range(min_size, n - min_size + 1):
+        a = float(tau)
+        b = float(n - tau)
+        within_x = pre[tau]
+        cross = cum[tau] - 2.0 * within_x
+        within_y = total - within_x - cross
+        e = 2.0 * cross / (a * b) - 2.0 * within_x / (a * (a - 1.0)) \
+            - 2.0 * within_y / (b * (b - 1.0))
+        q = a * b / n * e
+        out[tau] = q
+        if q > best_q:
+            best_q = q
+            best = tau
+    return best
+
+
+@njit(cache=True, nogil=True)
+def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> np.ndarray:
+    """Q(tau) for tau = 0..n (NaN where a part would have fewer than ``min_size`` points).
+
+    ``x``: float64 values (ranks); ``level``: int64 dense level of each value (0-based,
+    equal values share a level, order preserved); ``n_levels`` = max(level) + 1;
+    ``min_size`` >= 2.
+    """
+    n = x.size
+    out = np.empty(n + 1)
+    pre = np.empty(n + 1)
+    cum = np.empty(n + 1)
+    cnt = np.empty(n_levels + 1)
+    sm = np.empty(n_levels + 1)
+    dist = level_distances(x, level, n_levels)
+    _curve(x, level, n_levels, min_size, dist, out, pre, cum, cnt, sm)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: int,
+                       n_perm: int, state: np.uint64, stop_at: float, stop_count: int
+                       ) -> tuple[np.ndarray, np.uint64]:
+    """max_tau Q(tau) of up to ``n_perm`` random permutations of the series (px, pl).
+
+    Permutation r shuffles the previous one in place (Fisher-Yates from the end,
+    j = ((bits >> 32) (i + 1)) >> 32 (Lemire, ACM TOMACS 29(1), 2019), bits from a
+    splitmix64 stream at ``state``), so ``px``/``pl``
+    are left at the last permutation and the returned state continues the stream: a
+    caller can draw more later and get the same sequence as one long call. Stops early,
+    after the permutation that brings the count of maxima >= ``stop_at`` to
+    ``stop_count`` (sequential Monte Carlo test, Besag & Clifford, Biometrika 78(2),
+    1991); ``stop_at = inf`` draws all. Returns (the maxima drawn, the new state).
+    """
+    n = px.size
+    out = np.empty(n + 1)
+    pre = np.empty(n + 1)
+    cum = np.empty(n + 1)
+    cnt = np.empty(n_levels + 1)
+    sm = np.empty(n_levels + 1)
+    dist = level_distances(px, pl, n_levels)
+    maxima = np.empty(n_perm)
+    hits = 0
+    for r in range(n_perm):
+        for i in range(n - 1, 0, -1):
+            state, bits = _splitmix(state)
+            j = np.int64(((bits >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+            tx = px[i]
+            px[i] = px[j]
+            px[j] = tx
+            tl = pl[i]
+            pl[i] = pl[j]
+            pl[j] = tl
+        best = _curve(px, pl, n_levels, min_size, dist, out, pre, cum, cnt, sm)
+        m = out[best] if best >= 0 else np.nan
+        maxima[r] = m
+        if m >= stop_at:
+            hits += 1
+            if hits >= stop_count:
+                return maxima[: r + 1], state
+    return maxima, state

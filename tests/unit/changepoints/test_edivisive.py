@@ -1,0 +1,137 @@
+"""E-divisive kernel and search against the slow twins; calibration and power."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from perfwarehouse.changepoints import detect, min_points
+from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve
+from tests.naive.changepoints import edivisive_naive, permutation_maxima_naive, q_naive
+
+
+def _series(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
+    if kind == "normal":
+        return rng.normal(100.0, 1.0, n)
+    if kind == "lognormal":
+        return rng.lognormal(3.0, 0.5, n)
+    if kind == "ties":
+        return np.round(rng.normal(10.0, 1.0, n))
+    if kind == "constant":
+        return np.full(n, 7.0)
+    raise ValueError(kind)
+
+
+def _levels(ranks: np.ndarray) -> tuple[np.ndarray, int]:
+    uniq, levels = np.unique(ranks, return_inverse=True)
+    return levels.astype(np.int64), int(uniq.size)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "constant"])
+@pytest.mark.parametrize("n", [4, 5, 9, 10, 17, 40])
+@pytest.mark.parametrize("min_size", [2, 3, 5])
+def test_q_curve_equals_twin(n: int, kind: str, min_size: int) -> None:
+    rng = np.random.default_rng(n * 7 + min_size)
+    for _ in range(3):
+        ranks = sps.rankdata(_series(rng, n, kind))
+        levels, n_levels = _levels(ranks)
+        ours = q_curve(ranks, levels, n_levels, min_size)
+        ref = np.array(q_naive(list(ranks), min_size))
+        assert np.array_equal(np.isnan(ours), np.isnan(ref))
+        np.testing.assert_allclose(ours[~np.isnan(ours)], ref[~np.isnan(ref)],
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties"])
+def test_permutations_equal_twin(kind: str) -> None:
+    rng = np.random.default_rng(3)
+    for n in (4, 11, 23):
+        ranks = np.sort(sps.rankdata(_series(rng, n, kind)))
+        levels, n_levels = _levels(ranks)
+        ours, _ = permutation_maxima(ranks.copy(), levels.copy(), n_levels, 2, 25,
+                                     np.uint64(12345), math.inf, 1)
+        ref = permutation_maxima_naive(list(ranks), 2, 25, 12345)
+        np.testing.assert_allclose(ours, ref, rtol=1e-12)
+        # resuming the stream gives the same sequence as one long call
+        px, pl = ranks.copy(), levels.copy()
+        first, state = permutation_maxima(px, pl, n_levels, 2, 10, np.uint64(12345),
+                                          math.inf, 1)
+        rest, _ = permutation_maxima(px, pl, n_levels, 2, 15, np.uint64(state), math.inf, 1)
+        np.testing.assert_allclose(np.concatenate([first, rest]), ours, rtol=0)
+        # early stop after the second maximum >= a threshold
+        stop = float(np.median(ours))
+        short, _ = permutation_maxima(ranks.copy(), levels.copy(), n_levels, 2, 25,
+                                      np.uint64(12345), stop, 2)
+        ref_short = permutation_maxima_naive(list(ranks), 2, 25, 12345, stop, 2)
+        np.testing.assert_allclose(short, ref_short, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "ties"])
+def test_detect_equals_twin(kind: str) -> None:
+    rng = np.random.default_rng(11)
+    for trial in range(8):
+        n = int(rng.integers(10, 36))
+        x = _series(rng, n, kind)
+        if trial % 2:
+            x[int(rng.integers(3, n - 3)):] *= 1.5
+        ours = detect(x, alpha=0.05, permutations=99, split_permutations=39)
+        ref = edivisive_naive(list(x), 0.05, 5, 99, 39)
+        assert [(c.position, c.p_value) for c in ours.change_points] == ref
+
+
+def test_too_short_and_constant_series_say_why() -> None:
+    short = detect([1.0, 2.0, 3.0])
+    assert short.change_points == () and "too short: 3 points" in short.reason
+    assert str(min_points()) in short.reason
+    flat = detect(np.full(50, 3.0))
+    assert flat.change_points == () and flat.reason == "all values equal"
+    with pytest.raises(ValueError):
+        detect([1.0, math.nan] * 10)
+
+
+def test_min_change_drops_small_changes_and_describes_segments() -> None:
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.normal(100, 0.1, 100), rng.normal(100.5, 0.1, 100),
+                        rng.normal(120, 0.1, 100)])
+    both = detect(x)
+    assert [c.position for c in both.change_points] == [100, 200]
+    big = detect(x, min_change=5.0)
+    assert [c.position for c in big.change_points] == [200]
+    cp = big.change_points[0]
+    assert cp.n_before == 200 and cp.n_after == 100
+    assert cp.median_before == pytest.approx(np.median(x[:200]))
+    assert cp.change_pct == pytest.approx(100 * (120 / 100.25 - 1), abs=0.5)
+    assert cp.ci_low_pct < cp.change_pct < cp.ci_high_pct
+    none = detect(x, min_change=50.0)
+    assert none.change_points == () and "at least 50 %" in none.reason
+
+
+def test_calibrated_false_alarm_rate() -> None:
+    """Stationary series of several lengths and shapes: the share with any change point
+    stays near alpha = 1 % (bound 5 %); 600 series."""
+    rng = np.random.default_rng(2024)
+    alarms, total = 0, 0
+    for n in (20, 50, 120, 400):
+        for kind in ("normal", "lognormal", "ties"):
+            cell = sum(bool(detect(_series(rng, n, kind)).change_points) for _ in range(50))
+            assert cell <= 3, (n, kind, cell)  # P(>= 4 of 50 | rate 1 %) < 2e-3
+            alarms += cell
+            total += 50
+    assert alarms / total <= 0.03
+
+
+def test_planted_steps_found_within_two_positions() -> None:
+    rng = np.random.default_rng(99)
+    found, total = 0, 0
+    for n in (100, 250, 500, 1000):
+        for _ in range(40):
+            x = rng.normal(0.0, 1.0, n) + 50.0
+            k = int(rng.integers(10, n - 10))
+            x[k:] += 3.0
+            result = detect(x)
+            found += any(abs(c.position - k) <= 2 for c in result.change_points)
+            total += 1
+    assert found / total >= 0.95

@@ -1,0 +1,87 @@
+"""perfwarehouse.compare against scipy and the slow twins; verdict rules."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from scipy import stats as sps
+
+from perfwarehouse.compare import compare_samples, compare_table, judge, more_trials, verdict_line
+from tests.naive.compare import bh_naive, bonferroni_naive, change_naive, holm_naive
+
+
+@pytest.mark.parametrize(("n1", "n2"), [(3, 4), (6, 6), (5, 9)])
+def test_change_interval_and_p_equal_twin_and_scipy(n1: int, n2: int) -> None:
+    rng = np.random.default_rng(n1 * 10 + n2)
+    for _ in range(4):
+        x = rng.lognormal(4.0, 0.1, n1)
+        y = rng.lognormal(4.05, 0.1, n2)
+        r = compare_samples(x, y, confidence=0.9)
+        pct, low, high = change_naive(list(x), list(y), 0.9)
+        assert r.change_pct == pytest.approx(pct, rel=1e-9)
+        assert r.ci_low_pct == (None if low is None else pytest.approx(low, rel=1e-9))
+        assert r.ci_high_pct == (None if high is None else pytest.approx(high, rel=1e-9))
+        ref = sps.mannwhitneyu(x, y, method="asymptotic")
+        assert r.p_value == pytest.approx(ref.pvalue, rel=1e-12)
+        assert r.median_baseline == np.median(x) and r.median_contender == np.median(y)
+
+
+@pytest.mark.parametrize(("method", "twin"), [("holm", holm_naive), ("bh", bh_naive),
+                                              ("bonferroni", bonferroni_naive)])
+def test_adjusted_p_equal_twin(method: str, twin) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(7)
+    rows = []
+    for b in range(12):
+        shift = 0.03 if b < 4 else 0.0
+        for side, mu in (("baseline", 0.0), ("contender", shift)):
+            for v in rng.normal(mu, 0.02, 8):
+                rows.append({"benchmark": f"b{b}", "side": side, "value": math.exp(4 + v)})
+    t = compare_table(pa.Table.from_pylist(rows), ["benchmark"], correction=method)
+    p = t.column("p_value").to_pylist()
+    np.testing.assert_allclose(t.column("p_adjusted").to_pylist(), twin(p), rtol=1e-12)
+
+
+def test_verdicts_follow_direction_and_threshold() -> None:
+    assert judge(5.0, 4.0, 6.0, 1e-4, False, 0.99, 1.0) == "slower"   # time up
+    assert judge(5.0, 4.0, 6.0, 1e-4, True, 0.99, 1.0) == "faster"    # throughput up
+    assert judge(-5.0, -6.0, -4.0, 1e-4, None, 0.99, 1.0) == "faster"  # unknown: like time
+    assert judge(0.1, -0.5, 0.8, 0.5, False, 0.99, 1.0) == "no change"
+    assert judge(1.2, 0.5, 2.0, 1e-4, False, 0.99, 1.0) == "inconclusive"
+    assert judge(5.0, 4.0, 6.0, 0.05, False, 0.99, 1.0) == "inconclusive"  # not significant
+    assert judge(5.0, None, None, 0.001, False, 0.99, 1.0) == "inconclusive"
+
+
+def test_more_trials_settles_a_straddling_interval() -> None:
+    # estimate 2 %, interval [0.5, 3.5] straddles +1 %: shrink the half-width to ~1 point
+    k = more_trials(10, 10, 2.0, 0.5, 3.5, 1.0)
+    assert k is not None and 20 <= k <= 60
+    assert more_trials(10, 10, 1.0, 0.5, 1.5, 1.0) is None  # estimate on the threshold
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(100, 2, 5), rng.normal(101.5, 2, 5)
+    r = compare_samples(x, y)
+    assert r.verdict == "inconclusive" and r.more_trials and r.more_trials > 0
+    few = compare_samples([1.0, 2.0], [1.5, 2.5])
+    assert few.ci_low_pct is None and "too few trials" in few.reason and few.more_trials
+
+
+def test_table_sorted_by_size_with_verdict_line() -> None:
+    rng = np.random.default_rng(11)
+    rows = []
+    for b, (shift, hib) in enumerate([(0.0, False), (0.05, False), (-0.10, False),
+                                      (0.05, True)]):
+        for side, mu in (("baseline", 0.0), ("contender", shift)):
+            for v in rng.normal(mu, 0.004, 20):
+                rows.append({"benchmark": f"b{b}", "higher_is_better": hib, "side": side,
+                             "value": 50 * math.exp(v)})
+    rows.append({"benchmark": "lonely", "higher_is_better": False, "side": "baseline",
+                 "value": 1.0})
+    t = compare_table(pa.Table.from_pylist(rows), ["benchmark"])
+    assert t.column("benchmark").to_pylist() == ["b2", "b1", "b3", "b0", "lonely"]
+    assert t.column("verdict").to_pylist() == ["faster", "slower", "faster", "no change",
+                                               "inconclusive"]
+    assert "no trials on the contender side" in t.column("reason")[4].as_py()
+    assert verdict_line(t) == ("1 of 5 configurations slower, 2 faster, 1 no change, "
+                               "1 inconclusive")
