@@ -7,6 +7,7 @@ from perfwarehouse.jobs import order_effects, predecessor_effects
 from perfwarehouse.jobs.detectable_regression import AA_FPR, DETECTABLE_REGRESSION
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
 from perfwarehouse.jobs.profile import PROFILE
+from perfwarehouse.jobs.surface import JOB as SURFACE
 from perfwarehouse.jobs.trends import TRENDS
 from perfwarehouse.jobs.triscale_jobs import CONVERGENCE, INDEPENDENCE, KPI
 from perfwarehouse.jobs.triscale_jobs import VARIABILITY as VARIABILITY_SCORE
@@ -16,6 +17,7 @@ JOBS: tuple[Job, ...] = (
     order_effects.JOB, predecessor_effects.JOB,                      # OrderSage (issue 3)
     VARIABILITY, AA_FPR, DETECTABLE_REGRESSION,                      # Laaber et al. (issue 4)
     CONVERGENCE, KPI, VARIABILITY_SCORE, INDEPENDENCE, PROFILE, TRENDS,  # TriScale (issue 5)
+    SURFACE,                                                         # workbench (issue 15)
 )
 
 

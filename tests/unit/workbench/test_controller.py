@@ -11,6 +11,7 @@ from scipy import stats as sps
 from perfwarehouse.errors import UsageError
 from perfwarehouse.workbench import (
     Done,
+    LoadSummary,
     Run,
     Search,
     SearchResult,
@@ -259,3 +260,23 @@ def test_replay_rebuilds_the_state() -> None:
             resumed = resumed.observe(trial)
         assert isinstance(resumed.action, Done)
         assert resumed.action.result == result
+
+
+def test_agrees_with_the_loadtest_intervals() -> None:
+    """The controller's interval and region decision are those of ``analyze load``."""
+    from perfwarehouse.loadtest import intervals
+
+    rng = np.random.default_rng(11)
+    spec = SearchSpec(r_sat=40.0, width=0.1)
+    for _ in range(200):
+        n = int(rng.integers(2, 12))
+        values = list(rng.normal(rng.uniform(20, 60), rng.uniform(0.1, 10), size=n))
+        ours = t_interval(values, 0.95)
+        theirs = intervals.mean_ci(values, 0.95)
+        assert math.isclose(ours.low, theirs.low, rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(ours.high, theirs.high, rel_tol=1e-9, abs_tol=1e-9)
+        verdict = LoadSummary(1, 100.0, "start").add(Trial(100.0, values[0]), spec)
+        for v in values[1:]:
+            verdict = verdict.add(Trial(100.0, v), spec)
+        decision = str(intervals.region_decision(theirs.low, theirs.high, 40.0, 0.1))
+        assert verdict.verdict == {"overlap": "candidate"}.get(decision, decision)
