@@ -1,0 +1,128 @@
+"""hey's text summary (``hey -z 10s -c 8 URL``): one file = one trial at one load level.
+
+hey runs ``-c`` workers, each sending its next request when the previous one is
+answered: a closed loop without think time (``loop=closed, think_time_s=0``). The
+summary does not print ``-c`` (nor ``-q``, the per-worker rate limit), so pass
+``--setting clients=C`` (and, for ``-q``, what the run was). Mapping:
+
+* ``Summary``: ``Total`` -> ``duration_s``; ``Requests/sec`` -> ``throughput``;
+  ``Average``/``Fastest``/``Slowest`` -> ``mean``/``min``/``max`` (seconds -> ms);
+* ``Latency distribution`` (``10% in 0.0002 secs`` ...) -> ``p50``, ``p90``, ``p95``,
+  ``p99`` and the trial's latency percentiles (ms);
+* ``Response time histogram`` -> attribute ``histogram_ms`` (bucket upper bound in ms,
+  count); ``Details`` -> attribute ``details_s``;
+* ``Status code distribution`` + ``Error distribution`` -> ``requests`` (all
+  responses and errors) and ``errors`` (transport errors plus responses outside
+  200-399, as wrk counts them). hey's ``Requests/sec`` counts errors too; when no
+  request got a response (all errors) the trial has no latency metrics.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats.records import ImportOptions
+
+NAME = "hey"
+DESCRIPTION = "hey's text summary: one trial (load level) per file"
+
+_SECTIONS = {"Summary:": "summary", "Response time histogram:": "histogram",
+             "Latency distribution:": "latency", "Details (average, fastest, slowest):": "details",
+             "Status code distribution:": "status", "Error distribution:": "error"}
+_SUMMARY = re.compile(r"\s+(Total|Slowest|Fastest|Average|Requests/sec|Total data|Size/request):"
+                      r"\s*(\S*)(?:\s+(secs|bytes))?\s*")
+_HISTOGRAM = re.compile(r"\s+(\S+) \[(\S+)\]\s*\|.*")
+_LATENCY = re.compile(r"\s+(\S+)% in (\S+) secs\s*")
+_DETAIL = re.compile(r"\s+([^:]+):\s+(.*)")
+_STATUS = re.compile(r"\s+\[(\d+)\]\s+(\S+) responses\s*")
+_ERROR = re.compile(r"\s+\[(\S+)\]\s+(.*)")
+_SUMMARY_KEYS = {"Total": "duration_s", "Slowest": "max", "Fastest": "min", "Average": "mean",
+                 "Requests/sec": "throughput"}
+
+
+def sniff(head: bytes, filename: str) -> bool:
+    lines = [ln for ln in head.decode("utf-8", "replace").splitlines() if ln.strip()]
+    return len(lines) >= 2 and lines[0].strip() == "Summary:" \
+        and re.fullmatch(r"\s+Total:\s*\S+ secs\s*", lines[1]) is not None
+
+
+def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
+    text = lt.decode(data, source)
+    lines = text.splitlines()
+    section = None
+    seen: set[str] = set()
+    summary: dict[str, float] = {}
+    percentiles: list[list[float]] = []
+    histogram: list[list[float]] = []
+    details: dict[str, str] = {}
+    statuses: dict[str, int] = {}
+    transport_errors: dict[str, int] = {}
+    for index, raw in enumerate(lines):
+        lineno = index + 1
+        if not raw.strip():
+            continue
+        if raw.strip() in _SECTIONS:
+            section = _SECTIONS[raw.strip()]
+            seen.add(section)
+            continue
+        if section == "summary" and (m := _SUMMARY.fullmatch(raw)):
+            key = m.group(1)
+            if m.group(2).lower() == "nan":  # hey's average when no request got a response
+                continue
+            value = lt.number(m.group(2), source, lineno, key)
+            if key in _SUMMARY_KEYS:
+                in_ms = key in ("Slowest", "Fastest", "Average")
+                summary[_SUMMARY_KEYS[key]] = lt.seconds_to_ms(value) if in_ms else value
+            else:
+                details[key] = m.group(2)
+        elif section == "histogram" and (m := _HISTOGRAM.fullmatch(raw)):
+            histogram.append([lt.seconds_to_ms(lt.number(m.group(1), source, lineno,
+                                                         "histogram bound")),
+                              lt.number(m.group(2), source, lineno, "histogram count")])
+        elif section == "latency" and (m := _LATENCY.fullmatch(raw)):
+            percentiles.append([lt.number(m.group(1), source, lineno, "percentile"),
+                                lt.seconds_to_ms(lt.number(m.group(2), source, lineno,
+                                                           "latency"))])
+        elif section == "details" and (m := _DETAIL.fullmatch(raw)):
+            details[m.group(1).strip()] = m.group(2).strip()
+        elif section == "status" and (m := _STATUS.fullmatch(raw)):
+            statuses[m.group(1)] = int(lt.number(m.group(2), source, lineno, "response count"))
+        elif section == "error" and (m := _ERROR.fullmatch(raw)):
+            transport_errors[m.group(2)] = int(lt.number(m.group(1), source, lineno,
+                                                         "error count"))
+        elif section in ("summary", "latency", "status", "histogram"):
+            raise TrialParseError(source, lineno, "wrong-type",
+                                  f"unexpected line in hey's {section} section: "
+                                  f"{raw.strip()[:40]!r}")
+    if "summary" not in seen:
+        raise TrialParseError(source, 1, "missing-field", "no 'Summary:' section: is this hey output?")
+    if "status" not in seen:
+        raise TrialParseError(source, len(lines), "truncated",
+                              "the output ends before hey's 'Status code distribution:'")
+    for key in ("duration_s", "throughput"):
+        if key not in summary:
+            name = next(k for k, v in _SUMMARY_KEYS.items() if v == key)
+            raise TrialParseError(source, 0, "missing-field", f"the summary has no '{name}:' line")
+    if not statuses:  # no response at all: hey prints 0 (or NaN) for the latencies
+        for key in ("mean", "min", "max"):
+            summary.pop(key, None)
+    bad_status = sum(n for code, n in statuses.items() if not 200 <= int(code) < 400)
+    metrics: dict[str, float | None] = dict(summary)
+    metrics["requests"] = float(sum(statuses.values()) + sum(transport_errors.values()))
+    metrics["errors"] = float(bad_status + sum(transport_errors.values()))
+    for q, value in percentiles:
+        if q in lt.PERCENTILE_METRICS:
+            metrics[lt.PERCENTILE_METRICS[q]] = value
+    attributes: dict[str, Any] = {"status_codes": statuses, "histogram_ms": histogram,
+                                  "details_s": details}
+    if transport_errors:
+        attributes["error_distribution"] = transport_errors
+    settings = {"generator": "hey", "loop": "closed", "think_time_s": 0}
+    return lt.finish(lt.trial_records(
+        run=lt.run_id(NAME, data), position=0, benchmark="hey", settings=settings,
+        metrics=metrics, duration_s=summary["duration_s"],
+        latency={"unit": "ms", "percentiles": percentiles} if percentiles else None,
+        attributes=attributes, source=source))

@@ -1,0 +1,96 @@
+"""redis-benchmark ``--csv`` output: one trial per test line (``PING_INLINE``, ``SET`` ...).
+
+Two layouts:
+
+* redis 7 (and 6.2): a header ``"test","rps","avg_latency_ms","min_latency_ms",
+  "p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`` and one row
+  per test -> ``throughput`` (rps) and the latency metrics ``mean``, ``min``, ``p50``,
+  ``p95``, ``p99``, ``max`` (ms);
+* older versions: no header, two columns ``"TEST","rps"`` -> ``throughput`` only.
+
+benchmark = the test name; each row is one trial (position = its rank in the file).
+redis-benchmark's clients are a closed loop without think time (``loop=closed,
+think_time_s=0``), but ``--csv`` does not print ``-c``, ``-P`` or ``-n``: pass
+``--setting clients=C`` (and ``--setting pipeline=P`` when ``-P`` > 1).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats.records import ImportOptions
+
+NAME = "redis-benchmark"
+DESCRIPTION = "redis-benchmark --csv output (redis 7 header or the old 2-column form): one trial per test"
+
+#: redis 7 column -> metric
+COLUMNS = {"rps": "throughput", "avg_latency_ms": "mean", "min_latency_ms": "min",
+           "p50_latency_ms": "p50", "p95_latency_ms": "p95", "p99_latency_ms": "p99",
+           "max_latency_ms": "max"}
+_HEADER = re.compile(r'"test","rps"(,"[a-z0-9_]+")*\s*')
+_OLD_ROW = re.compile(r'"[^"]+","[0-9.]+"\s*')
+
+
+def sniff(head: bytes, filename: str) -> bool:
+    lines = [ln for ln in head.decode("utf-8", "replace").splitlines() if ln.strip()]
+    if not lines:
+        return False
+    if _HEADER.fullmatch(lines[0]):
+        return True
+    complete = lines[:-1] if len(head) >= 64 * 1024 else lines  # the last may be cut
+    return bool(complete) and all(_OLD_ROW.fullmatch(ln) for ln in complete)
+
+
+def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
+    text = lt.decode(data, source)
+    reader = csv.reader(io.StringIO(text), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        for row in reader:
+            if row:
+                rows.append((reader.line_num, row))
+    except csv.Error as exc:
+        raise TrialParseError(source, reader.line_num, "truncated",
+                              f"a quoted field does not end ({exc})") from None
+    header = rows[0][1] if rows else []
+    if header[:1] == ["test"]:
+        if "rps" not in header:
+            raise TrialParseError(source, rows[0][0], "missing-column",
+                                  "the header lacks the column rps")
+        columns = header
+        rows = rows[1:]
+    else:
+        columns = ["test", "rps"]
+    if not rows:
+        raise TrialParseError(source, 0, "empty", "the file has no test rows")
+    run = lt.run_id(NAME, data)
+    settings = {"generator": "redis-benchmark", "loop": "closed", "think_time_s": 0}
+    records: list[dict[str, Any]] = []
+    ends_with_newline = text.endswith("\n")
+    for position, (lineno, row) in enumerate(rows):
+        if len(row) != len(columns):
+            last = position == len(rows) - 1
+            rule = "truncated" if last and (len(row) < len(columns) or not ends_with_newline) \
+                else "wrong-type"
+            raise TrialParseError(source, lineno, rule,
+                                  f"this row has {len(row)} fields, the layout has "
+                                  f"{len(columns)}")
+        fields = dict(zip(columns, row))
+        if not fields["test"].strip():
+            raise TrialParseError(source, lineno, "missing-field", "the test name is empty")
+        metrics = {COLUMNS[c]: lt.number(v, source, lineno, c)
+                   for c, v in fields.items() if c in COLUMNS}
+        records += lt.trial_records(run=run, position=position, benchmark=fields["test"],
+                                    settings=settings, metrics=metrics, source=source,
+                                    line=lineno)
+    if not ends_with_newline:
+        # redis-benchmark ends every row with a newline; a cut inside a number would
+        # still parse, so an unterminated last row is refused
+        raise TrialParseError(source, rows[-1][0], "truncated",
+                              "the last row has no line end: the file was cut")
+    return lt.finish(records)

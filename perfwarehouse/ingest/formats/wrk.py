@@ -1,0 +1,164 @@
+"""wrk 4 and wrk2 text output (``--latency``): one file = one trial at one load level.
+
+* ``Running 2s test @ URL`` -> benchmark = the URL;
+* ``T threads and C connections`` -> settings ``threads``, ``connections``; wrk 4 is a
+  closed loop (each connection waits for its response, no think time): ``loop=closed,
+  clients=C, think_time_s=0``. wrk2 (recognised by its ``Thread calibration`` lines,
+  its HdrHistogram distribution or its ``Detailed Percentile spectrum``) sends at a
+  constant rate (``-R``): ``loop=open``; wrk2 does not print the rate, so pass
+  ``--setting rate_rps=R``;
+* ``Thread Stats Latency`` Avg/Max -> ``mean``/``max`` (ms); Stdev and the ``Req/Sec``
+  row -> attributes;
+* ``Latency Distribution`` lines -> ``p50``, ``p90``, ``p99`` (and ``p99.9`` from wrk2)
+  and the trial's latency percentiles; wrk2's ``Detailed Percentile spectrum`` (the
+  HdrHistogram percentile spectrum, values in ms) replaces them as the distribution;
+* ``N requests in 2.10s`` -> ``requests``, ``duration_s``; ``Requests/sec`` ->
+  ``throughput``; ``Socket errors`` + ``Non-2xx or 3xx responses`` -> ``errors``
+  (wrk prints them only when non-zero, so absent means 0).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats.records import ImportOptions
+
+NAME = "wrk"
+DESCRIPTION = "wrk 4 / wrk2 text output (with --latency): one trial (load level) per file"
+
+_RUNNING = re.compile(r"Running (\S+) test @ (\S+)\s*")
+_THREADS = re.compile(r"\s*(\d+) threads and (\d+) connections\s*")
+_STAT = re.compile(r"\s*(Latency|Req/Sec)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)%\s*")
+_DISTRIBUTION = re.compile(r"\s*(\d+(?:\.\d+)?)%\s+(\S+)\s*")
+_SPECTRUM_ROW = re.compile(r"\s*(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s*")
+_TOTAL = re.compile(r"\s*(\d+) requests in (\S+), (\S+) read\s*")
+_SOCKET = re.compile(r"\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)\s*")
+_NON_2XX = re.compile(r"\s*Non-2xx or 3xx responses: (\d+)\s*")
+_RPS = re.compile(r"Requests/sec:\s*(\S*)\s*")
+_TRANSFER = re.compile(r"Transfer/sec:\s*(\S*)\s*")
+
+
+def sniff(head: bytes, filename: str) -> bool:
+    text = head.decode("utf-8", "replace")
+    lines = text.lstrip().splitlines()
+    return bool(lines) and _RUNNING.fullmatch(lines[0]) is not None and (
+        len(lines) < 2 or _THREADS.fullmatch(lines[1]) is not None)
+
+
+def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
+    text = lt.decode(data, source)
+    lines = text.splitlines()
+    found: dict[str, Any] = {}
+    distribution: list[tuple[float, float]] = []
+    spectrum: list[list[float]] = []
+    attributes: dict[str, Any] = {}
+    section = None
+    errors = 0.0
+    for index, raw in enumerate(lines):
+        lineno = index + 1
+        line = raw.rstrip()
+        if not line.strip():
+            if section == "distribution":
+                section = None
+            continue
+        if m := _RUNNING.fullmatch(line):
+            found["url"], attributes["nominal_duration"] = m.group(2), m.group(1)
+            found["running_line"] = lineno
+        elif m := _THREADS.fullmatch(line):
+            found["threads"], found["connections"] = int(m.group(1)), int(m.group(2))
+        elif "Thread calibration" in line:
+            found["wrk2"] = True
+        elif m := _STAT.fullmatch(line):
+            if m.group(1) == "Latency":
+                found["mean"] = lt.duration_ms(m.group(2), source, lineno, "latency avg")
+                attributes["latency_stdev_ms"] = lt.duration_ms(m.group(3), source, lineno,
+                                                                "latency stdev")
+                found["max"] = lt.duration_ms(m.group(4), source, lineno, "latency max")
+            else:
+                attributes["thread_req_per_s"] = {"avg": m.group(2), "stdev": m.group(3),
+                                                  "max": m.group(4)}
+        elif line.strip().startswith("Latency Distribution"):
+            section = "distribution"
+            if "HdrHistogram" in line:
+                found["wrk2"] = True
+        elif line.strip().startswith("Detailed Percentile spectrum"):
+            section, found["wrk2"] = "spectrum", True
+        elif section == "distribution" and (m := _DISTRIBUTION.fullmatch(line)):
+            q = lt.number(m.group(1), source, lineno, "percentile")
+            distribution.append((q, lt.duration_ms(m.group(2), source, lineno, f"p{m.group(1)}")))
+        elif section == "spectrum" and line.strip().startswith("Value"):
+            continue
+        elif section == "spectrum" and (m := _SPECTRUM_ROW.fullmatch(line)):
+            value = lt.number(m.group(1), source, lineno, "spectrum value")
+            fraction = lt.number(m.group(2), source, lineno, "spectrum percentile")
+            if not 0.0 <= fraction <= 1.0:
+                raise TrialParseError(source, lineno, "wrong-type",
+                                      f"spectrum percentile {m.group(2)} is not in [0, 1]")
+            spectrum.append([fraction * 100.0, value])
+        elif line.startswith("#[") or line.startswith("----"):
+            section = None
+            attributes.setdefault("hdr_summary", []).append(line.strip())
+        elif m := _TOTAL.fullmatch(line):
+            found["requests"] = float(m.group(1))
+            found["duration_s"] = lt.duration_ms(m.group(2), source, lineno, "duration") / 1e3
+            attributes["bytes_read"] = m.group(3)
+        elif m := _SOCKET.fullmatch(line):
+            counts = [int(g) for g in m.groups()]
+            attributes["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"),
+                                                   counts))
+            errors += sum(counts)
+        elif m := _NON_2XX.fullmatch(line):
+            attributes["non_2xx_3xx"] = int(m.group(1))
+            errors += int(m.group(1))
+        elif m := _RPS.fullmatch(line):
+            found["throughput"] = lt.number(m.group(1), source, lineno, "Requests/sec")
+        elif m := _TRANSFER.fullmatch(line):
+            attributes["transfer_per_s"] = m.group(1)
+        elif section == "spectrum":
+            raise TrialParseError(source, lineno, "wrong-type",
+                                  f"a spectrum row must be 'value percentile count 1/(1-p)', "
+                                  f"got {line.strip()[:40]!r}")
+    return lt.finish(_records(data, source, found, distribution, spectrum, attributes, errors))
+
+
+def _records(data: bytes, source: str, found: dict[str, Any],
+             distribution: list[tuple[float, float]], spectrum: list[list[float]],
+             attributes: dict[str, Any], errors: float) -> list[dict[str, Any]]:
+    if "running_line" not in found:
+        raise TrialParseError(source, 1, "missing-field",
+                              "no 'Running ... test @ URL' line: is this wrk output?")
+    if "requests" not in found or "throughput" not in found:
+        raise TrialParseError(source, len(data.decode("utf-8").splitlines()), "truncated",
+                              "the output ends before wrk's summary "
+                              "('N requests in ...' and 'Requests/sec:')")
+    if "threads" not in found:
+        raise TrialParseError(source, found["running_line"] + 1, "missing-field",
+                              "no 'T threads and C connections' line")
+    if "mean" not in found:
+        raise TrialParseError(source, 0, "missing-field", "no 'Thread Stats ... Latency' line")
+    wrk2 = found.get("wrk2", False)
+    settings: dict[str, Any] = {"generator": "wrk2" if wrk2 else "wrk",
+                                "threads": found["threads"], "connections": found["connections"]}
+    if wrk2:
+        settings["loop"] = "open"
+    else:
+        settings.update(loop="closed", clients=found["connections"], think_time_s=0)
+    metrics: dict[str, float | None] = {
+        "throughput": found["throughput"], "requests": found["requests"], "errors": errors,
+        "duration_s": found["duration_s"], "mean": found["mean"], "max": found["max"],
+    }
+    for q, value in distribution:
+        if q in lt.PERCENTILE_METRICS:
+            metrics[lt.PERCENTILE_METRICS[q]] = value
+    latency = None
+    if spectrum:
+        latency = {"unit": "ms", "percentiles": spectrum}
+    elif distribution:
+        latency = {"unit": "ms", "percentiles": [[q, v] for q, v in distribution]}
+    return lt.trial_records(
+        run=lt.run_id(NAME, data), position=0, benchmark=found["url"], settings=settings,
+        metrics=metrics, duration_s=found["duration_s"], latency=latency,
+        attributes=attributes, source=source)
