@@ -336,6 +336,11 @@ from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent,
 
 cli.add_command(agent)
 ingest.add_command(pull)
+from perfwarehouse.workbench_cli import agent_surface, peak_rate, plan_surface  # noqa: E402
+
+agent.add_command(peak_rate)
+agent.add_command(agent_surface)
+plan.add_command(plan_surface)
 
 _register_jobs()
 _register_reports()

@@ -19,8 +19,8 @@ response-time statistic overlaps the peak-rate region [R_sat ± s·R_sat]
 Besides a candidate meeting the accuracy target, a search converges on a
 **step knee**: when the bracket [highest load below, lowest load above] has an
 accuracy (equation 2 applied to the two loads) at or above the target, no load
-inside it needs to be tried; λ* is the bracket's lower end, with the bracket as
-its interval. Real servers behind a rate limiter or admission control jump from
+inside it needs to be tried (nor more trials at a candidate inside it); λ* is
+the bracket's lower end, with the bracket as its interval. Real servers behind a rate limiter or admission control jump from
 2 ms to 40 ms within 1 req/s, so no load ever lands inside the region: this is
 how such searches end. A bracket that cannot be narrowed because loads are
 multiples of ``resolution`` (one client in a closed loop) ends the search too:
@@ -283,6 +283,11 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
         assert current.accuracy is not None
         if current.accuracy >= spec.accuracy:
             return done("converged", "candidate")
+        low, high = policies.bracket(loads)
+        if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+            return done("converged", "step-knee",
+                        f"load {current.load:g} is a candidate (accuracy {current.accuracy:.3f}) "
+                        f"inside the bracket [{low:g}, {high:g}], which meets the target")
         if current.trials >= spec.max_trials:
             return done("budget", "max-trials",
                         f"load {current.load:g} is a candidate but its accuracy "
@@ -324,7 +329,7 @@ def _result(spec: SearchSpec, loads: tuple[LoadSummary, ...], status: str, reaso
             notes: tuple[str, ...]) -> SearchResult:
     current = loads[-1] if loads else None
     low, high = policies.bracket(loads)
-    if current is not None and current.verdict == CANDIDATE:
+    if current is not None and current.verdict == CANDIDATE and reason != "step-knee":
         assert current.ci_low is not None and current.ci_high is not None
         lows = [v.load for v in loads if v.verdict == BELOW and v.load < current.load]
         highs = [v.load for v in loads if v.verdict == ABOVE and v.load > current.load]

@@ -225,3 +225,32 @@ def mape(actual: np.ndarray, predicted: np.ndarray) -> float:
     """Mean absolute percentage error as a fraction (actual values must be non-zero)."""
     a = np.asarray(actual, dtype=np.float64)
     return float(np.mean(np.abs(a - np.asarray(predicted, dtype=np.float64)) / np.abs(a)))
+
+
+def plan_samples(factors: Sequence[tuple[str, Sequence[str]]], k: int | None, design: str,
+                 seed: int = 0) -> list[dict[str, str]]:
+    """The samples to run: every combination (``full``) or K of them (``d-optimal``).
+
+    ``factors`` are (name, levels as text); levels keep their text in the output
+    (they are substituted into commands). D-optimal needs numeric levels.
+    """
+    names = [name for name, _ in factors]
+    combos = list(itertools.product(*(list(levels) for _, levels in factors)))
+    if design == "full":
+        if k is not None and k != len(combos):
+            raise UsageError(f"--design full runs all {len(combos)} combinations; drop "
+                             "--samples or use --design d-optimal")
+        return [dict(zip(names, combo)) for combo in combos]
+    if design != "d-optimal":
+        raise UsageError("--design must be d-optimal or full")
+    if k is None:
+        raise UsageError("--design d-optimal needs --samples K")
+    try:
+        numeric = np.array([[float(v) for v in combo] for combo in combos], dtype=np.float64)
+    except ValueError:
+        raise UsageError("a D-optimal design for the quadratic model needs numeric factor "
+                         "levels") from None
+    if len({tuple(r) for r in numeric.tolist()}) != len(combos):
+        raise UsageError("a factor lists the same level twice")
+    chosen = d_optimal(numeric, k, seed=seed)
+    return [dict(zip(names, combos[i])) for i in chosen.indices]
