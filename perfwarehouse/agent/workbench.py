@@ -528,7 +528,8 @@ class _Runner:
                 elif stopped_for is None and now - started > timeout:
                     stopped_for = "timeout"
                 else:
-                    if stopped_for and (now - signalled_at > KILL_GRACE_S or self.stop_requests > 1):
+                    late = now - signalled_at > KILL_GRACE_S
+                    if stopped_for and (late or self.stop_requests > 1):
                         _signal_group(proc, 9)  # SIGKILL
                     continue
                 signalled_at = now

@@ -26,11 +26,12 @@ FIELDS = (
     ("fixed_settings", pa.string()), ("factors", pa.string()), ("kind", pa.string()),
     ("term", pa.string()), ("point", pa.string()), ("estimate", pa.float64()),
     ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("measured", pa.float64()),
-    ("n_samples", pa.int32()), ("dof", pa.int32()), ("r_squared", pa.float64()),
+    ("n_samples", pa.int32()), ("n_budget", pa.int32()), ("dof", pa.int32()),
+    ("r_squared", pa.float64()),
     ("loo_mape", pa.float64()), ("confidence", pa.float64()),
 )
 # settings the controller adds that say how the search ran, not what was measured
-SEARCH_KEYS = frozenset({"rate_rps", "clients"})
+SEARCH_KEYS = frozenset({"rate_rps", "clients", "search_policy", "search_seeding"})
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class SurfaceParams:
     levels: str = param("", "Predict at every combination of these levels: "
                             "'A=1,2,3;B=10,20' (default: the levels seen in the samples).")
     metric: str = param("peak_rate", "The metric holding each sample's peak rate.")
+    budget_estimates: bool = param(
+        True, "Use the best estimate of searches that ran out of budget (counted in n_budget); "
+              "off: only searches that met their target.")
     confidence: float = param(0.95, "Confidence of the coefficients' intervals.")
 
 
@@ -76,7 +80,10 @@ def compute(table: pa.Table, params: SurfaceParams) -> Tables:
     given_levels = parse_levels(params.levels, factors)
     rows = table.to_pylist()
     groups: dict[tuple[str, str, str, str], dict[tuple[float, ...], list[float]]] = {}
+    budget: dict[tuple[str, str, str, str], int] = {}
     for row in rows:
+        if row.get("status") == "budget" and not params.budget_estimates:
+            continue
         settings = json.loads(row["settings"]) if isinstance(row["settings"], str) \
             else dict(row["settings"] or {})
         missing = [f for f in factors if f not in settings]
@@ -90,16 +97,20 @@ def compute(table: pa.Table, params: SurfaceParams) -> Tables:
         fixed = {k: v for k, v in settings.items() if k not in factors and k not in SEARCH_KEYS}
         key = (row["campaign"], row["hardware_type"], row["benchmark"],
                json.dumps(fixed, sort_keys=True))
-        groups.setdefault(key, {}).setdefault(point, []).append(float(row["value"]))  # type: ignore[arg-type]
+        value = float(row["value"])
+        groups.setdefault(key, {}).setdefault(point, []).append(value)  # type: ignore[arg-type]
+        budget[key] = budget.get(key, 0) + (row.get("status") == "budget")
     out: list[dict[str, object]] = []
-    for (campaign, hardware_type, benchmark, fixed), samples in sorted(groups.items()):
+    for key, samples in sorted(groups.items()):
+        campaign, hardware_type, benchmark, fixed = key
         points = sorted(samples)
         x = np.array(points, dtype=np.float64).reshape(-1, len(factors))
         y = np.array([float(np.mean(samples[p])) for p in points])
         fit = fit_quadratic(factors, x, y, params.confidence)
         common = {"campaign": campaign, "hardware_type": hardware_type, "benchmark": benchmark,
                   "fixed_settings": fixed, "factors": ",".join(factors),
-                  "n_samples": fit.n, "dof": fit.dof, "r_squared": fit.r_squared,
+                  "n_samples": fit.n, "n_budget": budget.get(key, 0), "dof": fit.dof,
+                  "r_squared": fit.r_squared,
                   "loo_mape": fit.loo_mape, "confidence": params.confidence}
         for term, est, lo, hi in zip(fit.terms, fit.coefficients, fit.ci_low, fit.ci_high):
             out.append({**common, "kind": "coefficient", "term": term, "point": None,
@@ -143,7 +154,8 @@ def summarize(tables: Tables, params: SurfaceParams) -> list[str]:
         mape = row["loo_mape"]
         mape_text = f"{100 * mape:.1f} %" if mape is not None else "undefined"
         lines.append(f"surface {row['benchmark']} on {row['hardware_type']}: {row['n_samples']} "
-                     f"samples, R² {row['r_squared'] or float('nan'):.3f}, leave-one-out MAPE "
+                     f"samples ({row['n_budget']} best estimates of searches out of budget), "
+                     f"R² {row['r_squared'] or float('nan'):.3f}, leave-one-out MAPE "
                      f"{mape_text}")
     return lines
 

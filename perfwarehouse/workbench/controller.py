@@ -20,11 +20,12 @@ Besides a candidate meeting the accuracy target, a search converges on a
 **step knee**: when the bracket [highest load below, lowest load above] has an
 accuracy (equation 2 applied to the two loads) at or above the target, no load
 inside it needs to be tried (nor more trials at a candidate inside it); λ* is
-the bracket's lower end, with the bracket as its interval. Real servers behind a rate limiter or admission control jump from
-2 ms to 40 ms within 1 req/s, so no load ever lands inside the region: this is
-how such searches end. A bracket that cannot be narrowed because loads are
-multiples of ``resolution`` (one client in a closed loop) ends the search too:
-with exit status 0 when its accuracy meets the target, otherwise as a budget.
+the bracket's lower end, with the bracket as its interval. Real servers behind
+a rate limiter or admission control jump from 2 ms to 40 ms within 1 req/s, so
+no load ever lands inside the region: this is how such searches end. A bracket
+that cannot be narrowed because loads are multiples of ``resolution`` (one client
+in a closed loop) ends the search too: with exit status 0 when its accuracy meets
+the target, otherwise as a budget.
 
 Budgets end a search without meeting the target (status ``budget``, exit code
 3) with the best estimate so far: ``max_trials`` at one candidate load,

@@ -5,9 +5,10 @@
 -- estimate and Student's t interval at `confidence`, NULL without residual degrees of
 -- freedom) and kind = 'prediction' (one per combination of the factor levels, `point` a
 -- JSON object of factor values, `estimate` the predicted peak rate, `measured` the mean
--- peak rate found there, NULL where no search ran). n_samples, dof, r_squared and
--- loo_mape (leave-one-out mean absolute percentage error as a fraction) repeat on every
--- row of a surface.
+-- peak rate found there, NULL where no search ran). n_samples, n_budget (samples whose
+-- search ran out of budget: their best estimate is used unless --no-budget-estimates),
+-- dof, r_squared and loo_mape (leave-one-out mean absolute percentage error as a
+-- fraction) repeat on every row of a surface.
 CREATE TABLE IF NOT EXISTS response_surface (
     job_run_id       BIGINT NOT NULL,
     campaign         VARCHAR NOT NULL,
@@ -23,6 +24,7 @@ CREATE TABLE IF NOT EXISTS response_surface (
     ci_high          DOUBLE,
     measured         DOUBLE,
     n_samples        INTEGER NOT NULL,
+    n_budget         INTEGER NOT NULL,
     dof              INTEGER NOT NULL,
     r_squared        DOUBLE,
     loo_mape         DOUBLE,

@@ -1,0 +1,179 @@
+"""The workbench controller driving real load generators against real servers on 127.0.0.1.
+
+Short trials (0.5 s) keep every search to a few tens of seconds. nginx's ``limit_req``
+gives a server with a known capacity R; ``hey -c 1 -q {load}`` offers {load} req/s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import REPO, CliRunner
+from tests.integration.workbench_support import nginx, redis_server, require
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+RATE = 120
+HEY = "hey -c 1 -q {load} -z {duration}s http://127.0.0.1:%d/%s/"
+SEARCH = ["--format", "hey", "--r-sat", "5", "--width", "0.1", "--accuracy", "0.9",
+          "--duration", "0.5", "--start-load", "50", "--max-trials", "10", "--max-loads", "12",
+          "--timeout", "20"]
+
+
+def spool_runs(spool: Path) -> dict[str, list[dict]]:
+    runs: dict[str, list[dict]] = {}
+    for path in sorted(spool.glob("*.jsonl")):
+        for line in path.read_bytes().splitlines():
+            record = orjson.loads(line)
+            runs.setdefault(record["run_id"], []).append(record)
+    return runs
+
+
+def result_of(spool: Path, sample: int = 0) -> dict:
+    for records in spool_runs(spool).values():
+        info = records[0]["attributes"]["workbench"]
+        if info["kind"] == "result" and info["sample"] == sample:
+            return info
+    raise AssertionError(f"no result record for sample {sample} in {spool}")
+
+
+def trial_runs(spool: Path) -> list[list[dict]]:
+    return [r for r in spool_runs(spool).values()
+            if r[0]["attributes"]["workbench"]["kind"] == "trial"]
+
+
+@pytest.mark.parametrize("policy", ["binsearch", "linear", "model"])
+def test_peak_rate_of_a_rate_limited_nginx(cli: CliRunner, tmp_path: Path, policy: str) -> None:
+    require("nginx", "hey")
+    spool = tmp_path / "spool"
+    with nginx({"a": RATE}) as port:
+        result = cli("agent", "peak-rate", "--spool", str(spool), "--campaign", f"n-{policy}",
+                     "--command", HEY % (port, "a"), *SEARCH, "--policy", policy,
+                     "--step", "25", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    info = result_of(spool)
+    assert info["status"] == "converged" and info["accuracy"] >= 0.9
+    assert abs(info["lambda_star"] - RATE) <= 0.15 * RATE, result.stdout
+    assert "λ* =" in result.stdout and "cost:" in result.stdout
+    trials = trial_runs(spool)
+    assert len(trials) == info["trials"]
+    assert {r[0]["attributes"]["workbench"]["policy"] for r in trials} == {policy}
+    loads = [r[0]["settings"]["rate_rps"] for r in trials]
+    assert loads == [r[0]["attributes"]["workbench"]["load"] for r in trials]
+
+
+def test_sigkill_then_resume_loses_and_duplicates_no_trial(tmp_path: Path) -> None:
+    require("nginx", "hey")
+    spool = tmp_path / "spool"
+    with nginx({"a": RATE}) as port:
+        args = [sys.executable, "-m", "perfwarehouse", "agent", "peak-rate", "--spool",
+                str(spool), "--campaign", "kill", "--command", HEY % (port, "a"), *SEARCH]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=env, cwd=REPO)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(trial_runs(spool) if spool.exists() else []) < 5:
+            time.sleep(0.1)
+        time.sleep(0.23)  # somewhere inside a trial
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        before = [r[0]["run_id"] for r in trial_runs(spool)]
+        assert len(before) >= 5
+        resumed = subprocess.run(args + ["--resume"], capture_output=True, text=True, env=env,
+                                 cwd=REPO, timeout=300)
+    assert resumed.returncode in (0, 3), resumed.stdout + resumed.stderr
+    assert "resuming session" in resumed.stdout
+    runs = trial_runs(spool)
+    ids = [r[0]["run_id"] for r in runs]
+    assert len(ids) == len(set(ids))  # nothing duplicated
+    assert ids[: len(before)] == before  # nothing lost or rewritten
+    for records in runs:  # every trial whole
+        assert len(records) == records[0]["run_size"]
+    info = result_of(spool)
+    complete = [r for r in runs if r[0]["status"] != "interrupted"]
+    assert info["trials"] == len(complete)
+    # the loads follow one search: replaying the spool's trials ends where the agent ended
+    from perfwarehouse.workbench import SearchSpec, Trial, replay
+
+    spec = SearchSpec(r_sat=5, width=0.1, accuracy=0.9, start_load=50, max_trials=10,
+                      max_loads=12)
+    state = replay(spec, [Trial(r[0]["attributes"]["workbench"]["load"],
+                                r[0]["attributes"]["workbench"]["response"],
+                                r[0]["attributes"]["workbench"]["seconds"]) for r in complete])
+    assert state.done and state.action.result.lambda_star == info["lambda_star"]
+
+
+def test_closed_loop_search_against_redis(cli: CliRunner, tmp_path: Path) -> None:
+    require("redis-server", "redis-benchmark")
+    spool = tmp_path / "spool"
+    with redis_server() as port:
+        result = cli("agent", "peak-rate", "--spool", str(spool), "--campaign", "redis",
+                     "--command", f"redis-benchmark -p {port} -c {{load}} -n 4000 -t get --csv",
+                     "--format", "redis-benchmark", "--loop", "closed", "--r-sat", "1.0",
+                     "--width", "0.3", "--accuracy", "0.8", "--start-load", "1",
+                     "--max-trials", "6", "--max-loads", "10", "--duration", "1",
+                     "--timeout", "30", timeout=300)
+    assert result.returncode in (0, 3), result.stdout + result.stderr
+    info = result_of(spool)
+    assert info["lambda_star"] is not None and info["lambda_star"] >= 1
+    trials = trial_runs(spool)
+    assert len(trials) == info["trials"]
+    for records in trials:
+        settings = records[0]["settings"]
+        assert settings["loop"] == "closed" and settings["clients"] >= 1
+        metrics = {r["metric"] for r in records}
+        assert {"throughput", "mean"} <= metrics
+    # N = X·R (interactive response time law, Z = 0) holds on the real measurements
+    for records in trials:
+        by = {r["metric"]: r["values"][0] for r in records}
+        n = records[0]["settings"]["clients"]
+        assert by["throughput"] * by["mean"] / 1000 == pytest.approx(n, rel=0.5)
+
+
+def test_two_factor_surface(cli: CliRunner, tmp_path: Path) -> None:
+    """Capacity R(a, b) set per sample; 8 of 24 samples predict the other 16 within 10 %."""
+    require("nginx", "hey")
+    levels_a, levels_b = [1, 2, 3, 4, 5, 6], [1, 2, 4, 8]
+
+    def capacity(a: int, b: int) -> int:
+        return round(50 + 12 * a + 6 * b + 0.5 * a * b)
+
+    rates = {f"s_{a}_{b}": capacity(a, b) for a in levels_a for b in levels_b}
+    spool = tmp_path / "spool"
+    with nginx(rates) as port:
+        result = cli("agent", "surface", "--spool", str(spool), "--campaign", "surf",
+                     "--command", HEY % (port, "s_{a}_{b}"), *SEARCH,
+                     "--factor", "a=" + ",".join(map(str, levels_a)),
+                     "--factor", "b=" + ",".join(map(str, levels_b)), "--samples", "8",
+                     timeout=600)
+        assert result.returncode in (0, 3), result.stdout + result.stderr
+    picked = {(int(r[0]["attributes"]["workbench"]["factors"]["a"]),
+               int(r[0]["attributes"]["workbench"]["factors"]["b"]))
+              for r in spool_runs(spool).values()}
+    assert len(picked) == 8
+    cli("ingest", "jsonl", *map(str, sorted(spool.glob("*.jsonl"))), check=True)
+    cli("analyze", "surface", "--campaign", "surf", "--factors", "a,b", "--levels",
+        "a=1,2,3,4,5,6;b=1,2,4,8", check=True)
+    out = cli("sql", "SELECT point, estimate, measured FROM response_surface "
+                     "WHERE kind = 'prediction'", "--format", "json", check=True)
+    rows = json.loads(out.stdout)
+    assert len(rows) == 24
+    errors = []
+    for row in rows:
+        point = json.loads(row["point"])
+        a, b = int(point["a"]), int(point["b"])
+        if (a, b) in picked:
+            assert row["measured"] is not None
+            continue
+        errors.append(abs(row["estimate"] - capacity(a, b)) / capacity(a, b))
+    assert len(errors) == 16
+    assert sum(errors) / len(errors) <= 0.10
