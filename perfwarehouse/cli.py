@@ -156,7 +156,7 @@ def _print_summary(summary: Any) -> None:
 
 # --------------------------------------------------------------- generate
 @cli.command(context_settings=CONTEXT)
-@click.argument("name", type=click.Choice(["ordersage-longterm", "laaber-cloud"]))
+@click.argument("name", type=click.Choice(["ordersage-longterm", "laaber-cloud", "load-campaign"]))
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Output file: JSON Lines, or Parquet when it ends in .parquet.")
 @click.option("--seed", type=int, default=1, show_default=True)

@@ -3,7 +3,8 @@
 1. generate the ``ordersage-longterm`` campaign (~2.3M trials) into
    ``<warehouse>/inputs/`` (kept, so a second demo reuses it);
 2. ingest it and the OrderSage fixtures (a repeated demo ingests nothing new);
-3. run every registered analysis;
+   and the generated ``load-campaign`` (load tests with ground truth);
+3. run every registered analysis (``load`` with the campaign's R_sat);
 4. write every registered report and say where everything is.
 """
 
@@ -20,6 +21,7 @@ from perfwarehouse.progress import Reporter
 from perfwarehouse.warehouse.store import Warehouse, fetch_one
 
 LONGTERM = "ordersage-longterm"
+LOAD_CAMPAIGN = "load-campaign"
 
 
 def fixture_directories() -> list[Path]:
@@ -52,12 +54,23 @@ def run_demo(
         summary = ingest_ordersage(warehouse, [directory], reporter=reporter)
         step(f"OrderSage fixture {directory.name}: {summary.outcome}, "
              f"{summary.trials_added:,} trials added")
+    load_log = inputs / f"{LOAD_CAMPAIGN}-seed{seed}.jsonl"
+    if not load_log.exists():
+        n, _truth = generate_to_file(LOAD_CAMPAIGN, load_log, seed=seed)
+        step(f"generated the {LOAD_CAMPAIGN} campaign: {n:,} records: {load_log}")
+    summary = ingest_jsonl(warehouse, [load_log], reporter=reporter)
+    step(f"{load_log.name}: {summary.outcome}, {summary.trials_added:,} records added")
     with warehouse.catalog() as con:
         total = fetch_one(con, "SELECT count(*) FROM measurements")[0]
     step(f"the warehouse {warehouse.root} holds {total:,} measurements")
 
     for job in JOBS:
-        result = run_job(warehouse, job, job.params(), reporter=reporter)
+        params = job.params()
+        if job.name == "load":  # the generated campaign's saturation threshold
+            from perfwarehouse.generate.load_campaign import R_SAT_MS
+
+            params = job.params(r_sat=f"{R_SAT_MS:g}")
+        result = run_job(warehouse, job, params, reporter=reporter)
         rows = sum(t.num_rows for t in result.tables.values())
         step(f"analyze {job.name}: {rows:,} rows in {', '.join(job.outputs)} "
              f"({result.duration_s:.1f} s)")

@@ -7,7 +7,7 @@ from pathlib import Path
 from perfwarehouse.errors import UsageError
 from perfwarehouse.generate.trials import Generated, write_generated
 
-GENERATORS = ("ordersage-longterm", "laaber-cloud")
+GENERATORS = ("ordersage-longterm", "laaber-cloud", "load-campaign")
 
 
 def generate(name: str, *, seed: int = 1, scale: float = 1.0) -> Generated:
@@ -22,6 +22,10 @@ def generate(name: str, *, seed: int = 1, scale: float = 1.0) -> Generated:
         from perfwarehouse.generate import laaber_cloud
 
         return laaber_cloud.generate(seed=seed, scale=scale)
+    if name == "load-campaign":
+        from perfwarehouse.generate import load_campaign
+
+        return load_campaign.generate(seed=seed, scale=scale)
     raise UsageError(f"unknown generator {name!r}; choose from {', '.join(GENERATORS)}")
 
 

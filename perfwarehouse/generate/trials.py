@@ -67,9 +67,11 @@ def write_generated(generated: Generated, out: Path) -> Path:
             options = "FORMAT parquet, COMPRESSION zstd"
         else:
             # JSON-typed columns are written as nested JSON, not as quoted strings.
+            latency = ("CAST(latency AS VARCHAR)::JSON AS latency, "
+                       if "latency" in generated.records.column_names else "")
             select = (
                 "SELECT * REPLACE (CAST(settings AS VARCHAR)::JSON AS settings, "
-                "CAST(env AS VARCHAR)::JSON AS env, "
+                "CAST(env AS VARCHAR)::JSON AS env, " + latency +
                 "strftime(started_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS started_at) FROM records"
             )
             options = "FORMAT json"

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
+from perfwarehouse.ingest import latency
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import (
@@ -145,6 +146,7 @@ def land(
     with reporter.task("validating", total=None, unit="rows"):
         problems = batch.problems + _canonicalise_settings(con)
         problems += _validate(con, MAX_REPORTED if not quarantine else 2**62)
+        problems += latency.convert(con)  # load-test latency distributions
     problems.sort(key=lambda p: (p.source, p.line, p.rule))
     if problems and not quarantine:
         raise _refusal(problems)
@@ -406,6 +408,7 @@ def _commit(
         "_runs": fetch_arrow(con, sqlfiles.load("staging/run_rows"), {"batch_id": batch_id}),
         "_nodes": fetch_arrow(con, sqlfiles.load("staging/node_rows"), {"batch_id": batch_id}),
         "_configs": fetch_arrow(con, "SELECT * FROM _configs"),
+        "_latency_rows": latency.rows(con, batch_id),
         "_files": pa.Table.from_pylist(files) if files else None,
         "_quarantine": pa.table({
             "batch_id": pa.array([batch_id] * len(problems), pa.int64()),
@@ -427,6 +430,9 @@ def _commit(
             cat.execute("INSERT INTO configurations BY NAME SELECT * FROM _configs ON CONFLICT DO NOTHING")
             cat.execute("INSERT INTO runs BY NAME SELECT * FROM _runs ON CONFLICT DO NOTHING")
             cat.execute("INSERT INTO valueless_trials BY NAME SELECT * FROM _trials")
+            if tables["_latency_rows"] is not None:
+                cat.execute("INSERT INTO latency_histograms BY NAME SELECT * FROM _latency_rows "
+                            "ON CONFLICT DO NOTHING")
             if files:
                 cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _files")
             cat.execute("INSERT INTO quarantine BY NAME SELECT * FROM _quarantine")

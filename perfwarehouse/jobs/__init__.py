@@ -6,6 +6,7 @@ from __future__ import annotations
 from perfwarehouse.jobs import order_effects, predecessor_effects
 from perfwarehouse.jobs.detectable_regression import AA_FPR, DETECTABLE_REGRESSION
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
+from perfwarehouse.jobs.load import LOAD
 from perfwarehouse.jobs.profile import PROFILE
 from perfwarehouse.jobs.surface import JOB as SURFACE
 from perfwarehouse.jobs.trends import TRENDS
@@ -17,6 +18,7 @@ JOBS: tuple[Job, ...] = (
     order_effects.JOB, predecessor_effects.JOB,                      # OrderSage (issue 3)
     VARIABILITY, AA_FPR, DETECTABLE_REGRESSION,                      # Laaber et al. (issue 4)
     CONVERGENCE, KPI, VARIABILITY_SCORE, INDEPENDENCE, PROFILE, TRENDS,  # TriScale (issue 5)
+    LOAD,                                                            # load tests (issue 14)
     SURFACE,                                                         # workbench (issue 15)
 )
 

@@ -76,6 +76,9 @@ class Job:
     prepare_query: str | None = None
     prepare: Callable[[pa.Table, Any], Any] | None = None
     per_configuration: bool = False
+    # catalog tables (with a campaign column) the query joins, read with the snapshot and
+    # registered in the reader under their own names (created empty when missing)
+    catalog_tables: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,9 @@ def run_job(
         raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
     started_at = datetime.now(timezone.utc)
     start = time.monotonic()
+    catalog_data = _catalog_tables(warehouse, job, files)
     tables = compute_job(warehouse, job, params, files, reporter, snapshot.configurations,
-                         slice_rows)
+                         slice_rows, catalog_data)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
     if not write:
@@ -112,6 +116,7 @@ def run_job(
 def compute_job(
     warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], reporter: Reporter,
     configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
+    catalog_data: Mapping[str, pa.Table] | None = None,
 ) -> Tables:
     """Query each partition of ``files`` and apply the job's pure functions. The queries
     see ``measurements`` and, when given, the ``configurations`` table; a
@@ -129,6 +134,11 @@ def compute_job(
     pieces: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
     con = warehouse.reader(files, configurations)
     try:
+        for name in job.catalog_tables:
+            if catalog_data and name in catalog_data:
+                con.register(name, catalog_data[name])
+            else:
+                con.execute(_schema_of(name))
         if job.prepare_query and job.prepare:
             prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
             params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
@@ -151,6 +161,30 @@ def compute_job(
     if job.finalize:
         tables = job.finalize(tables, params)
     return tables
+
+
+def _catalog_tables(warehouse: Warehouse, job: Job,
+                    files: Sequence[DataFile]) -> dict[str, pa.Table]:
+    """The job's ``catalog_tables`` rows of the campaigns of ``files`` (one short read)."""
+    if not job.catalog_tables:
+        return {}
+    campaigns = sorted({f.campaign for f in files})
+    out: dict[str, pa.Table] = {}
+    with warehouse.catalog() as con:
+        present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        for name in job.catalog_tables:
+            if name in present:  # names come from the job registry, never from users
+                out[name] = fetch_arrow(con, f"SELECT * FROM {name} WHERE list_contains(?, campaign)",
+                                        [campaigns])
+    return out
+
+
+def _schema_of(table: str) -> str:
+    """The DDL of a catalog table (``sql/schema/NNN_<table>.sql``)."""
+    for name, statement in sqlfiles.schema_statements():
+        if name.split("_", 1)[1] == table:
+            return statement
+    raise KeyError(table)
 
 
 def _view_measurements(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, files: Sequence[DataFile],

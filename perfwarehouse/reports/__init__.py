@@ -8,7 +8,7 @@ warehouse and writes one self-contained HTML file (see
 
 from __future__ import annotations
 
-from perfwarehouse.reports import fleet, order_effects, triscale, variability
+from perfwarehouse.reports import fleet, load, order_effects, triscale, variability
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, Request
 
 ORDER_EFFECTS = Report(
@@ -35,7 +35,13 @@ FLEET = Report(
     "changed.",
     fleet.build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
 
-REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET)
+LOAD = Report(
+    "load",
+    "Load tests: verdict, throughput against N with the law line, latency against the offered "
+    "load with the knee and R_sat, per-trial law consistency, peak table.",
+    load.build)
+
+REPORTS: tuple[Report, ...] = (ORDER_EFFECTS, VARIABILITY, TRISCALE, FLEET, LOAD)
 
 
 def get(name: str) -> Report:

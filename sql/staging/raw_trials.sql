@@ -27,5 +27,6 @@ CREATE TEMP TABLE raw_trials (
     started_at         TIMESTAMPTZ,
     duration_s         DOUBLE,
     status             VARCHAR,
-    env                VARCHAR
+    env                VARCHAR,
+    latency            VARCHAR  -- JSON: a load-test trial's latency distribution (loadtest/histograms.py)
 )

@@ -44,6 +44,7 @@ DUCKDB_COLUMNS = {
     "settings": "JSON", "metric": "VARCHAR", "unit": "VARCHAR", "higher_is_better": "BOOLEAN",
     "values": "DOUBLE[]", "started_at": "TIMESTAMPTZ", "duration_s": "DOUBLE",
     "status": "VARCHAR", "env": "JSON",
+    "latency": "JSON",  # a load-test trial's latency distribution, kept as JSON text
 }
 
 
@@ -66,7 +67,8 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
             INSERT INTO raw_trials BY NAME
             SELECT {quote_literal(source)} AS source, {strings},
                    * EXCLUDE ({", ".join(STRING_FIELDS)})
-                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env)
+                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env,
+                              CAST(latency AS VARCHAR) AS latency)
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
                            columns = {columns}, maximum_object_size = 16777216)""")
         # rows keep the file's order, so a record's rank in this insert is its line
@@ -194,7 +196,7 @@ def _parse_line(
             bad = next(v for v, n in zip(values, numbers) if n is None)
             return problem("non-numeric", f"values contain {json.dumps(bad)[:40]}, not a number")
         record["values"] = numbers
-    for name in ("settings", "env"):
+    for name in ("settings", "env", "latency"):
         value = obj.get(name)
         record[name] = None if value is None else json.dumps(value, sort_keys=True)
     started = obj.get("started_at")

@@ -1,0 +1,128 @@
+"""Job ``load``: load curves, operational-law checks and peak rates of load-test trials.
+
+Query ``sql/queries/load_trials.sql`` (one row per trial, with its latency
+distribution from ``latency_histograms``), method :func:`perfwarehouse.loadtest.curve.analyse`,
+outputs ``load_curve``, ``peak_rate`` and ``load_law_checks`` (DDL
+``sql/schema/061_load_curve.sql`` to ``063_load_law_checks.sql``). The closed-loop peak
+throughput and knee follow "On Performance Evaluation" (blog essay, 2019, Figure 2 and
+"Two Experiments You Must Do"); the open-loop peak rate lambda*, R_sat, the width s and
+the accuracy follow Shivam et al., "Cutting Corners: Workbench Automation for Server
+Benchmarking", USENIX ATC 2008, sections 2-3 and equations 1-2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from perfwarehouse.errors import UsageError
+from perfwarehouse.jobs.framework import Job, Tables, param
+
+QUERY = "load_trials"
+PERCENTILE_CHOICES = ("50", "90", "99", "99.9")
+
+
+@dataclass(frozen=True)
+class LoadParams:
+    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+    confidence: float = param(0.95, "Confidence of every CI (a fraction, or percent).")
+    law_tolerance: float = param(
+        0.10, "Largest relative residual of an operational law (N = X(R+Z), flow balance, "
+              "U = XS) for a consistent trial (a fraction, or percent).")
+    r_sat: str | None = param(
+        None, "Response-time threshold R_sat in ms for the open-loop peak rate lambda* "
+              "(Shivam et al.); without it no lambda* is computed.")
+    width: float = param(0.10, "Width s of the peak-rate region [R_sat -+ s R_sat] "
+                               "(a fraction, or percent).")
+    percentile: str | None = param(
+        None, "Judge saturation by this latency percentile instead of the mean.",
+        choices=PERCENTILE_CHOICES)
+    ci_method: str = param("t", "CIs over trials: t = mean with Student's t; rank = median "
+                                "with order statistics (needs >= 6 trials at 95 %).",
+                           choices=("t", "rank"))
+
+
+def _fraction(name: str, value: float) -> float:
+    v = float(value)
+    if 1.0 <= v < 100.0:
+        v /= 100.0
+    if not 0.0 < v < 1.0 or not math.isfinite(v):
+        raise UsageError(f"--{name.replace('_', '-')} must be a fraction in (0, 1) or a "
+                         f"percentage, got {value!r}")
+    return v
+
+
+def options(params: LoadParams) -> object:
+    """The method's options from the job parameters (one-line errors for bad ones)."""
+    from perfwarehouse.loadtest.curve import Options
+
+    r_sat = None
+    if params.r_sat not in (None, ""):
+        try:
+            r_sat = float(params.r_sat)  # type: ignore[arg-type]
+        except ValueError:
+            raise UsageError(f"--r-sat must be a number of milliseconds, got {params.r_sat!r}") \
+                from None
+        if not r_sat > 0 or not math.isfinite(r_sat):
+            raise UsageError(f"--r-sat must be a positive number of milliseconds, got {r_sat}")
+    width = float(params.width)
+    width = width / 100.0 if width >= 1.0 else width
+    if not 0.0 <= width < 1.0:
+        raise UsageError(f"--width must be a fraction in [0, 1) or a percentage, got {params.width}")
+    try:
+        return Options(confidence=_fraction("confidence", params.confidence),
+                       law_tolerance=_fraction("law_tolerance", params.law_tolerance),
+                       r_sat_ms=r_sat, width=width,
+                       percentile=None if params.percentile is None else float(params.percentile),
+                       ci_method=params.ci_method)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def compute(table: pa.Table, params: LoadParams) -> Tables:
+    from perfwarehouse.loadtest.curve import analyse
+
+    return analyse(table, options(params))  # type: ignore[arg-type]
+
+
+def summarize(tables: Tables, params: LoadParams) -> list[str]:
+    curve, peaks, checks = tables["load_curve"], tables["peak_rate"], tables["load_law_checks"]
+    if curve.num_rows == 0:
+        return ["load: no load-test trials (settings with loop = open or closed)"]
+    bad = sum(1 for c in checks.column("consistent").to_pylist() if c is False)
+    lines = [f"load: {checks.num_rows:,} trials at {curve.num_rows:,} load levels of "
+             f"{peaks.num_rows:,} families; {bad:,} trials inconsistent with the operational "
+             f"laws (tolerance {options(params).law_tolerance:.0%})"]  # type: ignore[attr-defined]
+    for row in peaks.slice(0, 10).to_pylist():
+        name = f"{row['benchmark']} {row['family']} on {row['hardware_type']}"
+        if row["loop"] == "closed" and row["peak_throughput"] is not None:
+            ci = (f" [{row['peak_low']:.4g}, {row['peak_high']:.4g}]"
+                  if row["peak_low"] is not None else "")
+            lines.append(f"  {name}: peak {row['peak_throughput']:.4g} req/s{ci} at N = "
+                         f"{row['peak_clients']:g}, knee N = {row['knee_clients']:g}"
+                         + ("; falls after the peak" if row["falls_after_peak"] else ""))
+        elif row["loop"] == "open" and row["lambda_star"] is not None:
+            lines.append(f"  {name}: lambda* = {row['lambda_star']:g} req/s "
+                         f"({row['response_metric']} {row['r_star_ms']:.3g} ms <= R_sat "
+                         f"{row['r_sat_ms']:g} ms)")
+        else:
+            lines.append(f"  {name} ({row['loop']} loop): {row['reason']}")
+    if peaks.num_rows > 10:
+        lines.append(f"  ... and {peaks.num_rows - 10:,} more families (table peak_rate)")
+    return lines
+
+
+LOAD = Job(
+    name="load",
+    help="Load-test campaigns: load curve per family and load level with CIs, operational-law "
+         "checks (N = X(R+Z), flow balance, U = XS) and the peak throughput / peak rate "
+         "lambda* (On Performance Evaluation 2019; Shivam et al., USENIX ATC 2008).",
+    params=LoadParams,
+    query=QUERY,
+    compute=compute,
+    outputs=("load_curve", "peak_rate", "load_law_checks"),
+    summarize=summarize,
+    catalog_tables=("latency_histograms",),
+)

@@ -1,0 +1,537 @@
+"""The load curve and the peak throughput / peak rate of load-test campaigns.
+
+A load-test trial is one run of a load generator at one load level: settings
+``loop`` = ``closed`` (``clients`` N, ``think_time_s`` Z, optional ``outstanding``) or
+``open`` (offered rate ``rate_rps``). A *configuration family* is everything but the
+load: the benchmark and all settings except ``clients`` (closed loop) or
+``rate_rps`` (open loop), on one hardware type. The essay "On Performance Evaluation"
+(a blog essay of July 24, 2019, "Two Experiments You Must Do") asks for two curves per
+family: throughput against N in a closed loop (its Figure 2: the peak throughput, the N
+at the peak, and whether throughput falls after it from per-connection overhead) and
+latency against the offered load in an open loop (Figures 3 and 5: the knee).
+Shivam, Marupadi, Chase, Subramaniam and Babu ("Cutting Corners: Workbench Automation
+for Server Benchmarking", USENIX Annual Technical Conference 2008, sections 2 and 3)
+define the peak rate lambda* as the highest arrival rate whose (mean, or percentile)
+response time does not exceed a threshold R_sat, and judge a CI by its accuracy
+(equation 2).
+
+:func:`analyse` takes one table of trials (one row per trial; the columns of
+``sql/queries/load_trials.sql``) and returns three tables:
+
+* ``load_law_checks``: per trial, the operational-law check of :mod:`.laws`;
+* ``load_curve``: per family x load level: trials, throughput, latency mean and
+  percentiles with CIs, error rate, the law check of the level and the peak-region
+  decision; statistics use the consistent trials only (inconsistent ones are counted
+  and named, never silently used; a level without a consistent trial is computed from
+  all of its trials and marked inconsistent, and takes no part in the peak);
+* ``peak_rate``: per family: closed loop, the highest throughput with its CI, the N at
+  the peak, the knee (smallest N reaching ``knee_fraction`` of the peak) and whether
+  throughput falls after the peak (a larger N whose CI lies wholly below the peak's).
+  With ``ci_method="t"`` the peak's CI is simultaneous over the family's k consistent
+  levels (Bonferroni, each at 1 - (1 - c)/k): the largest of k noisy means is biased
+  upwards, and its own CI at c would miss a plateau's true value too often; open loop, lambda* with the bracket of loads that
+  are surely below / above R_sat at the confidence, the response time at lambda* with
+  its CI and accuracy.
+
+CIs: ``ci_method="t"``: the mean over trials with Student's t (see
+:mod:`.intervals` for why not the paper's z); ``"rank"``: the median over trials with
+the distribution-free order-statistic interval (None with fewer than 6 trials at
+95 %). Latency percentiles are pooled from the trials' full distributions where
+stored (:mod:`.histograms`, Woodruff CIs over trials); a level without any is
+summarised from the trials' own percentile metrics with ``ci_method``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from perfwarehouse.kernels.latency import pooled_quantiles
+from perfwarehouse.loadtest import histograms, intervals, laws
+
+LOAD_KEYS = {"closed": "clients", "open": "rate_rps"}
+PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9))
+
+
+@dataclass(frozen=True)
+class Options:
+    """Parameters of :func:`analyse` (fractions, not percent)."""
+
+    confidence: float = 0.95
+    law_tolerance: float = laws.DEFAULT_TOLERANCE
+    r_sat_ms: float | None = None
+    width: float = 0.10
+    percentile: float | None = None  # None: the mean response time; else e.g. 99.0
+    ci_method: str = "t"
+    knee_fraction: float = 0.95
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.confidence < 1.0:
+            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
+        if self.ci_method not in ("t", "rank"):
+            raise ValueError(f"ci_method must be 't' or 'rank', got {self.ci_method!r}")
+        if self.r_sat_ms is not None:
+            intervals.peak_region(self.r_sat_ms, self.width)
+        if self.percentile is not None and self.percentile not in dict(
+                (p, k) for k, p in PERCENTILES):
+            raise ValueError(f"percentile must be one of 50, 90, 99, 99.9, got {self.percentile!r}")
+
+
+# ------------------------------------------------------------------ settings
+@dataclass(frozen=True)
+class LoadSettings:
+    loop: str | None
+    family: str
+    load: float
+    clients: float
+    think_time_s: float
+    outstanding: float
+    rate_rps: float
+
+
+def _num(value: object) -> float:
+    if isinstance(value, bool) or value is None:
+        return math.nan
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def parse_settings(text: str) -> LoadSettings:
+    """The load of a trial's settings (canonical JSON) and its family (the rest)."""
+    try:
+        obj = json.loads(text) if text else {}
+    except ValueError:
+        obj = {}
+    if not isinstance(obj, dict):
+        obj = {}
+    loop = obj.get("loop") if obj.get("loop") in LOAD_KEYS else None
+    family = {k: v for k, v in obj.items() if loop is None or k != LOAD_KEYS[loop]}
+    load = _num(obj.get(LOAD_KEYS[loop])) if loop else math.nan
+    return LoadSettings(loop, json.dumps(family, sort_keys=True, separators=(",", ":")), load,
+                        _num(obj.get("clients")), _num(obj.get("think_time_s")),
+                        _num(obj.get("outstanding")), _num(obj.get("rate_rps")))
+
+
+# ---------------------------------------------------------------- utilities
+def _f(table: pa.Table, name: str) -> np.ndarray:
+    if name not in table.column_names:
+        return np.full(table.num_rows, np.nan)
+    col = table.column(name)
+    if pa.types.is_null(col.type):
+        return np.full(table.num_rows, np.nan)
+    return np.asarray(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _codes(values: Sequence[object]) -> tuple[np.ndarray, list[object]]:
+    """Dense codes of ``values`` (order of first appearance) and the distinct values."""
+    mapping: dict[object, int] = {}
+    codes = np.fromiter((mapping.setdefault(v, len(mapping)) for v in values), np.int64,
+                        count=len(values))
+    return codes, list(mapping)
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    n: np.ndarray
+    estimate: np.ndarray
+    mean: np.ndarray
+    median: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+def group_stats(values: np.ndarray, gid: np.ndarray, n_groups: int, confidence: float,
+                method: str) -> GroupStats:
+    """Per group (``gid`` in 0..G-1, -1 = left out): n, mean, median and the CI of the
+    mean (t) or of the median (rank); ``estimate`` is the one the CI belongs to. NaN
+    values are left out."""
+    keep = ~np.isnan(values) & (gid >= 0)
+    v, g = values[keep], gid[keep]
+    order = np.lexsort((v, g))
+    v, g = v[order], g[order]
+    n = np.bincount(g, minlength=n_groups).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(g, weights=v, minlength=n_groups) / n
+        ss = np.bincount(g, weights=(v - mean[g]) ** 2, minlength=n_groups)
+        sd = np.sqrt(ss / (n - 1))
+    has = n > 0
+    median = np.full(n_groups, np.nan)
+    lo_i = starts + (n - 1) // 2
+    hi_i = starts + n // 2
+    median[has] = (v[lo_i[has]] + v[hi_i[has]]) / 2.0
+    low = np.full(n_groups, np.nan)
+    high = np.full(n_groups, np.nan)
+    if method == "t":
+        half = intervals.mean_half_width(sd, n, confidence)
+        low, high = mean - half, mean + half
+        estimate = mean
+    else:
+        for size in np.unique(n[n > 0]).tolist():
+            j, k, _ = intervals.quantile_rank_indices(int(size), 0.5, confidence)
+            if j == 0:
+                continue
+            sel = n == size
+            low[sel] = v[starts[sel] + j - 1]
+            high[sel] = v[starts[sel] + k - 1]
+        estimate = median
+    return GroupStats(n, estimate, mean, median, low, high)
+
+
+# ------------------------------------------------------------------ analysis
+def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
+    """``load_law_checks``, ``load_curve`` and ``peak_rate`` of ``trials`` (see module)."""
+    n = trials.num_rows
+    settings_codes, settings_values = _codes(trials.column("settings").to_pylist())
+    parsed = [parse_settings(s) for s in settings_values]
+    loop = np.array([parsed[c].loop for c in range(len(parsed))], dtype=object)[settings_codes] \
+        if n else np.array([], dtype=object)
+
+    def per_setting(attr: str) -> np.ndarray:
+        if not n:
+            return np.zeros(0)
+        return np.array([getattr(p, attr) for p in parsed], dtype=np.float64)[settings_codes]
+
+    load = per_setting("load")
+    clients, think = per_setting("clients"), per_setting("think_time_s")
+    outstanding, rate = per_setting("outstanding"), per_setting("rate_rps")
+    fam_codes, fam_values = _codes([parsed[c].family for c in settings_codes.tolist()])
+    X = _f(trials, "throughput")
+    mean_ms = _f(trials, "mean_ms")
+    hist_mean = _f(trials, "hist_mean_ms")
+    mean_ms = np.where(np.isnan(mean_ms), hist_mean, mean_ms)
+    requests = _f(trials, "requests")
+    checks = laws.check(
+        loop, clients=clients, think_time_s=think, outstanding=outstanding, rate_rps=rate,
+        throughput=X, mean_ms=mean_ms, arrival_rate=_f(trials, "arrival_rate"),
+        utilization=_f(trials, "utilization"), service_time_ms=_f(trials, "service_time_ms"),
+        busy_s=_f(trials, "busy_s"), requests=requests, tolerance=options.law_tolerance)
+    key_cols = ("campaign", "hardware_type", "benchmark")
+    law_table = pa.table({
+        **{k: trials.column(k) for k in key_cols},
+        "family": pa.array([fam_values[c] for c in fam_codes.tolist()], pa.string()),
+        "loop": pa.array(loop.tolist(), pa.string()),
+        "load": _float_array(load),
+        "run_id": trials.column("run_id"),
+        "position": trials.column("position"),
+        "node": trials.column("node") if "node" in trials.column_names
+        else pa.nulls(n, pa.string()),
+        "throughput": _float_array(X),
+        "mean_ms": _float_array(mean_ms),
+        "law": pa.array(checks.law.tolist(), pa.string()),
+        "expected": _float_array(checks.expected),
+        "residual": _float_array(checks.residual),
+        "consistent": pa.array(checks.consistent.tolist(), pa.bool_()),
+        "reason": pa.array(checks.reason.tolist(), pa.string()),
+    })
+
+    # ------------------------------------------------------------- groups
+    usable = np.array([lp is not None for lp in loop.tolist()], dtype=bool) & ~np.isnan(load)
+    key_codes = [_codes(trials.column(k).to_pylist())[0] for k in key_cols]
+    idx = np.flatnonzero(usable)
+    order = idx[np.lexsort((load[idx], fam_codes[idx], key_codes[2][idx], key_codes[1][idx],
+                            key_codes[0][idx]))]
+    if order.size:
+        keys = np.vstack([key_codes[0][order], key_codes[1][order], key_codes[2][order],
+                          fam_codes[order]]).astype(np.float64)
+        keys = np.vstack([keys, load[order]])
+        change = np.any(keys[:, 1:] != keys[:, :-1], axis=0)
+        starts = np.concatenate([[0], np.flatnonzero(change) + 1])
+    else:
+        starts = np.zeros(0, dtype=np.int64)
+    n_groups = starts.size
+    group_sizes = np.diff(np.concatenate([starts, [order.size]]))
+    gid_sorted = np.repeat(np.arange(n_groups), group_sizes)
+    gid = np.full(n, -1, dtype=np.int64)
+    gid[order] = gid_sorted
+    first = order[starts] if n_groups else np.zeros(0, dtype=np.int64)
+
+    inconsistent = np.array([c is False for c in checks.consistent.tolist()], dtype=bool)
+    n_trials = np.bincount(gid[gid >= 0], minlength=n_groups)
+    n_bad = np.bincount(gid[(gid >= 0) & inconsistent], minlength=n_groups)
+    level_ok = n_bad < n_trials  # at least one trial that is not inconsistent
+    level_of_trial = level_ok[np.maximum(gid, 0)] if n_groups else np.ones(n, dtype=bool)
+    use = (gid >= 0) & (~inconsistent | ~level_of_trial)
+    ugid = np.where(use, gid, -1)
+    conf, method = options.confidence, options.ci_method
+
+    thr = group_stats(X, ugid, n_groups, conf, method)
+    rt = group_stats(mean_ms, ugid, n_groups, conf, method)
+    arr = group_stats(_f(trials, "arrival_rate"), ugid, n_groups, conf, "t")
+    residual_med = group_stats(checks.residual, gid, n_groups, conf, "t").median
+    errors = _f(trials, "errors")
+    both = ~np.isnan(errors) & ~np.isnan(requests) & (ugid >= 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        err_rate = (np.bincount(ugid[both], weights=errors[both], minlength=n_groups)
+                    / np.bincount(ugid[both], weights=requests[both], minlength=n_groups))
+    max_ms = np.full(n_groups, np.nan)
+    mx = _f(trials, "max_ms")
+    okm = ~np.isnan(mx) & (ugid >= 0)
+    if okm.any():
+        np.fmax.at(max_ms, ugid[okm], mx[okm])
+
+    # pooled percentiles from the stored distributions
+    pts, lows, highs, n_hist = _pooled(trials, order, ugid, n_groups, conf)
+    pct: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    source = np.where(n_hist > 0, "histogram", None).astype(object)
+    for j, (name, _p) in enumerate(PERCENTILES):
+        per_trial = group_stats(_f(trials, name), ugid, n_groups, conf, method)
+        use_hist = n_hist > 0
+        point = np.where(use_hist, pts[:, j], per_trial.estimate)
+        lo = np.where(use_hist, lows[:, j], per_trial.low)
+        hi = np.where(use_hist, highs[:, j], per_trial.high)
+        pct[name] = (point, lo, hi)
+        source = np.where(~use_hist & (per_trial.n > 0), "trial-percentiles", source)
+
+    g_loop = loop[first] if n_groups else np.array([], dtype=object)
+    g_clients, g_think, g_rate = clients[first], np.nan_to_num(think[first]), rate[first]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        law_line = np.where(g_loop == "closed",
+                            g_clients * np.where(np.isnan(outstanding[first]), 1.0,
+                                                 outstanding[first])
+                            / (rt.estimate / 1e3 + g_think), np.nan)
+    resp_name = _response_name(options)
+    resp = (rt.estimate, rt.low, rt.high) if options.percentile is None else pct[resp_name]
+    if options.r_sat_ms is not None:
+        region = intervals.region_decision(resp[1], resp[2], options.r_sat_ms, options.width)
+    else:
+        region = np.full(n_groups, None, dtype=object)
+    reasons = _level_reasons(checks.reason, inconsistent, gid, n_groups, n_bad, n_trials)
+    curve = pa.table({
+        **{k: trials.column(k).take(pa.array(first)) for k in key_cols},
+        "family": pa.array([fam_values[c] for c in fam_codes[first].tolist()], pa.string()),
+        "loop": pa.array(g_loop.tolist(), pa.string()),
+        "load": _float_array(load[first]),
+        "clients": _float_array(g_clients),
+        "think_time_s": _float_array(think[first]),
+        "rate_rps": _float_array(g_rate),
+        "n_trials": pa.array(n_trials.astype(np.int64), pa.int64()),
+        "n_used": pa.array(np.bincount(ugid[ugid >= 0], minlength=n_groups), pa.int64()),
+        "n_inconsistent": pa.array(n_bad.astype(np.int64), pa.int64()),
+        "consistent": pa.array(level_ok.tolist(), pa.bool_()),
+        "reason": pa.array(reasons, pa.string()),
+        "confidence": pa.array(np.full(n_groups, conf), pa.float64()),
+        "ci_method": pa.array([method] * n_groups, pa.string()),
+        "throughput": _float_array(thr.estimate),
+        "throughput_median": _float_array(thr.median),
+        "throughput_low": _float_array(thr.low),
+        "throughput_high": _float_array(thr.high),
+        "throughput_law": _float_array(law_line),
+        "arrival_rate": _float_array(arr.mean),
+        "mean_ms": _float_array(rt.estimate),
+        "mean_low_ms": _float_array(rt.low),
+        "mean_high_ms": _float_array(rt.high),
+        "mean_accuracy": _float_array(intervals.accuracy(rt.low, rt.high)),
+        **{f"{name}_{part}": _float_array(vals[i]) for name, vals in pct.items()
+           for i, part in enumerate(("ms", "low_ms", "high_ms"))},
+        "max_ms": _float_array(max_ms),
+        "latency_source": pa.array(source.tolist(), pa.string()),
+        "error_rate": _float_array(err_rate),
+        "law_residual": _float_array(residual_med),
+        "region": pa.array(region.tolist(), pa.string()),
+    })
+    return {"load_law_checks": law_table, "load_curve": curve,
+            "peak_rate": peak_rate(curve, options)}
+
+
+def _response_name(options: Options) -> str:
+    if options.percentile is None:
+        return "mean"
+    return {p: k for k, p in PERCENTILES}[options.percentile]
+
+
+def _float_array(values: np.ndarray) -> pa.Array:
+    v = np.asarray(values, dtype=np.float64)
+    return pa.array(v, pa.float64(), mask=np.isnan(v))
+
+
+def _level_reasons(reason: np.ndarray, inconsistent: np.ndarray, gid: np.ndarray,
+                   n_groups: int, n_bad: np.ndarray, n_trials: np.ndarray) -> list[str | None]:
+    out: list[str | None] = [None] * n_groups
+    for i in np.flatnonzero(inconsistent & (gid >= 0)).tolist():
+        g = int(gid[i])
+        if out[g] is None:
+            out[g] = (f"{n_bad[g]} of {n_trials[g]} trials inconsistent"
+                      + (" (all: the level is shown but not used for the peak)"
+                         if n_bad[g] == n_trials[g] else " (left out)")
+                      + f"; first: {reason[i]}")
+    return out
+
+
+def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int,
+            confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pooled percentiles (G x 4) with Woodruff CIs, from the trials' stored histograms."""
+    ps = np.array([p / 100.0 for _n, p in PERCENTILES])
+    empty = np.full((n_groups, ps.size), np.nan)
+    if "hist_index" not in trials.column_names or n_groups == 0:
+        return empty, empty.copy(), empty.copy(), np.zeros(n_groups, dtype=np.int64)
+    index_col = trials.column("hist_index").combine_chunks()
+    frac_col = trials.column("hist_frac").combine_chunks()
+    lengths = np.asarray(pc.fill_null(pc.list_value_length(index_col), 0), dtype=np.int64)
+    flat_index = np.asarray(pc.list_flatten(index_col), dtype=np.int64)
+    flat_frac = np.asarray(pc.list_flatten(frac_col), dtype=np.float64)
+    ends = np.cumsum(lengths)
+    begins = ends - lengths
+    # only the trials used at their level, in group order
+    used = order[ugid[order] >= 0]
+    gsorted = ugid[used]
+    group_starts = np.searchsorted(gsorted, np.arange(n_groups + 1)).astype(np.int64)
+    hist_n = _f(trials, "hist_n")[used]
+    weight = np.where(np.isnan(hist_n), 1.0, hist_n)
+    # equal weights in a group where some trial's request count is unknown
+    unknown = np.bincount(gsorted, weights=(np.isnan(hist_n) & (lengths[used] > 0))
+                          .astype(np.float64), minlength=n_groups) > 0
+    weight = np.where(unknown[gsorted], 1.0, weight)
+    max_k = int(np.max(np.diff(group_starts), initial=1)) + 1
+    qtab = np.full(max_k + 1, np.nan)
+    qtab[2:] = intervals.critical_value(confidence, np.arange(2, max_k + 1))
+    return pooled_quantiles(group_starts, begins[used].astype(np.int64),
+                            ends[used].astype(np.int64), flat_index, flat_frac, weight, ps,
+                            qtab, histograms.N_BUCKETS, histograms.LOW_MS,
+                            float(histograms.PER_DECADE))
+
+
+# ------------------------------------------------------------------ the peak
+PEAK_FIELDS = (
+    ("campaign", pa.string()), ("hardware_type", pa.string()), ("benchmark", pa.string()),
+    ("family", pa.string()), ("loop", pa.string()), ("n_levels", pa.int64()),
+    ("n_inconsistent_levels", pa.int64()), ("confidence", pa.float64()),
+    ("peak_throughput", pa.float64()), ("peak_low", pa.float64()), ("peak_high", pa.float64()),
+    ("peak_clients", pa.float64()), ("knee_clients", pa.float64()),
+    ("knee_fraction", pa.float64()), ("falls_after_peak", pa.bool_()),
+    ("last_throughput", pa.float64()), ("drop_pct", pa.float64()),
+    ("response_metric", pa.string()), ("r_sat_ms", pa.float64()), ("width", pa.float64()),
+    ("lambda_star", pa.float64()), ("lambda_low", pa.float64()), ("lambda_high", pa.float64()),
+    ("r_star_ms", pa.float64()), ("r_star_low_ms", pa.float64()),
+    ("r_star_high_ms", pa.float64()), ("accuracy", pa.float64()), ("region", pa.string()),
+    ("reason", pa.string()),
+)
+
+
+def peak_rate(curve: pa.Table, options: Options) -> pa.Table:
+    """One row per family of ``curve`` (a ``load_curve`` table): see the module docstring."""
+    rows: list[dict[str, object]] = []
+    if curve.num_rows == 0:
+        return pa.Table.from_pylist([], schema=pa.schema(PEAK_FIELDS))
+    cols = {k: curve.column(k).to_pylist() for k in (
+        "campaign", "hardware_type", "benchmark", "family", "loop", "consistent")}
+    num = {k: _f(curve, k) for k in ("load", "throughput", "throughput_low", "throughput_high",
+                                      "clients", "n_used")}
+    resp_name = _response_name(options)
+    if resp_name == "mean":
+        resp = (_f(curve, "mean_ms"), _f(curve, "mean_low_ms"), _f(curve, "mean_high_ms"))
+    else:
+        resp = (_f(curve, f"{resp_name}_ms"), _f(curve, f"{resp_name}_low_ms"),
+                _f(curve, f"{resp_name}_high_ms"))
+    fam_key = list(zip(cols["campaign"], cols["hardware_type"], cols["benchmark"],
+                       cols["family"], cols["loop"]))
+    bounds = [0] + [i for i in range(1, len(fam_key)) if fam_key[i] != fam_key[i - 1]] \
+        + [len(fam_key)]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        ok = [i for i in range(a, b) if cols["consistent"][i]]
+        row: dict[str, object] = dict(zip(("campaign", "hardware_type", "benchmark", "family",
+                                           "loop"), fam_key[a]))
+        row.update(n_levels=b - a, n_inconsistent_levels=(b - a) - len(ok),
+                   confidence=options.confidence)
+        if fam_key[a][4] == "closed":
+            row.update(_closed_peak(ok, num, options))
+        else:
+            row.update(_open_peak(ok, num["load"], resp, resp_name, options))
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=pa.schema(PEAK_FIELDS))
+
+
+def _none(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else float(x)
+
+
+def _closed_peak(ok: list[int], num: dict[str, np.ndarray], options: Options) -> dict[str, object]:
+    x = num["throughput"]
+    cand = [i for i in ok if not math.isnan(x[i])]
+    if not cand:
+        return {"reason": "no consistent load level with a throughput"}
+    peak = max(cand, key=lambda i: x[i])
+    level = options.knee_fraction * x[peak]
+    knee = min((i for i in cand if x[i] >= level), key=lambda i: num["clients"][i])
+    after = [i for i in cand if num["clients"][i] > num["clients"][peak]]
+    last = max(cand, key=lambda i: num["clients"][i])
+    falls = False
+    for i in after:
+        hi, lo_peak = num["throughput_high"][i], num["throughput_low"][peak]
+        if not math.isnan(hi) and not math.isnan(lo_peak):
+            falls = falls or hi < lo_peak
+        else:
+            falls = falls or x[i] < level
+    low, high = num["throughput_low"][peak], num["throughput_high"][peak]
+    if options.ci_method == "t" and len(cand) > 1 and not math.isnan(low):
+        # the peak is the largest of k noisy levels: widen its CI to the simultaneous
+        # (Bonferroni) level 1 - (1 - c)/k, which covers every level's true throughput,
+        # hence the true peak, with probability >= c
+        n_used = num["n_used"][peak]
+        c = options.confidence
+        ratio = float(intervals.critical_value(1 - (1 - c) / len(cand), n_used)
+                      / intervals.critical_value(c, n_used))
+        half = (high - low) / 2 * ratio
+        low, high = x[peak] - half, x[peak] + half
+    reason = None
+    if peak == last:
+        reason = "the peak is at the largest N tested: throughput may rise further"
+    return {
+        "peak_throughput": float(x[peak]), "peak_low": _none(low), "peak_high": _none(high),
+        "peak_clients": _none(num["clients"][peak]), "knee_clients": _none(num["clients"][knee]),
+        "knee_fraction": options.knee_fraction, "falls_after_peak": bool(falls),
+        "last_throughput": float(x[last]),
+        "drop_pct": float((x[last] - x[peak]) / x[peak] * 100.0) if x[peak] else None,
+        "reason": reason,
+    }
+
+
+def _open_peak(ok: list[int], load: np.ndarray,
+               resp: tuple[np.ndarray, np.ndarray, np.ndarray], resp_name: str,
+               options: Options) -> dict[str, object]:
+    out: dict[str, object] = {"response_metric": resp_name, "width": options.width,
+                              "r_sat_ms": options.r_sat_ms}
+    if options.r_sat_ms is None:
+        out["reason"] = "no R_sat given: pass --r-sat MS to find the peak rate"
+        return out
+    r_sat = options.r_sat_ms
+    point, low, high = resp
+    cand = sorted((i for i in ok if not math.isnan(point[i])), key=lambda i: load[i])
+    if not cand:
+        out["reason"] = "no consistent load level with a response time"
+        return out
+    under = [i for i in cand if point[i] <= r_sat]
+    sure_under = [i for i in cand if not math.isnan(high[i]) and high[i] <= r_sat]
+    if sure_under:
+        out["lambda_low"] = float(load[max(sure_under, key=lambda i: load[i])])
+    if not under:
+        out["reason"] = (f"every load tested exceeds R_sat = {r_sat:g} ms: test lower loads")
+        above = [i for i in cand if not math.isnan(low[i]) and low[i] > r_sat]
+        if above:
+            out["lambda_high"] = float(load[above[0]])
+        return out
+    star = max(under, key=lambda i: load[i])
+    above = [i for i in cand if load[i] > load[star] and not math.isnan(low[i])
+             and low[i] > r_sat]
+    if above:
+        out["lambda_high"] = float(load[above[0]])
+    region = intervals.region_decision(low[star], high[star], r_sat, options.width)
+    out.update(lambda_star=float(load[star]), r_star_ms=float(point[star]),
+               r_star_low_ms=_none(low[star]), r_star_high_ms=_none(high[star]),
+               accuracy=_none(float(intervals.accuracy(low[star], high[star]))),
+               region=str(region))
+    if not above:
+        out["reason"] = ("no load tested is surely above R_sat: lambda* may be higher; "
+                         "test higher loads")
+    elif str(region) == "below":
+        out["reason"] = ("lambda* is below the peak-rate region: the peak lies between "
+                         f"{load[star]:g} and {out['lambda_high']:g}; test loads in between")
+    return out

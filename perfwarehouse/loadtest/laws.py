@@ -1,0 +1,158 @@
+"""The operational laws as consistency checks of load-test trials.
+
+Over an observation period T with A arrivals, C completions and B busy time, the
+operational laws (Denning and Buzen, "The operational analysis of queueing network
+models", ACM Computing Surveys 10(3), 1978) hold exactly for measured quantities,
+whatever the distributions: X = C/T, U = B/T = X S with S = B/C, and, with flow
+balance (A = C), Little's law N = X R. The essay "On Performance Evaluation" (a
+blog essay of July 24, 2019, sections "Operational laws" and "Load vs. Workload")
+proposes them as a sanity check of reported measurements: "a paper describes an
+experiment with N clients, then reports some numbers for throughput and latency.
+A sanity check is that the values satisfy N = X.R. If not, clearly something is
+wrong."
+
+Checks, per trial (vectorised over trials), with relative residuals:
+
+* closed loop (N clients with think time Z, each with ``outstanding`` requests in
+  flight, default 1): the interactive response time law N = X (R + Z), residual
+  ``X (R + Z) / N - 1``. Negative: fewer requests in flight than clients (a client
+  bottleneck, the client's own time between a response and the next request, or a
+  wrong clients setting); positive: more than N (pipelining not recorded as
+  ``outstanding``, or latency in the wrong unit).
+* open loop (offered rate ``rate_rps``): flow balance, completions = arrivals,
+  residual ``X / A - 1`` with A the measured arrival rate when the tool reports it,
+  else the offered rate. Negative: the server did not keep up (saturated: no steady
+  state) or requests were lost; where A is measured, also ``A / rate_rps - 1``: the
+  client did not generate the load it was asked for (load vs offered load).
+* utilization law, where utilization U is measured and a service time S is known
+  (``service_time_ms``, else busy time / completions): residual ``X S / U - 1``.
+
+A trial is ``consistent`` when every applicable check is within ``tolerance`` (a
+fraction, default 0.10); ``reason`` names the worst violated check and what it
+usually means. A trial with nothing to check (no throughput or latency) is
+``None`` (unknown), with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_TOLERANCE = 0.10
+
+
+@dataclass(frozen=True)
+class LawChecks:
+    """Per trial: ``law`` checked (the worst one), its ``expected`` value (clients in
+    the system for the closed loop, arrival rate for the open loop, utilization),
+    relative ``residual``, ``consistent`` (object array of True/False/None) and
+    ``reason`` (None when consistent)."""
+
+    law: np.ndarray
+    expected: np.ndarray
+    residual: np.ndarray
+    consistent: np.ndarray
+    reason: np.ndarray
+
+
+def _arr(x: object, n: int) -> np.ndarray:
+    if x is None:
+        return np.full(n, np.nan)
+    a = np.asarray(x, dtype=np.float64)
+    return np.broadcast_to(a, (n,)).copy() if a.ndim == 0 else a
+
+
+def check(loop: np.ndarray, *, clients: object = None, think_time_s: object = None,
+          outstanding: object = None, rate_rps: object = None, throughput: object = None,
+          mean_ms: object = None, arrival_rate: object = None, utilization: object = None,
+          service_time_ms: object = None, busy_s: object = None, requests: object = None,
+          tolerance: float = DEFAULT_TOLERANCE) -> LawChecks:
+    """Check the operational laws of each trial (see the module docstring).
+
+    Arrays are per trial: ``loop`` holds ``"open"``/``"closed"`` (anything else is not
+    checked); rates in requests per second, ``mean_ms`` in ms, ``think_time_s`` in s,
+    utilization as a fraction (a value above 1.5 is taken as percent). NaN (or None
+    for a whole argument) means unknown; an unknown think time or outstanding count
+    is taken as 0 and 1.
+    """
+    if not 0.0 < tolerance < 1.0:
+        raise ValueError(f"the law tolerance must be a fraction in (0, 1), got {tolerance!r}")
+    loop = np.asarray(loop, dtype=object)
+    n = loop.size
+    N = _arr(clients, n)
+    Z = np.nan_to_num(_arr(think_time_s, n), nan=0.0)
+    O = _arr(outstanding, n)
+    O = np.where(np.isnan(O) | (O <= 0), 1.0, O)
+    lam = _arr(rate_rps, n)
+    X = _arr(throughput, n)
+    R = _arr(mean_ms, n) / 1e3
+    A = _arr(arrival_rate, n)
+    U = _arr(utilization, n)
+    U = np.where(U > 1.5, U / 100.0, U)
+    S = _arr(service_time_ms, n) / 1e3
+    with np.errstate(invalid="ignore", divide="ignore"):
+        S = np.where(np.isnan(S), _arr(busy_s, n) / _arr(requests, n), S)
+
+    closed = loop == "closed"
+    opened = loop == "open"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        in_system = X * (R + Z)
+        n_eff = N * O
+        r_closed = np.where(closed, in_system / n_eff - 1.0, np.nan)
+        arrivals = np.where(np.isnan(A), lam, A)
+        r_flow = np.where(opened, X / arrivals - 1.0, np.nan)
+        r_offer = np.where(opened & ~np.isnan(A), A / lam - 1.0, np.nan)
+        r_util = X * S / U - 1.0
+    r_util = np.where(np.isfinite(r_util) & (U > 0), r_util, np.nan)
+    r_closed = np.where(np.isfinite(r_closed), r_closed, np.nan)
+    r_flow = np.where(np.isfinite(r_flow), r_flow, np.nan)
+    r_offer = np.where(np.isfinite(r_offer), r_offer, np.nan)
+
+    names = ("N = X(R+Z)", "flow balance", "offered load", "U = XS")
+    residuals = np.vstack([r_closed, r_flow, r_offer, r_util])
+    expected_all = np.vstack([in_system, arrivals, A, X * S])
+    magnitude = np.where(np.isnan(residuals), -1.0, np.abs(residuals))
+    worst = np.argmax(magnitude, axis=0)
+    cols = np.arange(n)
+    any_check = magnitude.max(axis=0) >= 0 if n else np.zeros(0, bool)
+    residual = np.where(any_check, residuals[worst, cols], np.nan)
+    expected = np.where(any_check, expected_all[worst, cols], np.nan)
+    law = np.array([names[w] if ok else None for w, ok in zip(worst, any_check)], dtype=object)
+    consistent = np.empty(n, dtype=object)
+    reason = np.empty(n, dtype=object)
+    for i in range(n):
+        if not any_check[i]:
+            consistent[i] = None
+            reason[i] = ("not checked: no throughput or latency"
+                         if loop[i] in ("open", "closed") else "not a load-test trial")
+            continue
+        ok = abs(residual[i]) <= tolerance
+        consistent[i] = bool(ok)
+        reason[i] = None if ok else _reason(int(worst[i]), float(residual[i]), float(expected[i]),
+                                           float(n_eff[i]), float(arrivals[i]), float(U[i]))
+    return LawChecks(law, expected, residual, consistent, reason)
+
+
+def _reason(which: int, residual: float, expected: float, n_eff: float, arrivals: float,
+            util: float) -> str:
+    pct = f"{residual * 100:+.0f} %"
+    if which == 0:
+        what = (f"N = X(R+Z) gives {expected:.3g} requests in the system for {n_eff:g} "
+                f"configured ({pct})")
+        if residual < 0:
+            return what + ": fewer in flight than clients (a client bottleneck or a wrong " \
+                          "clients setting)"
+        return what + ": more in flight than clients (unrecorded pipelining/outstanding " \
+                      "requests, or latency in the wrong unit)"
+    if which == 1:
+        what = f"completions {pct} against arrivals of {arrivals:.4g}/s (flow balance)"
+        if residual < 0:
+            return what + ": the server did not keep up (saturated, no steady state) or " \
+                          "requests were lost"
+        return what + ": more completions than arrivals (a wrong rate setting)"
+    if which == 2:
+        return (f"the client generated {pct} of the offered rate: the load generator is the "
+                "bottleneck (offered load not reached)")
+    return (f"U = XS gives utilization {expected:.3g}, measured {util:.3g} ({pct}): the "
+            "service time or the utilization measurement is wrong")
