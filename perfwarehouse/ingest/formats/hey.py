@@ -11,10 +11,12 @@ summary does not print ``-c`` (nor ``-q``, the per-worker rate limit), so pass
   ``p99`` and the trial's latency percentiles (ms);
 * ``Response time histogram`` -> attribute ``histogram_ms`` (bucket upper bound in ms,
   count); ``Details`` -> attribute ``details_s``;
-* ``Status code distribution`` + ``Error distribution`` -> ``requests`` (all
-  responses and errors) and ``errors`` (transport errors plus responses outside
-  200-399, as wrk counts them). hey's ``Requests/sec`` counts errors too; when no
-  request got a response (all errors) the trial has no latency metrics.
+* ``Status code distribution`` -> ``requests`` (responses, whatever their status, as
+  wrk counts them); ``errors`` = responses outside 200-399 plus the ``Error
+  distribution`` (transport errors: no response). hey's ``Requests/sec`` counts
+  transport errors too: when there are any, ``throughput`` = responses / ``Total``
+  (hey's figure stays in attribute ``hey_requests_per_s``), and when no request got a
+  response the trial has no latency metrics.
 """
 
 from __future__ import annotations
@@ -111,13 +113,16 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             summary.pop(key, None)
     bad_status = sum(n for code, n in statuses.items() if not 200 <= int(code) < 400)
     metrics: dict[str, float | None] = dict(summary)
-    metrics["requests"] = float(sum(statuses.values()) + sum(transport_errors.values()))
+    responses = float(sum(statuses.values()))
+    metrics["requests"] = responses
     metrics["errors"] = float(bad_status + sum(transport_errors.values()))
+    if transport_errors:  # hey's Requests/sec counts them; a completion is a response
+        metrics["throughput"] = responses / summary["duration_s"]
     for q, value in percentiles:
         if q in lt.PERCENTILE_METRICS:
             metrics[lt.PERCENTILE_METRICS[q]] = value
     attributes: dict[str, Any] = {"status_codes": statuses, "histogram_ms": histogram,
-                                  "details_s": details}
+                                  "details_s": details, "hey_requests_per_s": summary["throughput"]}
     if transport_errors:
         attributes["error_distribution"] = transport_errors
     settings = {"generator": "hey", "loop": "closed", "think_time_s": 0}
