@@ -134,11 +134,26 @@ def test_closed_loop_search_against_redis(cli: CliRunner, tmp_path: Path) -> Non
         assert settings["loop"] == "closed" and settings["clients"] >= 1
         metrics = {r["metric"] for r in records}
         assert {"throughput", "mean"} <= metrics
-    # N = X·R (interactive response time law, Z = 0) holds on the real measurements
-    for records in trials:
-        by = {r["metric"]: r["values"][0] for r in records}
-        n = records[0]["settings"]["clients"]
-        assert by["throughput"] * by["mean"] / 1000 == pytest.approx(n, rel=0.5)
+    # the same trials through `analyze load`: peak throughput and knee of the closed loop
+    from perfwarehouse.ingest.service import ingest_jsonl
+    from perfwarehouse.jobs import get, run_job
+    from perfwarehouse.warehouse.store import Warehouse
+
+    warehouse = Warehouse(tmp_path / "warehouse")
+    ingest_jsonl(warehouse, sorted(spool.glob("*.jsonl")))
+    job = get("load")
+    run_job(warehouse, job, job.params(campaign="redis"), campaigns=["redis"])
+    with warehouse.catalog() as con:
+        peaks = con.execute("SELECT loop, n_levels, peak_throughput, peak_clients, knee_clients "
+                            "FROM peak_rate").fetchall()
+    visited = {r[0]["settings"]["clients"] for r in trials}
+    assert len(peaks) == 1, peaks
+    loop, n_levels, peak, peak_clients, knee_clients = peaks[0]
+    assert loop == "closed" and n_levels == len(visited) == info["loads_visited"]
+    assert peak_clients in visited and knee_clients in visited
+    assert knee_clients <= peak_clients
+    best = max(r["values"][0] for rs in trials for r in rs if r["metric"] == "throughput")
+    assert 0 < peak <= best
 
 
 def test_two_factor_surface(cli: CliRunner, tmp_path: Path) -> None:
