@@ -488,6 +488,7 @@ class _Runner:
                     parsed_settings.pop("think_time_s", None)
                     parsed_settings.pop("clients", None)
                 out.append({**record, **base, "seed": None,
+                            "status": record.get("status") or "ok",
                             "benchmark": config.benchmark or record.get("benchmark")
                             or "workbench",
                             "settings": {**parsed_settings, **settings},
