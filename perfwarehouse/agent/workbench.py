@@ -315,7 +315,8 @@ def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerpri
             continue
         past.attempts[sample] = max(past.attempts.get(sample, 0), int(info["attempt"]))
         if "seed_load" in info and sample not in past.seeds:
-            past.seeds[sample] = {"load": info["seed_load"], "note": info.get("seed_note", "")}
+            past.seeds[sample] = {"load": info["seed_load"], "note": info.get("seed_note", ""),
+                                  "from_sample": bool(info.get("seed_from_sample"))}
         if len(records) != records[0].get("run_size"):
             warn(f"trial {run_id} has {len(records)} of {records[0].get('run_size')} records in "
                  "the spool (torn by a crash); it is run again")
@@ -379,8 +380,9 @@ class _Runner:
         label = ", ".join(f"{k}={v}" for k, v in factors.items()) or config.campaign
         sample_settings = self._sample_settings(factors)
         if index in past.seeds:
-            seed = SeedChoice(float(past.seeds[index]["load"]), None, None,
-                              str(past.seeds[index]["note"]))
+            known = past.seeds[index]
+            seed = SeedChoice(float(known["load"]), {} if known["from_sample"] else None, None,
+                              str(known["note"]))
         else:
             seed = self._seed(factors, sample_settings, finished, warehouse_seeds)
         outcome = SampleOutcome(index, factors, seed)
@@ -471,6 +473,7 @@ class _Runner:
         }
         if action.step == 1 and action.trial == 1 and seed is not None:
             info["seed_load"], info["seed_note"] = seed.load, seed.note
+            info["seed_from_sample"] = seed.source is not None
         if status != "ok":
             info["detail"] = detail
         settings = {**sample_settings, config.load_key: _integral(action.load)}

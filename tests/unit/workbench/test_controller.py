@@ -22,7 +22,7 @@ from perfwarehouse.workbench import (
 from perfwarehouse.workbench.confidence import accuracy, t_interval
 from perfwarehouse.workbench.simulate import SimulatedServer
 
-SEEDS = 100
+SEEDS = 60
 
 
 def drive(server: SimulatedServer, spec: SearchSpec, seed: int,
