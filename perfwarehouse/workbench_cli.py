@@ -73,6 +73,9 @@ def _search_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--node", default=None, help="Node name.  [default: this host's name]"),
         click.option("--hardware-type", default=None, help="Hardware type.  [default: from "
                                                            "the node name]"),
+        click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
+                     help="Runs of the command at the first load before a search's first "
+                          "trial (not recorded)."),
         click.option("--resume", is_flag=True,
                      help="Continue the search(es) already in the spool."),
     ]
@@ -118,7 +121,7 @@ def _config(kw: dict[str, Any], seeding: bool = True) -> Any:
         spec=spec, statistic=kw["statistic"], loop=kw["loop"], duration_s=kw["duration_s"],
         timeout_s=kw["timeout_s"], settings=_pairs(kw["settings"], "--setting"),
         seed_from=kw["seed_from"], node=kw["node"], hardware_type=kw["hardware_type"],
-        resume=kw["resume"], benchmark=kw["benchmark"], seeding=seeding)
+        resume=kw["resume"], benchmark=kw["benchmark"], seeding=seeding, warmup=kw["warmup"])
 
 
 def _finish(outcome: Any, spool: Path) -> None:

@@ -15,6 +15,10 @@ which load to try next; this module runs it. Each trial:
    search, step, trial, policy, statistic and the value used), then feeds the
    value to the controller.
 
+Before a search's first trial the command runs ``warmup`` times (default once) at
+the first load, unrecorded: a cold server or generator (first connections, page
+faults) is not a measurement of the load.
+
 A trial that fails (non-zero exit, timeout, no parsable output) is recorded with
 its status and no values; the controller counts it (two failures at one load
 count as saturation). When a search ends, one *result* run is appended:
@@ -88,6 +92,7 @@ class WorkbenchConfig:
     resume: bool = False
     benchmark: str | None = None
     seeding: bool = True  # surface: seed each sample from the nearest finished one
+    warmup: int = 1  # runs of the command before a search's first trial, not recorded
     segment_bytes: int = 64 << 20
 
     def check(self) -> None:
@@ -102,6 +107,8 @@ class WorkbenchConfig:
             raise UsageError("--loop must be open or closed")
         if not self.duration_s > 0:
             raise UsageError("--duration must be positive")
+        if self.warmup < 0:
+            raise UsageError("--warmup must be 0 or more")
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise UsageError("--timeout must be positive")
         if "{load}" not in self.template:
@@ -400,6 +407,15 @@ class _Runner:
             self.echo(f"[{label}] {seed.note}")
         attempt = past.attempts.get(index, 0)
         started = time.monotonic()
+        if not past.trials.get(index) and isinstance(state.action, Run):
+            for _ in range(config.warmup):  # a cold server or generator is not a trial
+                warm = self._execute(substitute(config.template, state.action.load,
+                                                config.duration_s, factors))
+                self.echo(f"[{label}] warm-up at load {state.action.load:g}: {warm.status} "
+                          f"({warm.seconds:.1f} s, not recorded)")
+                if warm.status == "interrupted":
+                    self.outcome.interrupted = f"in the warm-up of sample {label}"
+                    return False
         while isinstance(state.action, Run):
             if self.stop_requests:
                 self.outcome.interrupted = f"in the search of sample {label}"
