@@ -22,6 +22,7 @@ met the target; the cost ratio to the baseline.
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import subprocess
 import sys
@@ -110,6 +111,7 @@ def real(runs: int) -> dict[tuple[str, bool], list[dict]]:
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the nginx is stopped
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", action="store_true", help="nginx + hey instead of simulated")
     parser.add_argument("--runs", type=int, default=None)
