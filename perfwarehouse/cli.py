@@ -367,6 +367,11 @@ from perfwarehouse.ingest.commands import add_import_commands  # noqa: E402
 
 cli.add_command(agent)
 from perfwarehouse.compare_cli import compare  # noqa: E402  (compare two revisions)
+from perfwarehouse.workbench_cli import agent_surface, peak_rate, plan_surface  # noqa: E402
+
+agent.add_command(peak_rate)
+agent.add_command(agent_surface)
+plan.add_command(plan_surface)
 
 cli.add_command(compare)
 ingest.add_command(pull)

@@ -50,6 +50,8 @@ CATALOG: tuple[Entry, ...] = (
     # load tests (the operational laws; Shivam et al., USENIX ATC 2008)
     Entry("load", _J + "load:LOAD",
           "Load curve, operational-law checks and peak throughput or peak rate per load test."),
+    Entry("surface", _J + "surface:JOB",
+          "Response surface: a quadratic model of the peak rate in the factors."),
 )
 
 

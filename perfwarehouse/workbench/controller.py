@@ -1,0 +1,342 @@
+"""The peak-rate search as a state machine (Shivam et al., USENIX ATC 2008, Algorithm 2).
+
+The *peak rate* λ* is the highest load that does not saturate the server; a load
+is a peak candidate when the confidence interval (at confidence c) of the chosen
+response-time statistic overlaps the peak-rate region [R_sat ± s·R_sat]
+(section 4). At each load the controller
+
+1. runs ``min_trials`` trials (at least two, for a first interval);
+2. classifies the load: interval entirely *below* the region, entirely *above*
+   it, or overlapping it (*candidate*); a load whose trials failed
+   ``max_failures`` times (the generator timed out or broke) counts as above;
+3. at a candidate, adds trials while the accuracy of the interval (equation 2)
+   is below the target ``accuracy`` (at most ``max_trials``); the search ends when
+   the target is met. More trials may also move the interval out of the region,
+   and the load is then concluded below or above after all;
+4. otherwise asks the policy (:mod:`perfwarehouse.workbench.policies`) for the
+   next load.
+
+Besides a candidate meeting the accuracy target, a search converges on a
+**step knee**: when the bracket [highest load below, lowest load above] has an
+accuracy (equation 2 applied to the two loads) at or above the target, no load
+inside it needs to be tried (nor more trials at a candidate inside it); λ* is
+the bracket's lower end, with the bracket as its interval. Real servers behind
+a rate limiter or admission control jump from 2 ms to 40 ms within 1 req/s, so
+no load ever lands inside the region: this is how such searches end. A bracket
+that cannot be narrowed because loads are multiples of ``resolution`` (one client
+in a closed loop) ends the search too: with exit status 0 when its accuracy meets
+the target, otherwise as a budget.
+
+Budgets end a search without meeting the target (status ``budget``, exit code
+3) with the best estimate so far: ``max_trials`` at one candidate load,
+``max_loads`` distinct loads, ``budget_s`` load-generator seconds, or a server
+saturated at the smallest load (``floor``).
+
+Units: loads in whatever the load generator takes (requests per second in an
+open loop, clients in a closed loop), response times in the unit of ``r_sat``
+(ms by convention), seconds of generator time as measured by the runner.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from perfwarehouse.errors import UsageError
+from perfwarehouse.workbench import policies
+from perfwarehouse.workbench.confidence import accuracy, t_interval
+
+POLICIES = ("binsearch", "linear", "model")
+BELOW, ABOVE, CANDIDATE, PENDING = "below", "above", "candidate", "pending"
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """The objective and the budgets of one peak-rate search."""
+
+    r_sat: float  # response-time threshold at the peak rate
+    width: float = 0.1  # s: the region is [r_sat·(1-s), r_sat·(1+s)]
+    confidence: float = 0.95  # c
+    accuracy: float = 0.9  # a, target accuracy (equation 2) at confidence c
+    policy: str = "binsearch"
+    start_load: float = 50.0  # Algorithm 3 starts at 50 requests/s
+    step: float | None = None  # linear: the fixed step (default: start_load)
+    min_trials: int = 2
+    max_trials: int = 20
+    max_loads: int = 30
+    budget_s: float | None = None
+    resolution: float = 1.0  # loads are multiples of this
+    max_failures: int = 2
+
+    @property
+    def region(self) -> tuple[float, float]:
+        return self.r_sat * (1.0 - self.width), self.r_sat * (1.0 + self.width)
+
+    def check(self) -> None:
+        """Refuse options that cannot be honoured (one line saying what to pass)."""
+        problems = [
+            (not self.r_sat > 0, "--r-sat must be positive"),
+            (not 0 < self.width < 1, "--width must lie in (0, 1)"),
+            (not 0 < self.confidence < 1, "--confidence must lie in (0, 1)"),
+            (not 0 < self.accuracy < 1, "--accuracy must lie in (0, 1)"),
+            (self.policy not in POLICIES, f"--policy must be one of {', '.join(POLICIES)}"),
+            (not self.start_load > 0, "--start-load must be positive"),
+            (self.step is not None and not self.step > 0, "--step must be positive"),
+            (self.min_trials < 2, "--min-trials must be at least 2 (an interval needs two)"),
+            (self.max_trials < self.min_trials, "--max-trials must be at least --min-trials"),
+            (self.max_loads < 1, "--max-loads must be at least 1"),
+            (self.budget_s is not None and not self.budget_s > 0, "--budget-s must be positive"),
+            (not self.resolution > 0, "the load resolution must be positive"),
+            (self.max_failures < 1, "max_failures must be at least 1"),
+        ]
+        for bad, message in problems:
+            if bad:
+                raise UsageError(message)
+
+    def round_load(self, load: float) -> float:
+        """``load`` as a multiple of ``resolution`` (at least one resolution step)."""
+        steps = max(1, round(load / self.resolution))
+        return round(steps * self.resolution, 9)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial's result: the statistic (None when the trial failed) and its cost."""
+
+    load: float
+    response: float | None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    """What the search knows about one load it visited (``step`` counts from 1)."""
+
+    step: int
+    load: float
+    how: str  # start, seed, binsearch, linear, model, model->binsearch
+    note: str = ""
+    responses: tuple[float, ...] = ()
+    failures: int = 0
+    seconds: float = 0.0
+    verdict: str = PENDING
+    mean: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    accuracy: float | None = None
+
+    @property
+    def trials(self) -> int:
+        return len(self.responses) + self.failures
+
+    def add(self, trial: Trial, spec: SearchSpec) -> LoadSummary:
+        responses = self.responses + ((trial.response,) if trial.response is not None else ())
+        failures = self.failures + (trial.response is None)
+        seconds = self.seconds + trial.seconds
+        verdict, mean, low, high, acc = PENDING, None, None, None, None
+        if responses:
+            mean = math.fsum(responses) / len(responses)
+        if len(responses) >= 2:
+            ci = t_interval(responses, spec.confidence)
+            low, high, acc = ci.low, ci.high, ci.accuracy
+        if failures >= spec.max_failures:
+            verdict = ABOVE
+        elif len(responses) >= spec.min_trials and low is not None and high is not None:
+            region_low, region_high = spec.region
+            if high < region_low:
+                verdict = BELOW
+            elif low > region_high:
+                verdict = ABOVE
+            else:
+                verdict = CANDIDATE
+        return replace(self, responses=responses, failures=failures, seconds=seconds,
+                       verdict=verdict, mean=mean, ci_low=low, ci_high=high, accuracy=acc)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Action: run one more trial at ``load`` (the ``trial``-th there; the ``step``-th load)."""
+
+    load: float
+    step: int
+    trial: int
+    how: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """How a search ended, with the best estimate of λ* and what it cost."""
+
+    status: str  # converged | budget
+    reason: str  # candidate | step-knee | resolution | max-trials | max-loads | budget-s | floor
+    lambda_star: float | None
+    lambda_low: float | None  # the bracket around λ* (highest load below, lowest above)
+    lambda_high: float | None
+    response_ci: tuple[float, float] | None  # of the statistic at λ* (a candidate)
+    accuracy: float | None
+    accuracy_of: str  # "response" (the CI at λ*) or "bracket" (equation 2 on the loads)
+    loads: tuple[LoadSummary, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.status == "converged" else 3
+
+    @property
+    def trials(self) -> int:
+        return sum(v.trials for v in self.loads)
+
+    @property
+    def seconds(self) -> float:
+        return math.fsum(v.seconds for v in self.loads)
+
+    @property
+    def loads_visited(self) -> int:
+        return len(self.loads)
+
+
+@dataclass(frozen=True)
+class Done:
+    """Action: the search is over."""
+
+    result: SearchResult
+
+
+Action = Run | Done
+
+
+@dataclass(frozen=True)
+class Search:
+    """The state of one search: the loads visited so far and the next action.
+
+    Start with :meth:`start`, feed each trial's result to :meth:`observe` (which
+    returns the next state), stop when :attr:`action` is :class:`Done`.
+    """
+
+    spec: SearchSpec
+    loads: tuple[LoadSummary, ...]
+    action: Action
+    notes: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def start(cls, spec: SearchSpec, seed_load: float | None = None,
+              seed_note: str = "") -> Search:
+        """A new search at ``seed_load`` (section 5.4), else at ``spec.start_load``."""
+        spec.check()
+        if seed_load is not None and not (math.isfinite(seed_load) and seed_load > 0):
+            raise UsageError(f"the seed load {seed_load!r} is not a positive number")
+        first = spec.round_load(seed_load if seed_load is not None else spec.start_load)
+        how = "seed" if seed_load is not None else "start"
+        return cls(spec, (), Run(first, 1, 1, how, seed_note))
+
+    @property
+    def done(self) -> bool:
+        return isinstance(self.action, Done)
+
+    def observe(self, trial: Trial) -> Search:
+        """The state after ``trial``, which must be at the load the action asked for."""
+        action = self.action
+        if isinstance(action, Done):
+            raise UsageError("the search is over; it takes no more trials")
+        if not math.isclose(trial.load, action.load, rel_tol=1e-9, abs_tol=1e-9):
+            raise UsageError(
+                f"a trial at load {trial.load:g} arrived where the search runs load "
+                f"{action.load:g}: the trials do not belong to this search (same options, "
+                "seed and policy?)")
+        loads = list(self.loads)
+        if loads and loads[-1].step == action.step:
+            loads[-1] = loads[-1].add(trial, self.spec)
+        else:
+            visit = LoadSummary(action.step, action.load, action.how, action.note)
+            loads.append(visit.add(trial, self.spec))
+        notes = self.notes + ((action.note,) if action.note and action.trial == 1 else ())
+        return _advance(self.spec, tuple(loads), notes)
+
+
+def replay(spec: SearchSpec, trials: Iterable[Trial], seed_load: float | None = None,
+           seed_note: str = "") -> Search:
+    """The state after ``trials`` (in order) of a search started like :meth:`Search.start`."""
+    state = Search.start(spec, seed_load, seed_note)
+    for trial in trials:
+        state = state.observe(trial)
+    return state
+
+
+# ------------------------------------------------------------------ the step
+def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str, ...]) -> Search:
+    def done(status: str, reason: str, note: str = "") -> Search:
+        all_notes = notes + ((note,) if note else ())
+        return Search(spec, loads, Done(_result(spec, loads, status, reason, all_notes)),
+                      all_notes)
+
+    def again() -> Search:
+        return Search(spec, loads, Run(current.load, current.step, current.trials + 1,
+                                       current.how, current.note), notes)
+
+    current = loads[-1]
+    spent = math.fsum(v.seconds for v in loads)
+    out_of_time = spec.budget_s is not None and spent >= spec.budget_s
+    if current.verdict == PENDING:
+        return done("budget", "budget-s") if out_of_time else again()
+    if current.verdict == CANDIDATE:
+        assert current.accuracy is not None
+        if current.accuracy >= spec.accuracy:
+            return done("converged", "candidate")
+        low, high = policies.bracket(loads)
+        if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+            return done("converged", "step-knee",
+                        f"load {current.load:g} is a candidate (accuracy {current.accuracy:.3f}) "
+                        f"inside the bracket [{low:g}, {high:g}], which meets the target")
+        if current.trials >= spec.max_trials:
+            return done("budget", "max-trials",
+                        f"load {current.load:g} is a candidate but its accuracy "
+                        f"{current.accuracy:.3f} stayed below {spec.accuracy:g} after "
+                        f"{current.trials} trials")
+        return done("budget", "budget-s") if out_of_time else again()
+    if current.failures >= spec.max_failures:
+        notes = notes + (f"load {current.load:g}: the load generator failed "
+                         f"{current.failures} times; counted as saturated",)
+    low, high = policies.bracket(loads)
+    if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+        return done("converged", "step-knee")
+    if out_of_time:
+        return done("budget", "budget-s")
+    if len(loads) >= spec.max_loads:
+        return done("budget", "max-loads")
+    proposal = policies.propose(spec, loads)
+    load, how, note = spec.round_load(proposal.load), proposal.how, proposal.note
+    visited = {v.load for v in loads}
+    if load in visited:  # rounding (or a policy) revisits a load: halve the bracket instead
+        middle = ((low or 0.0) + high) / 2.0 if high is not None else 2.0 * (low or load)
+        load = spec.round_load(middle)
+        how, note = ("binsearch" if how == "binsearch" else f"{spec.policy}->binsearch",
+                     f"{proposal.how} proposed load {spec.round_load(proposal.load):g} again; "
+                     "binsearch step instead")
+    if load in visited:
+        if high is not None and low is None:
+            return done("budget", "floor", f"the server is saturated already at the smallest "
+                                           f"load {high:g}")
+        assert low is not None and high is not None
+        met = accuracy(low, high) >= spec.accuracy
+        return done("converged" if met else "budget", "resolution",
+                    f"the bracket [{low:g}, {high:g}] cannot narrow below the load resolution "
+                    f"{spec.resolution:g}")
+    return Search(spec, loads, Run(load, len(loads) + 1, 1, how, note), notes)
+
+
+def _result(spec: SearchSpec, loads: tuple[LoadSummary, ...], status: str, reason: str,
+            notes: tuple[str, ...]) -> SearchResult:
+    current = loads[-1] if loads else None
+    low, high = policies.bracket(loads)
+    if current is not None and current.verdict == CANDIDATE and reason != "step-knee":
+        assert current.ci_low is not None and current.ci_high is not None
+        lows = [v.load for v in loads if v.verdict == BELOW and v.load < current.load]
+        highs = [v.load for v in loads if v.verdict == ABOVE and v.load > current.load]
+        return SearchResult(status, reason, current.load, max(lows) if lows else None,
+                            min(highs) if highs else None, (current.ci_low, current.ci_high),
+                            current.accuracy, "response", loads, notes)
+    bracket_accuracy = accuracy(low, high) if low is not None and high is not None else None
+    return SearchResult(status, reason, low, low, high, None, bracket_accuracy,
+                        "bracket" if bracket_accuracy is not None else "", loads, notes)
