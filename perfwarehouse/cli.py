@@ -333,8 +333,10 @@ def _register_reports() -> None:
 
 
 from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent, SPEC 4.3)
+from perfwarehouse.compact_cli import compact  # noqa: E402
 
 cli.add_command(agent)
+cli.add_command(compact)
 ingest.add_command(pull)
 
 _register_jobs()
