@@ -362,18 +362,19 @@ def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[An
         raise click.BadParameter(f"expected comma-separated {cast.__name__} values") from None
 
 
-from perfwarehouse.agent.cli import agent, pull  # noqa: E402  (collector agent)
+# the other verbs, each in its own light module (heavy imports inside the commands)
+from perfwarehouse.agent.cli import agent, pull  # noqa: E402
+from perfwarehouse.compact_cli import compact  # noqa: E402
+from perfwarehouse.compare_cli import compare  # noqa: E402
 from perfwarehouse.ingest.commands import add_import_commands  # noqa: E402
-
-cli.add_command(agent)
-from perfwarehouse.compare_cli import compare  # noqa: E402  (compare two revisions)
 from perfwarehouse.workbench_cli import agent_surface, peak_rate, plan_surface  # noqa: E402
 
+cli.add_command(agent)
+cli.add_command(compare)
+cli.add_command(compact)
 agent.add_command(peak_rate)
 agent.add_command(agent_surface)
 plan.add_command(plan_surface)
-
-cli.add_command(compare)
 ingest.add_command(pull)
 add_import_commands(ingest)  # ingest pyperf, gbench, ..., auto (other tools' results)
 

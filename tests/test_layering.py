@@ -46,8 +46,8 @@ DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.latency", "ingest.servic
                   "jobs.framework", "reports.base", "sqlcli", "compare_cli", "api",
                   "generate.trials")
 # command-line modules: only light imports at module level
-CLI_MODULES = ("cli", "agent.cli", "ingest.commands", "compare_cli", "registry", "config", "errors",
-               "__init__", "__main__")
+CLI_MODULES = ("cli", "agent.cli", "ingest.commands", "compare_cli", "compact_cli",
+               "workbench_cli", "registry", "config", "errors", "__init__", "__main__")
 
 
 def modules() -> list[tuple[str, ast.Module]]:

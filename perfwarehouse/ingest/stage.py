@@ -40,6 +40,7 @@ from perfwarehouse.faults import checkpoint
 from perfwarehouse.ingest import latency
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.compact import auto_compact
 from perfwarehouse.warehouse.store import (
     DATA,
     Warehouse,
@@ -174,6 +175,8 @@ def land(
         with reporter.task("committing", total=None, unit="rows"):
             _commit(session, con, batch, batch_id, files, problems, started_at,
                     added, values, skipped, on_commit)
+        # many small files in a small partition: compact it now (README "Compaction")
+        auto_compact(session, [(str(f["campaign"]), str(f["hardware_type"])) for f in files])
     return IngestSummary(
         batch.source, batch.format, "landed", batch_id=batch_id, trials_added=added,
         values_added=values, trials_skipped=skipped, quarantined=len({(p.source, p.line) for p in problems}),

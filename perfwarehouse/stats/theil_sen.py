@@ -23,6 +23,8 @@ A confidence below 0.5 is read as 1 - confidence, as scipy does.
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +35,8 @@ from perfwarehouse.kernels import theil_sen as kern
 #: pairs up to which every slope is listed and sorted (faster than selecting)
 BRUTE_FORCE_PAIRS = 20_000
 _ULP_MARGIN = 64 * np.finfo(np.float64).eps
+#: threads that compute the orders of independent thresholds at once
+_WORKERS = min(2, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -84,15 +88,13 @@ def theil_sen(y: object, x: object = None, confidence: float = 0.95, *,
     if n < 2:
         raise ValueError(f"Theil-Sen needs at least 2 points, got {n} (after dropping NaN)")
 
-    order = np.lexsort((yy, xx))
-    xs = np.ascontiguousarray(xx[order])
-    ys = np.ascontiguousarray(yy[order])
+    xs, ys = _sorted_by_x_then_y(xx, yy)
     group_sizes = _tie_sizes(xs)
     group_start = np.concatenate(([0], np.cumsum(group_sizes))).astype(np.int64)
     n_slopes = n * (n - 1) // 2 - int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
     alpha = 1.0 - confidence if confidence > 0.5 else confidence
-    low_rank, high_rank = sen_ranks(n_slopes, xs, ys, alpha)
+    low_rank, high_rank = sen_ranks(n_slopes, xs, ys, alpha, x_is_sorted=True)
     if n_slopes == 0:
         return TheilSenResult(math.nan, math.nan, math.nan, math.nan, n, 0, confidence, -1, -1)
 
@@ -108,7 +110,21 @@ def theil_sen(y: object, x: object = None, confidence: float = 0.95, *,
     return TheilSenResult(slope, intercept, low, high, n, n_slopes, confidence, low_rank, high_rank)
 
 
-def sen_ranks(n_slopes: int, x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[int, int]:
+def _sorted_by_x_then_y(xx: np.ndarray, yy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points ordered by x, then y (then input position): ``np.lexsort((yy, xx))``.
+
+    Already sorted x (a time axis) costs one pass; otherwise two stable sorts,
+    which are faster than ``np.lexsort`` on floats.
+    """
+    if np.all(xx[1:] > xx[:-1]):
+        return np.ascontiguousarray(xx), np.ascontiguousarray(yy)
+    by_y = np.argsort(yy, kind="stable")
+    order = by_y[np.argsort(xx[by_y], kind="stable")]
+    return np.ascontiguousarray(xx[order]), np.ascontiguousarray(yy[order])
+
+
+def sen_ranks(n_slopes: int, x: np.ndarray, y: np.ndarray, alpha: float, *,
+              x_is_sorted: bool = False) -> tuple[int, int]:
     """0-based ranks of Sen's CI in the sorted slopes, exactly as scipy computes them.
 
     sigma^2 = [n(n-1)(2n+5) - sum over tie groups t(t-1)(2t+5) in x and in y] / 18;
@@ -117,7 +133,8 @@ def sen_ranks(n_slopes: int, x: np.ndarray, y: np.ndarray, alpha: float) -> tupl
     (no slopes, or a negative variance from heavy ties), where scipy gives NaN.
     """
     n = int(x.size)
-    tx, ty = _tie_sizes(np.sort(x)), _tie_sizes(np.sort(y))
+    tx = _tie_sizes(x if x_is_sorted else np.sort(x))
+    ty = _tie_sizes(np.sort(y))
     ties = sum(int(k) * (int(k) - 1) * (2 * int(k) + 5) for k in tx[tx > 1])
     ties += sum(int(k) * (int(k) - 1) * (2 * int(k) + 5) for k in ty[ty > 1])
     sigsq = 1 / 18.0 * (n * (n - 1) * (2 * n + 5) - ties)
@@ -163,7 +180,8 @@ class _Selector:
         x_range = float(xs[-1] - xs[0])
         self.scale = float(np.max(np.abs(ys))) / x_range  # a slope magnitude of the data
         self.rng = np.random.default_rng(seed)
-        self._orders: dict[float, np.ndarray] = {}
+        self._orders: dict[float, tuple[np.ndarray, int]] = {}
+        self._listed: dict[tuple[float, float], np.ndarray] = {}  # slopes in (a, b]
 
     def _seed(self) -> int:
         return int(self.rng.integers(0, 2**31 - 1))
@@ -171,29 +189,52 @@ class _Selector:
     def margin(self, t: float) -> float:
         return _ULP_MARGIN * max(abs(t), self.scale)
 
-    def order(self, t: float) -> np.ndarray:
-        """The points' order at threshold t (cached: each is used by a count and a listing)."""
+    def _compute(self, t: float) -> tuple[np.ndarray, int]:
+        if t == -math.inf:
+            return np.arange(self.xs.size, dtype=np.int64), 0
+        if t == math.inf:
+            return kern.order_at_plus_infinity(self.group_start), self.total
+        order, count = kern.order_and_count(self.xs, self.ys, self.group_start, float(t))
+        return order, int(count)
+
+    def prefetch(self, thresholds: list[float]) -> None:
+        """Compute the orders and counts of several thresholds at once, on two threads.
+
+        The kernels release the GIL, so two thresholds cost about one on two cores.
+        """
+        todo = [t for t in dict.fromkeys(thresholds) if t not in self._orders
+                and math.isfinite(t)]
+        if len(todo) < 2 or _WORKERS < 2:
+            return
+        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+            for t, result in zip(todo, pool.map(self._compute, todo)):
+                self._store(t, result)
+
+    def _store(self, t: float, result: tuple[np.ndarray, int]) -> None:
+        if len(self._orders) >= 10:
+            self._orders.pop(next(iter(self._orders)))
+        self._orders[t] = result
+
+    def _entry(self, t: float) -> tuple[np.ndarray, int]:
+        """The points' order at threshold t and the count of slopes <= t (cached)."""
         if t not in self._orders:
-            if len(self._orders) >= 6:
-                self._orders.pop(next(iter(self._orders)))
-            if t == -math.inf:
-                self._orders[t] = np.arange(self.xs.size, dtype=np.int64)
-            elif t == math.inf:
-                self._orders[t] = kern.order_at_plus_infinity(self.group_start)
-            else:
-                self._orders[t] = kern.order_at(self.xs, self.ys, float(t))
+            self._store(t, self._compute(t))
         return self._orders[t]
 
+    def order(self, t: float) -> np.ndarray:
+        return self._entry(t)[0]
+
     def count(self, t: float) -> int:
-        if t == -math.inf:
-            return 0
-        if t == math.inf:
-            return self.total
-        return int(kern.count_in_order(self.order(t), self.group_start))
+        return self._entry(t)[1]
 
     def _between(self, lower: float, upper: float, mode: int, rho: float, capacity: int):
-        return kern.slopes_between_orders(self.xs, self.ys, self.order(lower), self.order(upper),
-                                          mode, float(rho), int(capacity), self._seed())
+        if mode == 1 and (lower, upper) in self._listed:
+            return self._listed.pop((lower, upper)), False
+        if mode == 1:
+            return kern.list_between_orders(self.xs, self.ys, self.order(lower),
+                                            self.order(upper), int(capacity))
+        return kern.sample_between_orders(self.xs, self.ys, self.order(lower), self.order(upper),
+                                          float(rho), int(capacity), self._seed())
 
     def select(self, ranks: list[int]) -> dict[int, float]:
         out: dict[int, float] = {}
@@ -208,6 +249,7 @@ class _Selector:
                 if self._finish(ranks, lower, upper, c_lower, c_upper, out):
                     return
                 lower, upper = self._widen(lower, upper)
+                self.prefetch([lower, upper])
                 c_lower, c_upper = self.count(lower), self.count(upper)
                 continue
             sample = self._sample(lower, upper, m)
@@ -219,13 +261,49 @@ class _Selector:
             if clusters is None:  # a few values repeated very often (tied data)
                 self._by_plateaus(ranks, np.unique(sample), lower, upper, out)
                 return
-            for group, new_lower, new_upper in clusters:
+            self._bracket(clusters, m / sample.size)
+            for group, new_lower, new_upper, _ in clusters:
                 cl, cu = self.count(new_lower), self.count(new_upper)
                 if cl <= group[0] and group[-1] < cu:
                     self._solve(group, new_lower, new_upper, cl, cu, out)
                 else:  # the sample misled us (rare): search this group in the whole interval
                     self._solve(group, lower, upper, c_lower, c_upper, out)
             return
+
+    def _bracket(self, clusters: list[tuple[list[int], float, float, int]],
+                 per_sample: float) -> None:
+        """Orders and counts at the clusters' bounds, two threads at a time.
+
+        A cluster expected to hold few enough slopes to list gets its upper order
+        from its lower one by an insertion sort (:func:`kern.advance_order`), which
+        lists the slopes in between on the way; the others are sorted and counted.
+        """
+        advance = []
+        full = []
+        for _, a, b, sampled in clusters:
+            expected = (sampled + 1) * per_sample
+            if math.isfinite(a) and math.isfinite(b) and expected <= self.enumerate_at:
+                advance.append((a, b, int(min(3 * expected, 4 * self.enumerate_at) + 10_000)))
+                full.append(a)
+            else:
+                full += [a, b]
+        self.prefetch(full)
+        todo = [job for job in advance if job[1] not in self._orders]
+        if _WORKERS > 1 and len(todo) > 1:
+            with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+                list(pool.map(self._advance, todo))
+        else:
+            for job in todo:
+                self._advance(job)
+
+    def _advance(self, job: tuple[float, float, int]) -> None:
+        a, b, capacity = job
+        count_a = self.count(a)
+        order, met, slopes, overflow = kern.advance_order(self.xs, self.ys, self.order(a),
+                                                          float(b), capacity)
+        if not overflow:
+            self._store(b, (order, count_a + int(met)))
+            self._listed[(a, b)] = slopes
 
     def _by_plateaus(self, ranks: list[int], values: np.ndarray, lower: float, upper: float,
                      out: dict[int, float]) -> None:
@@ -279,8 +357,9 @@ class _Selector:
         return slopes if not overflow else slopes[: r]
 
     def _clusters(self, ranks: list[int], sample: np.ndarray, lower: float, upper: float,
-                  c_lower: int, m: int) -> list[tuple[list[int], float, float]] | None:
-        """Group target ranks whose sample windows overlap; bounds per group."""
+                  c_lower: int, m: int) -> list[tuple[list[int], float, float, int]] | None:
+        """Group target ranks whose sample windows overlap; bounds per group (and the
+        number of sampled slopes between them)."""
         r = sample.size
         windows = []
         for k in ranks:
@@ -309,7 +388,7 @@ class _Selector:
             new_upper = min(new_upper, upper)
             if new_lower == lower and new_upper == upper and len(groups) == 1:
                 return None
-            result.append(([w[2] for w in g], new_lower, new_upper))
+            result.append(([w[2] for w in g], new_lower, new_upper, hi_i - lo_i))
         return result
 
     def _below(self, t: float) -> float:

@@ -246,7 +246,8 @@ class Warehouse:
             shutil.rmtree(self.staging_path)
         if not self.data_path.exists():
             return
-        known = {row[0] for row in con.execute("SELECT path FROM data_files").fetchall()}
+        known = {row[0] for row in con.execute(  # retired files: kept for readers (compact.py)
+            "SELECT path FROM data_files UNION ALL SELECT path FROM retired_files").fetchall()}
         for dirpath, _dirs, names in os.walk(self.data_path):
             for name in names:
                 rel = os.path.relpath(os.path.join(dirpath, name), self.root)

@@ -123,3 +123,17 @@ def test_trend_test_by_counts_equals_the_ci(seed: int) -> None:
     for confidence in (0.975, 0.5, 0.9):
         fit = theil_sen(y, confidence=confidence)
         assert trend_ci_contains_zero(y, confidence) == (fit.low <= 0 <= fit.high)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_selection_with_ties_equals_scipy_at_a_few_thousand_points(seed: int) -> None:
+    """Large enough for every stage of the selection (sampling, orders, insertion listing)."""
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(1500, 2500))
+    x, y = _data(rng, n, ["continuous", "integers", "coarse", "time"][seed])
+    if seed % 2:
+        rng.shuffle(x)  # unsorted x with ties
+    ours = theil_sen(y, x, brute_force_pairs=0, seed=seed)
+    ref = sps.theilslopes(y, x, method="joint")
+    assert (ours.slope, ours.intercept) == (ref.slope, ref.intercept)
+    assert _same(ours.low, ref.low_slope) and _same(ours.high, ref.high_slope)

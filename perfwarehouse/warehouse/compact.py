@@ -1,0 +1,234 @@
+"""Compaction: rewrite a partition's many small Parquet files into few large, clustered ones.
+
+Every ingest batch (and every pull chunk) adds a file per partition; a warehouse
+fed hourly holds thousands, and every query pays for opening them. ``compact``
+rewrites the small files of each (campaign, hardware type) into files of up to
+:attr:`Policy.max_file_rows` rows, sorted by configuration, order kind, run,
+position and iteration, in row groups of about a million rows (min/max statistics
+on ``config_id`` let a reader of a configuration range skip the other groups).
+
+Atomic and crash-safe as ingest is. Under the write lock:
+
+1. expired retired files (below) are deleted: their rows leave ``retired_files``
+   in one transaction, then the files are unlinked (a kill in between leaves
+   unknown files, which the next writer's recovery removes);
+2. the new files are written into ``_staging/`` and checked (row count), then
+   moved into the partition directory; until the commit nobody reads them, and a
+   killed compaction leaves them unknown to the catalog: the next writer removes
+   them (:meth:`Warehouse._recover`);
+3. **one** catalog transaction swaps the files: the old ones leave ``data_files``
+   and enter ``retired_files``, the new ones enter ``data_files``, the views are
+   refreshed. A reader sees the old set or the new set, never both, never neither.
+
+Readers are never blocked (the catalog is open read-write only for the swap) and a
+job that took its snapshot before the swap finishes on the old files: they stay on
+disk for a grace period (:attr:`Policy.grace_s`, one hour by default; recovery
+keeps them) and are deleted by the first compaction after it. A reader that reads
+one snapshot for longer than the grace period may find its files gone and must be
+rerun. Compaction is idempotent: a compacted partition plans nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyarrow as pa
+
+from perfwarehouse.errors import UsageError
+from perfwarehouse.faults import checkpoint
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.compact_plan import (
+    SORT_KEY,
+    Policy,
+    auto_compact_wanted,
+    config_ranges,
+    expired,
+    files_to_rewrite,
+)
+from perfwarehouse.warehouse.store import DataFile, Warehouse, WriteSession, configure
+
+MEMORY_LIMIT = "2GB"
+
+
+@dataclass(frozen=True)
+class PartitionCompaction:
+    """What compaction did to one partition."""
+
+    campaign: str
+    hardware_type: str
+    files_before: int
+    files_after: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class CompactSummary:
+    partitions: tuple[PartitionCompaction, ...]
+    files_deleted: int  # retired files whose grace period was over
+    seconds: float
+
+
+def compact(warehouse: Warehouse, campaign: str | None = None,
+            hardware_type: str | None = None, policy: Policy | None = None) -> CompactSummary:
+    """Compact every partition (or those of ``campaign`` / ``hardware_type``)."""
+    policy = policy or Policy()
+    started = time.monotonic()
+    warehouse.require()
+    what = " ".join(x for x in (campaign, hardware_type) if x) or "all"
+    with warehouse.writing(f"perfwarehouse compact {what}") as session:
+        deleted = delete_expired(session, policy.grace_s)
+        files = _current_files(warehouse)
+        if campaign is not None and not any(f.campaign == campaign for f in files):
+            raise UsageError(f"no campaign {campaign!r} in {warehouse.root} "
+                             "(see `perfwarehouse sql \"SELECT * FROM campaigns\"`)")
+        if hardware_type is not None and not any(f.hardware_type == hardware_type for f in files):
+            raise UsageError(f"no hardware type {hardware_type!r} in {warehouse.root}")
+        parts = [part for (c, h), part in sorted(_partitions(files).items())
+                 if campaign in (None, c) and hardware_type in (None, h)]
+        done = compact_partitions(session, parts, policy)
+    return CompactSummary(tuple(done), deleted, time.monotonic() - started)
+
+
+def auto_compact(session: WriteSession, partitions: Sequence[tuple[str, str]],
+                 policy: Policy | None = None) -> list[PartitionCompaction]:
+    """Compact the given partitions where :func:`auto_compact_wanted` says it is cheap
+    (called by ingest after a batch landed, under the same write lock)."""
+    policy = policy or Policy()
+    by_partition = _partitions(_current_files(session.warehouse))
+    wanted = [by_partition[key] for key in sorted(set(partitions))
+              if key in by_partition and auto_compact_wanted(by_partition[key], policy)]
+    return compact_partitions(session, wanted, policy)
+
+
+def compact_partitions(session: WriteSession, partitions: Sequence[Sequence[DataFile]],
+                       policy: Policy) -> list[PartitionCompaction]:
+    """Rewrite the small files of each partition, then swap them all in one transaction."""
+    old: list[str] = []
+    new: list[dict[str, object]] = []
+    done = []
+    staging_dirs = []
+    for files in partitions:
+        todo = files_to_rewrite(files, policy)
+        if not todo:
+            continue
+        staging, records = _rewrite(session.warehouse, todo, policy)
+        staging_dirs.append(staging)
+        old += [f.path for f in todo]
+        new += records
+        done.append(PartitionCompaction(todo[0].campaign, todo[0].hardware_type, len(files),
+                                        len(files) - len(todo) + len(records),
+                                        sum(f.row_count for f in todo)))
+    if not done:
+        return []
+    checkpoint("compact-moved")
+    _swap(session, old, new)
+    for staging in staging_dirs:
+        shutil.rmtree(staging, ignore_errors=True)
+    return done
+
+
+def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
+             policy: Policy) -> tuple[Path, list[dict[str, object]]]:
+    """Write the clustered files of one partition and move them into its directory
+    (unrecorded: invisible until the swap). Returns the staging dir and the records."""
+    import duckdb
+
+    campaign, hardware_type = todo[0].campaign, todo[0].hardware_type
+    rows = sum(f.row_count for f in todo)
+    token = uuid.uuid4().hex[:8]
+    stem = f"c{max(f.batch_id for f in todo):06d}-{token}"
+    staging = warehouse.staging_path / f"compact-{token}"
+    staging.mkdir(parents=True, exist_ok=True)
+    partition_dir = Path(todo[0].path).parent  # relative, hive-encoded as ingest wrote it
+    sources = "[" + ", ".join(sqlfiles.quote_literal(str(warehouse.root / f.path))
+                              for f in todo) + "]"
+    scan = f"read_parquet({sources}, hive_partitioning = false)"
+    con = duckdb.connect()
+    written: list[tuple[Path, dict[str, object]]] = []
+    try:
+        configure(con)
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        counts = con.execute(f"SELECT config_id, count(*) FROM {scan} GROUP BY 1 ORDER BY 1"
+                             ).fetchall()
+        checkpoint("compact-planned")
+        for k, (lo, hi) in enumerate(config_ranges(counts, policy.max_file_rows)):
+            name = f"{stem}-{k}.parquet"
+            path = staging / name
+            con.execute(
+                f"COPY (SELECT * FROM {scan} WHERE config_id BETWEEN {int(lo)} AND {int(hi)} "
+                f"ORDER BY {', '.join(SORT_KEY)}) TO {sqlfiles.quote_literal(str(path))} "
+                f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {int(policy.row_group_rows)})")
+            n = con.execute(f"SELECT count(*) FROM read_parquet({sqlfiles.quote_literal(str(path))})"
+                            ).fetchall()[0][0]
+            written.append((path, {
+                "path": str(partition_dir / name), "batch_id": max(f.batch_id for f in todo),
+                "campaign": campaign, "hardware_type": hardware_type, "row_count": int(n),
+                "bytes": path.stat().st_size}))
+    finally:
+        con.close()
+    if sum(int(r["row_count"]) for _, r in written) != rows:  # pragma: no cover (a DuckDB bug)
+        shutil.rmtree(staging)
+        raise RuntimeError(f"compaction of {campaign}/{hardware_type} lost rows; nothing changed")
+    checkpoint("compact-written")
+    for path, record in written:
+        target = warehouse.root / str(record["path"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+    return staging, [r for _, r in written]
+
+
+def _swap(session: WriteSession, old: list[str], new: list[dict[str, object]]) -> None:
+    """The old files leave data_files for retired_files, the new enter: one transaction."""
+    now = datetime.now(timezone.utc)
+    with session.catalog() as cat:
+        cat.register("_new_files", pa.Table.from_pylist(new))
+        cat.register("_old_files", pa.table({"path": pa.array(old, pa.string())}))
+        cat.execute("BEGIN TRANSACTION")
+        try:
+            cat.execute("DELETE FROM data_files WHERE path IN (SELECT path FROM _old_files)")
+            cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _new_files")
+            cat.execute("INSERT INTO retired_files SELECT path, ?::TIMESTAMPTZ FROM _old_files "
+                        "ON CONFLICT DO NOTHING", [now])
+            session.refresh_views(cat)
+            checkpoint("compact-before-commit")
+            cat.execute("COMMIT")
+            checkpoint("compact-after-commit")
+        except BaseException:
+            cat.execute("ROLLBACK")
+            raise
+
+
+def delete_expired(session: WriteSession, grace_s: float) -> int:
+    """Delete the retired files whose grace period is over; how many."""
+    with session.catalog() as cat:
+        retired = cat.execute("SELECT path, retired_at FROM retired_files").fetchall()
+        gone = expired(retired, datetime.now(timezone.utc), grace_s)
+        if not gone:
+            return 0
+        cat.register("_gone", pa.table({"path": pa.array(gone, pa.string())}))
+        cat.execute("DELETE FROM retired_files WHERE path IN (SELECT path FROM _gone)")
+    checkpoint("compact-purge-committed")
+    for path in gone:
+        (session.warehouse.root / path).unlink(missing_ok=True)
+    return len(gone)
+
+
+def _current_files(warehouse: Warehouse) -> list[DataFile]:
+    with warehouse.catalog() as con:
+        rows = con.execute("SELECT path, batch_id, campaign, hardware_type, row_count "
+                           "FROM data_files ORDER BY path").fetchall()
+    return [DataFile(*row) for row in rows]
+
+
+def _partitions(files: Sequence[DataFile]) -> dict[tuple[str, str], list[DataFile]]:
+    out: dict[tuple[str, str], list[DataFile]] = {}
+    for f in files:
+        out.setdefault((f.campaign, f.hardware_type), []).append(f)
+    return out

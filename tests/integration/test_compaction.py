@@ -1,0 +1,218 @@
+"""``perfwarehouse compact``: 1,000 small files of a partition become one clustered file
+with the same rows and the same job results; a SIGKILL at any step of a compaction
+leaves the old files or the new ones; a reader that took its snapshot before the
+compaction finishes on the old files; idempotent."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from polars.testing import assert_frame_equal
+
+from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
+from perfwarehouse.jobs import JOBS, run_job
+from perfwarehouse.warehouse.compact import compact
+from perfwarehouse.warehouse.compact_plan import Policy
+from perfwarehouse.warehouse.store import Warehouse
+from tests.conftest import ORDERSAGE_DIRS
+
+pytestmark = pytest.mark.integration
+
+FEWER_DRAWS = {"aa-fpr": {"draws": 20}, "detectable-regression": {"draws": 20}}
+KILL_POINTS = ["compact-planned", "compact-written", "compact-moved", "compact-before-commit",
+               "compact-after-commit"]
+CHECKSUM = """SELECT count(*), sum(hash(config_id, run_id, position, iteration, value, batch_id,
+                                        started_at, status, node))::VARCHAR FROM measurements"""
+
+
+def split_partition(wh: Warehouse, n_files: int) -> tuple[str, str]:
+    """Rewrite the largest partition as ``n_files`` small files, as ``n_files`` tiny
+    batches would have left it (one file each, recorded in data_files); return its key."""
+    sizes: dict[tuple[str, str], int] = {}
+    for f in wh.data_files():
+        sizes[f.campaign, f.hardware_type] = sizes.get((f.campaign, f.hardware_type), 0) + f.row_count
+    key = max(sizes, key=lambda k: sizes[k])
+    old = [f for f in wh.data_files() if (f.campaign, f.hardware_type) == key]
+    table = pa.concat_tables([pq.read_table(wh.root / f.path) for f in old])
+    directory = Path(old[0].path).parent
+    first = 1 + max(f.batch_id for f in wh.data_files())
+    records = []
+    bounds = [round(i * table.num_rows / n_files) for i in range(n_files + 1)]
+    with wh.writing("test: split a partition") as session:  # (recovery runs first)
+        for i in range(n_files):
+            rel = directory / f"b{first + i:06d}-0.parquet"
+            pq.write_table(table.slice(bounds[i], bounds[i + 1] - bounds[i]), wh.root / rel)
+            records.append({"path": str(rel), "batch_id": first + i, "campaign": key[0],
+                            "hardware_type": key[1], "row_count": bounds[i + 1] - bounds[i],
+                            "bytes": (wh.root / rel).stat().st_size})
+        with session.catalog() as cat:
+            cat.register("_files", pa.Table.from_pylist(records))
+            cat.execute("BEGIN TRANSACTION")
+            cat.execute("DELETE FROM data_files WHERE campaign = ? AND hardware_type = ?",
+                        list(key))
+            cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _files")
+            session.refresh_views(cat)
+            cat.execute("COMMIT")
+    for f in old:
+        (wh.root / f.path).unlink()
+    return key
+
+
+def checksum(wh: Warehouse) -> tuple[int, str]:
+    with wh.catalog() as con:
+        return con.execute(CHECKSUM).fetchall()[0]
+
+
+def files_on_disk(wh: Warehouse) -> set[str]:
+    return {p.relative_to(wh.root).as_posix() for p in (wh.root / "measurements").rglob("*.parquet")}
+
+
+def recorded(wh: Warehouse, table: str = "data_files") -> set[str]:
+    with wh.catalog() as con:
+        return {r[0] for r in con.execute(f"SELECT path FROM {table}").fetchall()}
+
+
+def _sorted(table: pa.Table) -> pl.DataFrame:
+    df = pl.from_arrow(table)
+    assert isinstance(df, pl.DataFrame)
+    keys = [name for name, dtype in df.schema.items() if not isinstance(dtype, pl.List)]
+    return df.sort(keys, nulls_last=True)
+
+
+@pytest.fixture(scope="module")
+def template(small_longterm: Path, small_laaber: Path,
+             tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[str, str]]:
+    """Both small campaigns; the largest partition held in 1,000 small files."""
+    wh = Warehouse(tmp_path_factory.mktemp("compact") / "warehouse", lock_timeout_s=5.0)
+    ingest_jsonl(wh, [small_longterm])
+    ingest_jsonl(wh, [small_laaber])
+    return wh.root, split_partition(wh, 1000)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[str, str]]:
+    """Two OrderSage result directories; the largest partition held in 50 small files
+    (for the crash tests, which start several processes each)."""
+    wh = Warehouse(tmp_path_factory.mktemp("compact-tiny") / "warehouse", lock_timeout_s=5.0)
+    ingest_ordersage(wh, [ORDERSAGE_DIRS["npbench"]])
+    ingest_ordersage(wh, [ORDERSAGE_DIRS["ufs"]])
+    return wh.root, split_partition(wh, 50)
+
+
+def copy_of(template: tuple[Path, tuple[str, str]], tmp_path: Path) -> Warehouse:
+    shutil.copytree(template[0], tmp_path / "warehouse")
+    return Warehouse(tmp_path / "warehouse", lock_timeout_s=5.0)
+
+
+def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
+        template: tuple[Path, tuple[str, str]], tmp_path: Path) -> None:
+    wh = copy_of(template, tmp_path)
+    key = template[1]
+    files_before = [f for f in wh.data_files() if (f.campaign, f.hardware_type) == key]
+    assert len(files_before) == 1000
+    before_sum = checksum(wh)
+    jobs_before = {job.name: run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})),
+                                     write=False).tables for job in JOBS}
+
+    summary = compact(wh)
+    after = [f for f in wh.data_files() if (f.campaign, f.hardware_type) == key]
+    assert len(after) == 1  # 1,000 files -> 1
+    assert {(p.campaign, p.hardware_type): p.files_after for p in summary.partitions}[key] == 1
+    assert checksum(wh) == before_sum
+    # clustered: sorted by configuration, in row groups with config_id statistics
+    table = pq.read_table(wh.root / after[0].path)
+    ids = table.column("config_id").to_pylist()
+    assert ids == sorted(ids)
+    stats = pq.ParquetFile(wh.root / after[0].path).metadata.row_group(0).column(
+        table.schema.get_field_index("config_id")).statistics
+    assert stats is not None and stats.has_min_max
+    for job in JOBS:
+        tables = run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})), write=False).tables
+        assert tables.keys() == jobs_before[job.name].keys()
+        for name, t in tables.items():
+            assert_frame_equal(_sorted(t), _sorted(jobs_before[job.name][name]), check_exact=True)
+
+    # idempotent; the retired files stay for readers until the grace period is over
+    assert compact(wh).partitions == ()
+    assert files_on_disk(wh) == recorded(wh) | recorded(wh, "retired_files")
+    assert len(recorded(wh, "retired_files")) >= 1000
+    assert compact(wh, policy=Policy(grace_s=0)).files_deleted >= 1000
+    assert files_on_disk(wh) == recorded(wh) and not recorded(wh, "retired_files")
+    assert checksum(wh) == before_sum
+
+
+@pytest.mark.parametrize("step", KILL_POINTS)
+def test_killed_at_each_step_leaves_old_or_new_files_then_completes(
+        cli, tiny: tuple[Path, tuple[str, str]], tmp_path: Path, step: str) -> None:
+    wh = copy_of(tiny, tmp_path)
+    old_files, before_sum = recorded(wh), checksum(wh)
+    killed = cli("compact", warehouse=wh.root, extra_env={"PERFWAREHOUSE_KILL_AT": step})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert checksum(wh) == before_sum
+    middle = recorded(wh)
+    if step == "compact-after-commit":
+        assert middle.isdisjoint(old_files) and recorded(wh, "retired_files") == old_files
+    else:
+        assert middle == old_files and not recorded(wh, "retired_files")
+    again = cli("compact", warehouse=wh.root, check=True)
+    assert checksum(wh) == before_sum
+    assert len(recorded(wh)) <= 4  # a file per partition
+    if step == "compact-after-commit":
+        assert "nothing to compact" in again.stdout
+    # the next writer removed what the killed one left; retired files stay (grace)
+    assert files_on_disk(wh) == recorded(wh) | recorded(wh, "retired_files")
+    assert not (wh.root / "_staging").exists() or not any((wh.root / "_staging").iterdir())
+    assert "nothing to compact" in cli("compact", warehouse=wh.root, check=True).stdout
+
+
+def test_killed_while_deleting_retired_files(
+        cli, tiny: tuple[Path, tuple[str, str]], tmp_path: Path) -> None:
+    wh = copy_of(tiny, tmp_path)
+    before_sum = checksum(wh)
+    cli("compact", warehouse=wh.root, check=True)
+    retired = recorded(wh, "retired_files")
+    killed = cli("compact", "--grace", "0", warehouse=wh.root,
+                 extra_env={"PERFWAREHOUSE_KILL_AT": "compact-purge-committed"})
+    assert killed.returncode == -signal.SIGKILL
+    assert not recorded(wh, "retired_files") and retired <= files_on_disk(wh)  # unknown now
+    assert checksum(wh) == before_sum
+    cli("init", warehouse=wh.root, check=True)  # any writer's recovery removes them
+    assert files_on_disk(wh) == recorded(wh)
+    assert checksum(wh) == before_sum
+
+
+def test_a_reader_of_the_old_snapshot_finishes_while_compact_runs(
+        cli, tiny: tuple[Path, tuple[str, str]], tmp_path: Path) -> None:
+    wh = copy_of(tiny, tmp_path)
+    before_sum = checksum(wh)
+    reader = subprocess.Popen([sys.executable, "-c", f"""
+import sys
+from perfwarehouse.warehouse.store import Warehouse
+from tests.conftest import ORDERSAGE_DIRS
+wh = Warehouse({str(wh.root)!r})
+snapshot = wh.snapshot()
+con = wh.reader(snapshot.files)
+print("snapshot", len(snapshot.files), flush=True)
+sys.stdin.readline()  # the compaction runs now
+print(con.execute({CHECKSUM!r}).fetchall()[0], flush=True)
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout is not None and reader.stdin is not None
+        assert reader.stdout.readline().split()[0] == "snapshot"
+        cli("compact", warehouse=wh.root, check=True)
+        assert len(recorded(wh)) <= 4
+        reader.stdin.write("go\n")
+        reader.stdin.flush()
+        out, err = reader.communicate(timeout=120)
+    finally:
+        reader.kill()
+    assert reader.returncode == 0, err
+    assert out.strip() == str(before_sum)
