@@ -12,13 +12,13 @@ and pass that interpreter with ``--otava-python`` (without one, only perfwarehou
 1. **Planted steps.** ``--series`` series of ``--points`` N(100, 1) points, each with 0-3
    steps of +-2..4 standard deviations at random positions (>= 25 points apart and from
    the ends; 20 % of the series have none). Times (a) ``perfwarehouse.changepoints.detect``
-   with its defaults (alpha 0.01, 999 permutations at most, the permutation cache emptied
+   with its defaults (alpha 0.01, 999/199 permutations at most, the permutation cache emptied
    before every pass: a cold start), ``--repeat`` passes, median; (b) Otava's default
    ``compute_change_points`` (Fleming et al., ICPE 2023: windowed E-divisive, Student t-test,
    max p-value 0.001) over the same series in a fresh process, ``--otava-repeat`` passes,
    median; (c) Otava's ``compute_change_points_orig`` (Matteson & James with 100
    permutations, p 0.01) on the first ``--orig-series`` series only, extrapolated (it is
-   ~300 times slower). Recall and precision against the planted steps, a detection counting
+   ~2,000 times slower). Recall and precision against the planted steps, a detection counting
    when within +-2 (and +-5) positions of an unmatched planted step.
 2. **Calibration.** The share of stationary series (normal N(100, 1); lognormal(3, 0.5);
    ties: normal rounded to integers) that get any change point, by length 20 .. 5,000, for
@@ -193,8 +193,8 @@ def main() -> None:
         k = args.orig_series
         if k > 0:
             gt, gf = run_otava(args.otava_python, series[:k], "orig", 1)
-            rows.append((f"Otava compute_change_points_orig (x {args.series / k:g}, "
-                         f"extrapolated from {k} series)",
+            rows.append((f"Otava compute_change_points_orig (E-divisive with permutations; "
+                         f"{k} series, extrapolated)",
                          statistics.median(gt) * args.series / k, 1, None))
             r2, p2 = score(gf, truth[:k], 2)
             print(f"  (orig on its {k} series: recall {r2:.3f}, precision {p2:.3f} at +-2)")

@@ -134,7 +134,7 @@ def _signed(v: float | None, digits: int = 2) -> str:
 
 def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
     columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
-               "change %", "CI %", "p adj", "verdict", "more trials"]
+               "change %", "CI %", "p adj", "verdict", "more trials", "why"]
     rows = []
     for r in table.to_pylist():
         ci = (f"[{_signed(r['ci_low_pct'])}, {_signed(r['ci_high_pct'])}]"
@@ -145,7 +145,8 @@ def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
             f"{r['median_contender']:.4g}" if r["median_contender"] is not None else "",
             _signed(r["change_pct"]), ci,
             f"{r['p_adjusted']:.2g}" if r["p_adjusted"] is not None else "",
-            r["verdict"], "" if r["more_trials"] is None else str(r["more_trials"])])
+            r["verdict"], "" if r["more_trials"] is None else str(r["more_trials"]),
+            r["reason"] or ""])
     return columns, rows
 
 

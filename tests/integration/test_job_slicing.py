@@ -37,7 +37,7 @@ def test_the_jobs_that_may_be_sliced() -> None:
     # hardware type) must see a whole partition
     assert PER_CONFIGURATION == sorted(
         ("variability", "aa-fpr", "detectable-regression", "convergence", "kpi",
-         "variability-score", "independence", "trends"))
+         "variability-score", "independence", "trends", "change-points"))
 
 
 def _sorted(table: pa.Table) -> pl.DataFrame:
