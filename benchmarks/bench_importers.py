@@ -86,14 +86,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--values", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--formats", nargs="*", help="Only these formats (default: all).")
     args = parser.parse_args()
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     options = ImportOptions(node="bench-node")
     print(f"{'format':8} {'MB':>6} {'trials':>9} {'values':>10} {'json.load s':>11} "
           f"{'parse s':>8} {'ingest s':>9} {'trials/s':>10} {'parse/json':>10} "
-          f"{'ingest/json':>11}")
-    for fmt in sorted(IMPORTERS):
+          f"{'ingest/json':>11}", flush=True)
+    for fmt in args.formats or sorted(IMPORTERS):
         if fmt not in SCALERS:
             print(f"{fmt:8} skipped: no generator in SCALERS")
             continue
@@ -126,7 +127,7 @@ def main() -> None:
         print(f"{fmt:8} {len(data) / 1e6:6.1f} {n_trials:9,} {n_values:10,} "
               f"{med['json']:11.2f} {med['parse']:8.2f} {med['ingest']:9.2f} "
               f"{n_trials / med['ingest']:10,.0f} {med['parse'] / med['json']:10.1f} "
-              f"{med['ingest'] / med['json']:11.1f}")
+              f"{med['ingest'] / med['json']:11.1f}", flush=True)
 
 
 if __name__ == "__main__":
