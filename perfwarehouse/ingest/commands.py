@@ -110,6 +110,7 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     from perfwarehouse.ingest.formats.jsonl import _timestamp
     from perfwarehouse.ingest.formats.records import ImportOptions
     from perfwarehouse.ingest.service import ingest_import
+    from perfwarehouse.ingest.stage import Preview
     from perfwarehouse.progress import default_reporter
 
     if revision_time is not None and _timestamp(revision_time) is None:
@@ -129,16 +130,15 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     if fmt == "auto":
         for item in inputs:
             click.echo(f"{item.path}: {item.format}")
-    if not dry_run:
+    if not isinstance(result, Preview):
         _print_summary(result)
         return
-    p = result
-    campaigns = ", ".join(p.campaigns)  # type: ignore[union-attr]
-    present = (f"; {p.already_present:,} already in the warehouse"  # type: ignore[union-attr]
-               if p.already_present else "")  # type: ignore[union-attr]
-    click.echo(f"dry run: would ingest {p.trials:,} trials ({p.values:,} values) of "  # type: ignore[union-attr]
-               f"{p.configurations:,} configurations in {p.runs:,} runs on {p.nodes:,} "  # type: ignore[union-attr]
-               f"node(s) into campaign(s) {campaigns}{present}; nothing was changed")
+    present = (f"; {result.already_present:,} already in the warehouse"
+               if result.already_present else "")
+    click.echo(f"dry run: would ingest {result.trials:,} trials ({result.values:,} values) of "
+               f"{result.configurations:,} configurations in {result.runs:,} runs on "
+               f"{result.nodes:,} node(s) into campaign(s) {', '.join(result.campaigns)}"
+               f"{present}; nothing was changed")
 
 
 def _format_command(fmt: str) -> click.Command:

@@ -285,6 +285,7 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
                     record["hardware_type"] = types[node]
         apply_options(records, options, source, default_campaign=fmt)
         table, problems = jsonl.check_records(records, source)
+        batch.record_sources.add(source)
         batch.add_arrow(table)
         batch.add_problems(problems)
 

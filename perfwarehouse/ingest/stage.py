@@ -89,6 +89,8 @@ class Batch:
         configure(self.con)
         self.con.execute(sqlfiles.load("staging/raw_trials"))
         self.problems: list[TrialParseError] = []
+        # sources whose record numbers are not line numbers (parsed documents of other tools)
+        self.record_sources: set[str] = set()
         self._hash = hashlib.sha256()
 
     def hash_bytes(self, name: str, data: bytes) -> None:
@@ -234,7 +236,7 @@ def _check(batch: Batch, quarantine: bool, reporter: Reporter) -> list[TrialPars
         raise _refusal(problems)
     if problems:
         _drop_lines(con, problems)
-        attach_raw_lines(problems)
+        attach_raw_lines([p for p in problems if p.source not in batch.record_sources])
     _assign_configurations(con)
     return problems
 

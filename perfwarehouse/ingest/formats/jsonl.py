@@ -19,6 +19,7 @@ object, so the importers of other tools' formats go through the same checks.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from datetime import datetime, timezone
@@ -181,7 +182,7 @@ def check_records(
 ) -> tuple[pa.Table, list[TrialParseError]]:
     """:func:`check_record` on each decoded record (numbered 1, 2, ... as its ``line``):
     the ``raw_trials`` rows and the problems, as :func:`parse` gives for a file."""
-    columns: dict[str, list[Any]] = {name: [] for name in ("line", *DUCKDB_COLUMNS)}
+    rows: list[dict[str, Any]] = []
     problems: list[TrialParseError] = []
     for lineno, obj in enumerate(records, 1):
         record, problem = check_record(obj, source, lineno)
@@ -189,15 +190,12 @@ def check_records(
             problem.raw = json.dumps(obj, default=str)[:10000]  # type: ignore[attr-defined]
             problems.append(problem)
             continue
-        columns["line"].append(lineno)
-        for name in DUCKDB_COLUMNS:
-            columns[name].append(record.get(name))
-    table = pa.table({
-        "source": pa.array([source] * len(columns["line"]), pa.string()),
-        "line": pa.array(columns["line"], pa.int64()),
-        **{name: pa.array(columns[name], _ARROW_TYPES[name]) for name in DUCKDB_COLUMNS},
-    })
-    return table, problems
+        record["line"] = lineno
+        rows.append(record)
+    schema = pa.schema([("line", pa.int64()),
+                        *((name, _ARROW_TYPES[name]) for name in DUCKDB_COLUMNS)])
+    table = pa.Table.from_pylist(rows, schema=schema)
+    return table.add_column(0, "source", pa.array([source] * len(rows), pa.string())), problems
 
 
 _ARROW_TYPES = {
@@ -271,14 +269,17 @@ def check_record(
     if values is not None:
         if not isinstance(values, list):
             return problem("wrong-type", "values must be a list of numbers")
-        numbers = [_number(v) for v in values]
+        if all(type(v) is float or type(v) is int for v in values):  # the usual case, fast
+            numbers = [float(v) for v in values]
+        else:
+            numbers = [_number(v) for v in values]
         if any(n is None for n in numbers):
             bad = next(v for v, n in zip(values, numbers) if n is None)
             return problem("non-numeric", f"values contain {json.dumps(bad)[:40]}, not a number")
         record["values"] = numbers
     for name in ("settings", "env", "latency"):
         value = obj.get(name)
-        record[name] = None if value is None else json.dumps(value, sort_keys=True)
+        record[name] = None if value is None else _dumps(value)
     for name in ("started_at", "revision_time"):
         stamp = obj.get(name)
         if stamp is not None:
@@ -289,11 +290,11 @@ def check_record(
     attributes = obj.get("attributes")
     if attributes is not None and not isinstance(attributes, dict):
         return problem("wrong-type", "attributes must be a JSON object")
-    extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS and k != "attributes"}
+    extra_keys = obj.keys() - _COLUMN_KEYS
+    extra = {k: obj[k] for k in extra_keys} if extra_keys else {}
     if extra or attributes:
         merged = {**extra, **(attributes or {})}
-        record["attributes"] = json.dumps(merged, sort_keys=True, separators=(",", ":"),
-                                          ensure_ascii=False) if merged else None
+        record["attributes"] = _dumps(merged) if merged else None
     return record, None
 
 
@@ -312,9 +313,25 @@ def _number(value: Any) -> float | None:
     return None
 
 
+_COLUMN_KEYS = KNOWN_KEYS | {"attributes"}
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON text with sorted keys (orjson; json for what orjson refuses)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _timestamp(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
+    return _timestamp_text(value)
+
+
+@functools.lru_cache(maxsize=4096)  # records of a run or file often share their time
+def _timestamp_text(value: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:

@@ -1,0 +1,103 @@
+"""The plumbing of `ingest <format>` and `ingest auto`: reading (.gz by its bytes),
+detecting, --setting values, the hardware type of a node, and the no-node error."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import click
+import pytest
+
+from perfwarehouse.errors import TrialParseError, UsageError
+from perfwarehouse.ingest import stage
+from perfwarehouse.ingest.commands import _parse_setting
+from perfwarehouse.ingest.formats import IMPORTERS, load
+from perfwarehouse.ingest.formats.records import ImportOptions
+from perfwarehouse.ingest.service import collect_inputs, read_input, stage_inputs
+from tests.unit.ingest.importer_support import FIXTURES
+
+SUITE = FIXTURES / "pyperf" / "good" / "suite.json"
+GBENCH = FIXTURES / "gbench" / "good" / "single.json"
+
+
+def test_every_registered_format_loads_and_follows_the_contract() -> None:
+    for name in IMPORTERS:
+        module = load(name)
+        assert module.NAME == name and module.DESCRIPTION
+        assert callable(module.sniff) and callable(module.parse)
+    with pytest.raises(UsageError, match="unknown format"):
+        load("nope")
+
+
+def test_settings_from_the_command_line() -> None:
+    got = _parse_setting(None, None, ("threads=4", "ratio=1.5", "jit=true", "name=x=y",  # type: ignore[arg-type]
+                                      "big=1e999", "nan=NaN", "empty="))
+    assert got == (("threads", 4), ("ratio", 1.5), ("jit", True), ("name", "x=y"),
+                   ("big", "1e999"), ("nan", "NaN"), ("empty", ""))
+    with pytest.raises(click.BadParameter):
+        _parse_setting(None, None, ("novalue",))  # type: ignore[arg-type]
+
+
+def test_gzip_is_told_by_its_bytes_not_its_name(tmp_path: Path) -> None:
+    hidden = tmp_path / "results.json"
+    hidden.write_bytes(gzip.compress(SUITE.read_bytes()))
+    plain = tmp_path / "plain.json.gz"
+    shutil.copy(SUITE, plain)
+    assert read_input(hidden) == read_input(plain) == SUITE.read_bytes()
+    assert [(i.path.name, i.format) for i in collect_inputs("auto", [hidden, plain])] == [
+        ("results.json", "pyperf"), ("plain.json.gz", "pyperf")]
+
+
+def test_auto_refuses_what_no_format_claims_and_explicit_formats_are_checked(
+    tmp_path: Path
+) -> None:
+    csv = tmp_path / "table.csv"
+    csv.write_text("a,b\n1,2\n")
+    with pytest.raises(UsageError, match=r"table\.csv: cannot tell its format"):
+        collect_inputs("auto", [csv])
+    with pytest.raises(UsageError, match="looks like pyperf results, not gbench"):
+        collect_inputs("gbench", [SUITE])
+    with pytest.raises(UsageError, match="is not a file"):
+        collect_inputs("pyperf", [tmp_path / "missing.json"])
+
+
+def test_a_directory_stands_for_the_files_it_holds_of_the_format(tmp_path: Path) -> None:
+    shutil.copy(SUITE, tmp_path / "a.json")
+    shutil.copy(GBENCH, tmp_path / "b.json")
+    (tmp_path / "notes.txt").write_text("hello")
+    assert [(i.path.name, i.format) for i in collect_inputs("auto", [tmp_path])] == [
+        ("a.json", "pyperf"), ("b.json", "gbench")]
+    assert [i.path.name for i in collect_inputs("gbench", [tmp_path])] == ["b.json"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UsageError, match="no file in this directory"):
+        collect_inputs("auto", [empty])
+
+
+def test_a_node_without_a_type_takes_the_type_the_batch_gives_it() -> None:
+    batch = stage.Batch("x", "auto")
+    try:
+        stage_inputs(batch, collect_inputs("auto", [SUITE, GBENCH]), ImportOptions())
+        types = batch.con.execute("SELECT DISTINCT node, hardware_type FROM raw_trials").fetchall()
+    finally:
+        batch.close()
+    assert types == [("vm", "AMD EPYC")]
+
+
+def test_a_file_without_a_machine_says_to_pass_node(tmp_path: Path) -> None:
+    text = GBENCH.read_text().replace('"host_name": "vm",', "")
+    nameless = tmp_path / "g.json"
+    nameless.write_text(text)
+    batch = stage.Batch("x", "gbench")
+    try:
+        with pytest.raises(TrialParseError) as info:
+            stage_inputs(batch, collect_inputs("gbench", [nameless]), ImportOptions())
+        assert info.value.rule == "no-node"
+        assert "pass --node NAME (and --hardware-type TYPE)" in str(info.value)
+        stage_inputs(batch, collect_inputs("gbench", [nameless]), ImportOptions(node="n1"))
+        assert batch.con.execute("SELECT DISTINCT node, hardware_type FROM raw_trials"
+                                 ).fetchall() == [("n1", "n1")]
+    finally:
+        batch.close()
