@@ -104,7 +104,7 @@ PNG = click.Option(["--png", "png"], type=click.Path(path_type=Path, file_okay=F
                    default=None, help="Also write every chart as a PNG into this directory.")
 SINCE = click.Option(["--since"], type=click.DateTime(_DATE_FORMATS), default=None,
                      callback=_utc, help="Start of the period (UTC, inclusive).  "
-                     "[default: 30 days before --until]")
+                     "[default: 90 days before --until]")
 UNTIL = click.Option(["--until"], type=click.DateTime(_DATE_FORMATS), default=None,
                      callback=_utc, help="End of the period (UTC, exclusive).  "
                      "[default: the day after the newest trial]")

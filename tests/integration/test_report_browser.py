@@ -85,6 +85,62 @@ def test_every_chart_draws_offline(pages: dict[str, Path], name: str, charts: in
     assert not pwned(loaded.dom)
 
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+"""Where the screenshots of every page go (ignored by git; CI keeps the directory)."""
+
+LAYOUT_PROBE = """<script>
+(function () {
+  var main = document.querySelector("main");
+  var first = main ? main.firstElementChild : null;
+  var header = document.querySelector("header");
+  var bad = [];
+  document.querySelectorAll("table.sortable").forEach(function (t) {
+    var box = t.parentElement;
+    var wide = t.scrollWidth > box.clientWidth + 1
+      || t.getBoundingClientRect().width > window.innerWidth;
+    var head = t.tHead.rows[0].cells[0];
+    var frozen = Number(t.getAttribute("data-frozen")) > 0
+      && getComputedStyle(head).position === "sticky";
+    var keys = Array.prototype.slice.call(t.tHead.rows[0].cells, 0,
+      Number(t.getAttribute("data-frozen")));
+    var keyWidth = keys.reduce(function (w, c) { return w + c.getBoundingClientRect().width; }, 0);
+    if (wide && !frozen) { bad.push(t.id + " " + t.scrollWidth + ">" + box.clientWidth); }
+    if (wide && frozen && keyWidth > box.clientWidth * 0.6) { bad.push(t.id + " keys too wide"); }
+    if (box.getBoundingClientRect().right > window.innerWidth + 1) {
+      bad.push(t.id + " box overflows the viewport");
+    }
+  });
+  var b = document.body;
+  b.setAttribute("data-first", first ? first.className : "none");
+  b.setAttribute("data-after-header", header && header.nextElementSibling === main ? "yes" : "no");
+  b.setAttribute("data-verdict-top", first ? String(Math.round(first.getBoundingClientRect().top))
+    : "-1");
+  b.setAttribute("data-viewport", String(window.innerWidth));
+  b.setAttribute("data-tables", String(document.querySelectorAll("table.sortable").length));
+  b.setAttribute("data-wide-unfrozen", bad.join(" | "));
+})();
+</script></body>"""
+
+
+@pytest.mark.parametrize("name", ["order-effects", "variability", "triscale", "fleet"])
+def test_verdict_first_and_tables_fit_at_1400px(pages: dict[str, Path], name: str,
+                                                 tmp_path: Path) -> None:
+    """The verdict box is the first content (right under the title, in the first
+    screen), and at a 1,400 px wide window no table is wider than its box unless its key
+    columns are frozen. A screenshot of the page goes to ``artifacts/screenshots``."""
+    probe = tmp_path / f"{name}-probe.html"
+    probe.write_text(pages[name].read_text(encoding="utf-8").replace("</body>", LAYOUT_PROBE),
+                     encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(probe, window=(1400, 1000)).dom).group(0)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert attrs["first"].startswith("verdict"), attrs
+    assert attrs["after-header"] == "yes" and 0 <= int(attrs["verdict-top"]) < 200, attrs
+    assert attrs["viewport"] == "1400" and int(attrs["tables"]) >= 1
+    assert attrs["wide-unfrozen"] == "", attrs["wide-unfrozen"]
+    shot = browser.screenshot(pages[name], ARTIFACTS / f"{name}.png", window=(1400, 5000))
+    assert shot.stat().st_size > 20_000
+
+
 def test_hostile_names_are_text_in_the_browser(pages: dict[str, Path]) -> None:
     loaded = browser.load(pages["order-effects"])
     dom = loaded.dom
