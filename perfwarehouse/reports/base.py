@@ -47,7 +47,8 @@ class ReportData:
 
     def has_table(self, name: str) -> bool:
         if self._tables is None:
-            rows = fetch_arrow(self.con, "SELECT table_name FROM duckdb_tables()")
+            rows = fetch_arrow(self.con, "SELECT table_name FROM duckdb_tables() UNION ALL "
+                                         "SELECT view_name FROM duckdb_views() WHERE NOT internal")
             self._tables = set(rows.column("table_name").to_pylist())
         return name in self._tables
 

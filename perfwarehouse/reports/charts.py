@@ -188,6 +188,8 @@ def format_confidence(pct: float) -> str:
     (99.997 % is "99.997", never "100"); 95 stays "95"."""
     if not math.isfinite(pct) or pct >= 100:
         return f"{pct:g}"
+    if float(f"{pct:.4g}") < 100:
+        return f"{pct:.4g}"
     gap = 100.0 - pct
     digits = max(0, math.ceil(-math.log10(gap)))
     while round(pct, digits) >= 100:

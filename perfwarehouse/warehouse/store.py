@@ -192,6 +192,9 @@ class Warehouse:
         con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
         con.execute(f"CREATE OR REPLACE {kind} latest_job_runs AS "
                     f"{sqlfiles.load('views/latest_job_runs')}")
+        for table in result_tables(con):
+            con.execute(f"CREATE OR REPLACE {kind} {table} AS "
+                        + sqlfiles.load("views/latest_results").replace("{table}", table))
 
     # ---------------------------------------------------------------- writing
     @contextmanager
@@ -268,7 +271,30 @@ class WriteSession:
         self.warehouse.create_views(con, _data_files(con), temporary=False)
 
 
+HISTORY = "_history"
+
+
+def result_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The analysis tables by name (``order_effects`` ...): each a view over the latest
+    job run per campaign of its physical table ``<name>_history``."""
+    rows = con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+                       "AND suffix(table_name, ?) ORDER BY 1", [HISTORY]).fetchall()
+    return [r[0][: -len(HISTORY)] for r in rows]
+
+
 def _migrate(con: duckdb.DuckDBPyConnection) -> None:
+    # result tables of catalogs written before the views: <name> becomes <name>_history
+    existing = {r[0]: r[1] for r in con.execute(
+        "SELECT table_name, 'table' FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
+        "SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal "
+        "AND schema_name = 'main'").fetchall()}
+    for _name, statement in sqlfiles.schema_statements():
+        head = statement[statement.find("CREATE TABLE IF NOT EXISTS"):].split("(")[0].split()
+        table = head[-1] if len(head) == 6 else ""
+        if table.endswith(HISTORY):
+            old = table[: -len(HISTORY)]
+            if existing.get(old) == "table" and table not in existing:
+                con.execute(f"ALTER TABLE {old} RENAME TO {table}")
     for _name, statement in sqlfiles.schema_statements():
         con.execute(statement)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")

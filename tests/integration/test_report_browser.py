@@ -211,3 +211,38 @@ def test_tables_sort_and_filter(tmp_path: Path) -> None:
     assert 'data-p-descending="b x,d,a y,c x"' in body
     assert 'data-name-ascending="a y,b x,c x,d"' in body
     assert 'data-filtered="b x"' in body and 'data-count="1 of 4 rows"' in body
+
+
+def test_numeric_filters_and_csv(tmp_path: Path) -> None:
+    """A filter word `column<number` compares numbers (a header, its field name or a
+    prefix); the CSV has the header and the shown rows, numbers at full precision."""
+    table = Table("t", "c", (Column("name", "name", key=True),
+                             Column("p", "p", "pvalue"),
+                             Column("rsd_total_pct", "RSD total (%)", "pct")),
+                  pa.table({"name": ["b x", "a, y", "c x", "d"], "p": [0.5, 1e-9, None, 0.02],
+                            "rsd_total_pct": [1.0, 20.0, 5.0, 12.5]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    probe = """<script>
+    function names() { return Array.from(document.querySelectorAll("tbody tr"))
+        .filter(function (r) { return !r.hidden; })
+        .map(function (r) { return r.cells[0].textContent; }).join(";"); }
+    var box = document.querySelector("input.table-search");
+    function filter(v) { box.value = v; box.dispatchEvent(new Event("input")); return names(); }
+    document.body.setAttribute("data-p-small", filter("p<0.01"));
+    document.body.setAttribute("data-p-large", filter("p>=0.02"));
+    document.body.setAttribute("data-rsd", filter("rsd_total>4 x"));
+    document.body.setAttribute("data-rsd-field", filter("rsd_total_pct<=5"));
+    document.body.setAttribute("data-csv", encodeURIComponent(window.perfwarehouseCsv("table-0")));
+    </script></body>"""
+    page = tmp_path / "table.html"
+    page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(page).dom).group(0)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert attrs["p-small"] == "a, y"
+    assert attrs["p-large"] == "b x;d"
+    assert attrs["rsd"] == "c x"
+    assert attrs["rsd-field"] == "b x;c x"
+    from urllib.parse import unquote
+
+    csv = unquote(attrs["csv"]).split("\r\n")
+    assert csv[0] == "name,p,RSD total (%)" and csv[1:] == ["b x,0.5,1", "c x,,5", ""]

@@ -38,7 +38,7 @@ def demo_like(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
 def _hib_counts(wh: Warehouse, job_run_id: int) -> dict[str, int]:
     with wh.catalog() as con:
         rows = fetch_arrow(con, """
-            SELECT status, reason FROM detectable_regression
+            SELECT status, reason FROM detectable_regression_history
             WHERE job_run_id = ? AND higher_is_better""", [job_run_id]).to_pylist()
     return {"cells": sum(r["status"] != "insufficient" for r in rows),
             "none": sum(r["status"] == "none" for r in rows),
