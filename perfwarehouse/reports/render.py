@@ -561,3 +561,27 @@ def write_pngs(page: Page, png_dir: Path, scale: float = 1.5) -> list[Path]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
+
+
+def write_index(entries: list[tuple[str, Page]], out: Path) -> Path:
+    """``index.html`` next to the reports: each page's title, linked, with its verdict
+    (``entries``: the file name of each page, relative to ``out``, and the page)."""
+    items = []
+    for href, page in entries:
+        verdict = page.verdict
+        box = _verdict(verdict) if verdict is not None else ""
+        items.append(f'<li><h2><a href="{_e(href)}">{_e(page.title)}</a></h2>{box}</li>')
+    text = "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CONTENT_SECURITY_POLICY)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>perfwarehouse reports</title>",
+        "<style>" + _STYLE + "ul.index{list-style:none;padding:0}"
+        "ul.index h2{margin-top:1.6rem}</style>", "</head><body>",
+        "<header><h1>perfwarehouse reports</h1></header><main>",
+        '<ul class="index">', *items, "</ul></main></body></html>"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)
+    return out
