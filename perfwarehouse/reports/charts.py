@@ -372,7 +372,9 @@ def polluters(data: Frame, *, title: str) -> alt.LayerChart:
               axis=long_label_axis())
     bars = alt.Chart(df).mark_bar(color=VERMILLION, opacity=0.85).encode(
         y=y, x=alt.X("victims:Q", title="victims: configurations it makes significantly worse "
-                     "(count)"),
+                     "(count)", axis=alt.Axis(tickMinStep=1, format="d",
+                                            tickCount=int(min(max(df["victims"].max() or 1, 1),
+                                                              10)))),
         tooltip=["hardware_type:N", "predecessor:N", alt.Tooltip("victims:Q"),
                  alt.Tooltip("median_worse_pct:Q", format=".1f", title="median worse (%)")])
     text = alt.Chart(df).mark_text(align="left", dx=4, fontSize=11).encode(

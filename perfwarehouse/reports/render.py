@@ -114,9 +114,7 @@ margin:.6rem 0 1rem;max-width:90ch;font-size:1.05rem;background:#f7f7f7}
 .verdict .verdict-level{display:block;font-size:.8rem;font-weight:700;letter-spacing:.05em;
 text-transform:uppercase;margin-bottom:.2rem}
 .verdict.alarm{border-color:#d55e00;background:#fff3eb}
-.verdict.alarm .verdict-level::before{content:"\26A0  "}
 .verdict.ok{border-color:#009e73;background:#ecf8f4}
-.verdict.ok .verdict-level::before{content:"\2714  "}
 .verdict.missing{border-color:#e69f00;background:#fff8e6}
 nav ol{columns:2;font-size:.9rem}
 figure{margin:1.2rem 0 1.8rem}figcaption{max-width:80ch;font-size:.9rem;color:#333;
@@ -124,11 +122,13 @@ margin-top:.3rem}.chart-failed{color:#a40000;font-weight:600}
 .notice{border-left:4px solid #888;background:#f5f5f5;padding:.5rem .9rem;max-width:80ch}
 .notice.missing{border-color:#c77c00;background:#fff6e5}
 .table-block{margin:1.2rem 0 2rem}.table-scroll{max-height:32rem;overflow:auto;
-border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:100%}
-th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:max-content;
+min-width:100%}
+th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;
+max-width:22rem;overflow-wrap:break-word}
 td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
 th{position:sticky;top:0;background:#fafafa;z-index:1}
-th.key,td.key{position:sticky;left:0;z-index:2;max-width:15rem;overflow-wrap:anywhere}
+th.key,td.key{position:sticky;left:0;z-index:2;min-width:5rem;max-width:14rem}
 td.key{background:#fff}th.key{z-index:3}td.key.last-key,th.key.last-key{
 box-shadow:inset -2px 0 0 #bbb}
 .table-tools{display:flex;flex-wrap:wrap;align-items:center;gap:.6rem}
