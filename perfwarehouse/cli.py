@@ -262,6 +262,19 @@ def _sql_text(query: str | None, query_file: Any) -> str:
     return text
 
 
+# ----------------------------------------------------------------- status
+@cli.command(context_settings=CONTEXT)
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """What the warehouse holds, and which analyses are missing or stale since the last
+    ingest of each campaign."""
+    from perfwarehouse.jobs import CATALOG
+    from perfwarehouse.status import status_lines
+
+    for line in status_lines(_warehouse(ctx), tuple(e.name for e in CATALOG)):
+        echo(line)
+
+
 # ---------------------------------------------------------------- analyze
 def _job_command(job: Any) -> click.Command:
     """The ``analyze`` command of one job: its parameters become options."""
@@ -275,16 +288,56 @@ def _job_command(job: Any) -> click.Command:
         campaign = getattr(params, "campaign", None)
         result = run_job(_warehouse(ctx), job, params,
                          campaigns=[campaign] if campaign else None, reporter=_reporter(ctx))
-        for line in result.summary:
-            echo(line)
         rows = sum(t.num_rows for t in result.tables.values())
-        echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
-             f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+        found = _job_verdict(job.name, result.tables)
+        if kwargs.get("output_format") == "json":
+            import json
 
+            echo(json.dumps({
+                "job": job.name, "job_run_id": result.job_run_id,
+                "duration_s": round(result.duration_s, 3),
+                "rows": {name: t.num_rows for name, t in result.tables.items()},
+                "summary": result.summary,
+                "verdict": None if found is None else {"what": FAIL_ON[job.name][0],
+                                                       "count": found}}, indent=2))
+        else:
+            for line in result.summary:
+                echo(line)
+            echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
+                 f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+        if kwargs.get("fail_on") and found:
+            ctx.exit(FAIL_EXIT)
+
+    extra = [click.Option(["--format", "output_format"], type=click.Choice(["text", "json"]),
+                          default="text", show_default=True,
+                          help="What to print: the summary lines, or one JSON object for "
+                               "scripts (job_run_id, rows per table, summary, verdict).")]
+    if job.name in FAIL_ON:
+        extra.append(click.Option(
+            ["--fail-on", "fail_on"], is_flag=True,
+            help=f"Exit with code {FAIL_EXIT} when {FAIL_ON[job.name][0]} (for CI)."))
     return click.Command(
         job.name, callback=callback, help=job.help, context_settings=CONTEXT,
         params=[_option_for(f) for f in dataclasses.fields(job.params)
-                if not f.metadata.get("internal")])
+                if not f.metadata.get("internal")] + extra)
+
+
+#: Jobs with a verdict: what it says, and the table and boolean column that carry it.
+FAIL_ON = {"order-effects": ("order matters", "order_effects", "order_matters"),
+           "trends": ("a drift is found", "trends", "drifting")}
+FAIL_EXIT = 3
+"""Exit code of ``analyze ... --fail-on`` when the verdict is found (1 and 2 are errors)."""
+
+
+def _job_verdict(name: str, tables: dict[str, Any]) -> int | None:
+    """How many rows carry the job's verdict (None: the job has none)."""
+    if name not in FAIL_ON:
+        return None
+    _what, table, column = FAIL_ON[name]
+    t = tables.get(table)
+    if t is None or column not in t.column_names:
+        return 0
+    return sum(1 for v in t.column(column).to_pylist() if v)
 
 
 def _report_command(rep: Any) -> click.Command:

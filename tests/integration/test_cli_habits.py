@@ -105,3 +105,20 @@ def test_fleet_since_after_the_newest_trial_is_an_error(filled) -> None:
     assert len(late.stderr.strip().splitlines()) == 1
     helptext = filled("report", "fleet", "--help", check=True).stdout
     assert "90 days" in helptext and "30 days" not in helptext
+
+
+def test_status_json_and_fail_on(filled) -> None:
+    cli = filled
+    before = cli("status", check=True).stdout
+    assert "memcached: 1 hardware type(s)" in before and "never run: order-effects" in before
+    run = cli("analyze", "order-effects", "--format", "json", "--fail-on")
+    assert run.returncode == 3, run.stderr  # Table 3: get_hits, order matters
+    data = json.loads(run.stdout)
+    assert data["job"] == "order-effects" and data["rows"]["order_effects"] == 3
+    assert data["verdict"] == {"what": "order matters", "count": 3}
+    assert cli("analyze", "order-effects", check=True).returncode == 0  # without --fail-on
+    after = cli("status", check=True).stdout
+    assert "up to date: order-effects" in after
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["npbench"]), "--campaign", "memcached",
+        check=True)
+    assert "stale (newer trials since): order-effects" in cli("status", check=True).stdout
