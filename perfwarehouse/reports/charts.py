@@ -471,7 +471,7 @@ def rsd_sources(data: Frame, *, title: str) -> alt.Chart:
         x=alt.X("share_pct:Q", title="mean share of the variance (%)", stack="zero",
                 scale=alt.Scale(domain=[0, 100])),
         y=alt.Y("group:N", title="hardware type", sort=None),
-        color=_color("source", "variance source", sources, ["#1f77b4", "#ff7f0e", "#bcbd22"]),
+        color=_color("source", "variance source", sources, [BLUE, ORANGE, GREEN]),
         order=alt.Order("source_order:Q"),
         tooltip=["group:N", "source:N", alt.Tooltip("share_pct:Q", format=".1f", title="share (%)"),
                  alt.Tooltip("n_configs:Q", title="configurations")],
@@ -498,7 +498,7 @@ def rsd_components(data: Frame, *, title: str) -> alt.Chart:
     y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
               axis=long_label_axis())
     components = ["total", "per node", "per run"]
-    color = _color("component", "RSD of", components, ["#111111", "#1f77b4", "#ff7f0e"])
+    color = _color("component", "RSD of", components, ["#111111", BLUE, ORANGE])
     spread = alt.Chart(df).mark_rule(strokeWidth=2, opacity=0.6).encode(
         y=y, yOffset=alt.YOffset("component:N", sort=components),
         x=alt.X("low_pct:Q", title="relative standard deviation RSD = 100·σ/μ (%)"),

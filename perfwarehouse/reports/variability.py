@@ -102,10 +102,11 @@ def hardware_ranking(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def detect_cell(detect: pl.DataFrame) -> tuple[str, int] | None:
-    """The cell the verdict quotes: trial-based sampling with the most nodes (else
-    instance-based)."""
+    """The cell the verdict quotes: trial-based sampling with the most nodes that could
+    be drawn (else instance-based)."""
+    usable = detect.filter(pl.col("status") != "insufficient")
     for strategy in ("trial", "instance"):
-        nodes = detect.filter(pl.col("strategy") == strategy)["n_nodes"]
+        nodes = usable.filter(pl.col("strategy") == strategy)["n_nodes"]
         if nodes.len():
             return strategy, int(nodes.max())  # type: ignore[arg-type]
     return None
