@@ -43,10 +43,12 @@ class LazyGroup(click.Group):
     """A group whose commands are built from a lazy catalog (:mod:`perfwarehouse.registry`)
     on first use: listing them (``--help``, shell completion) imports nothing heavy."""
 
-    def __init__(self, *args: Any, catalog: str, build: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, catalog: str, build: Any, all_command: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._catalog_module = catalog
         self._build = build
+        self._all = all_command  # builds the "all" command (every entry), when given
 
     def _catalog(self) -> Any:
         from importlib import import_module
@@ -54,9 +56,11 @@ class LazyGroup(click.Group):
         return import_module(self._catalog_module).CATALOG
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [e.name for e in self._catalog()]
+        return [e.name for e in self._catalog()] + (["all"] if self._all else [])
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "all" and self._all is not None:
+            return self._all()  # type: ignore[no-any-return]
         entry = next((e for e in self._catalog() if e.name == name), None)
         if entry is None:
             return None
@@ -66,6 +70,8 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(e.name, e.summary) for e in self._catalog()]
+        if self._all is not None:
+            rows.append(("all", "Every one of the above, in this order."))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -210,25 +216,63 @@ def generate(ctx: click.Context, name: str, out: Path, seed: int, scale: float) 
 
 # -------------------------------------------------------------------- sql
 @cli.command(context_settings=CONTEXT)
-@click.argument("query")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True)
+@click.argument("query", required=False)
+@click.option("-f", "--file", "query_file", type=click.File("r"),
+              help="Read the query from FILE ('-': standard input).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "md", "parquet"]),
+              default=None, help="Output format.  [default: from the --out extension (.csv, "
+              ".json, .parquet, .md), else table]")
 @click.option("--out", type=click.Path(path_type=Path),
-              help="Write to FILE instead of stdout (.parquet writes Parquet).")
+              help="Write to FILE instead of stdout, in the format its extension names.")
 @click.pass_context
-def sql(ctx: click.Context, query: str, fmt: str, out: Path | None) -> None:
-    """Run a read-only SQL QUERY (DuckDB dialect) over the warehouse.
+def sql(ctx: click.Context, query: str | None, query_file: Any, fmt: str | None,
+        out: Path | None) -> None:
+    """Run a read-only SQL QUERY (DuckDB dialect) over the warehouse; QUERY '-' (or
+    -f FILE) reads it from standard input (or FILE).
 
     The view `measurements` has one row per measurement with every key; the
     dimension tables (campaigns, nodes, configurations, runs, trials), the
     bookkeeping tables (ingest_batches, job_runs, quarantine) and every analysis
-    table can be queried too.  Example:
+    table (the latest run per campaign; all runs in <name>_history) can be queried
+    too.  Examples:
 
       perfwarehouse sql "SELECT hardware_type, count(*) FROM measurements GROUP BY 1"
+      perfwarehouse sql -f question.sql --out answer.csv
     """
-    from perfwarehouse.sqlcli import run_query
+    from perfwarehouse.sqlcli import output_format, run_query
 
-    run_query(_warehouse(ctx), query, fmt, out)
+    text = _sql_text(query, query_file)
+    run_query(_warehouse(ctx), text, output_format(fmt, out), out)
+
+
+def _sql_text(query: str | None, query_file: Any) -> str:
+    """The query from the argument, ``-`` (standard input) or ``-f FILE``."""
+    if query is not None and query_file is not None:
+        raise click.UsageError("give the query as an argument or with -f FILE, not both")
+    if query_file is not None:
+        text = query_file.read()
+    elif query == "-":
+        text = sys.stdin.read()
+    elif query is not None:
+        text = query
+    else:
+        raise click.UsageError("give a QUERY, '-' to read it from standard input, or -f FILE")
+    if not text.strip():
+        raise click.UsageError("the query is empty")
+    return text
+
+
+# ----------------------------------------------------------------- status
+@cli.command(context_settings=CONTEXT)
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """What the warehouse holds, and which analyses are missing or stale since the last
+    ingest of each campaign."""
+    from perfwarehouse.jobs import CATALOG
+    from perfwarehouse.status import status_lines
+
+    for line in status_lines(_warehouse(ctx), tuple(e.name for e in CATALOG)):
+        echo(line)
 
 
 # ---------------------------------------------------------------- analyze
@@ -244,16 +288,56 @@ def _job_command(job: Any) -> click.Command:
         campaign = getattr(params, "campaign", None)
         result = run_job(_warehouse(ctx), job, params,
                          campaigns=[campaign] if campaign else None, reporter=_reporter(ctx))
-        for line in result.summary:
-            echo(line)
         rows = sum(t.num_rows for t in result.tables.values())
-        echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
-             f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+        found = _job_verdict(job.name, result.tables)
+        if kwargs.get("output_format") == "json":
+            import json
 
+            echo(json.dumps({
+                "job": job.name, "job_run_id": result.job_run_id,
+                "duration_s": round(result.duration_s, 3),
+                "rows": {name: t.num_rows for name, t in result.tables.items()},
+                "summary": result.summary,
+                "verdict": None if found is None else {"what": FAIL_ON[job.name][0],
+                                                       "count": found}}, indent=2))
+        else:
+            for line in result.summary:
+                echo(line)
+            echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
+                 f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+        if kwargs.get("fail_on") and found:
+            ctx.exit(FAIL_EXIT)
+
+    extra = [click.Option(["--format", "output_format"], type=click.Choice(["text", "json"]),
+                          default="text", show_default=True,
+                          help="What to print: the summary lines, or one JSON object for "
+                               "scripts (job_run_id, rows per table, summary, verdict).")]
+    if job.name in FAIL_ON:
+        extra.append(click.Option(
+            ["--fail-on", "fail_on"], is_flag=True,
+            help=f"Exit with code {FAIL_EXIT} when {FAIL_ON[job.name][0]} (for CI)."))
     return click.Command(
         job.name, callback=callback, help=job.help, context_settings=CONTEXT,
         params=[_option_for(f) for f in dataclasses.fields(job.params)
-                if not f.metadata.get("internal")])
+                if not f.metadata.get("internal")] + extra)
+
+
+#: Jobs with a verdict: what it says, and the table and boolean column that carry it.
+FAIL_ON = {"order-effects": ("order matters", "order_effects", "order_matters"),
+           "trends": ("a drift is found", "trends", "drifting")}
+FAIL_EXIT = 3
+"""Exit code of ``analyze ... --fail-on`` when the verdict is found (1 and 2 are errors)."""
+
+
+def _job_verdict(name: str, tables: dict[str, Any]) -> int | None:
+    """How many rows carry the job's verdict (None: the job has none)."""
+    if name not in FAIL_ON:
+        return None
+    _what, table, column = FAIL_ON[name]
+    t = tables.get(table)
+    if t is None or column not in t.column_names:
+        return 0
+    return sum(1 for v in t.column(column).to_pylist() if v)
 
 
 def _report_command(rep: Any) -> click.Command:
@@ -267,8 +351,32 @@ def _report_command(rep: Any) -> click.Command:
                          params=list(rep.options))
 
 
+def _analyze_all_command() -> click.Command:
+    """``analyze all``: every registered job with its default parameters."""
+
+    def callback(campaign: str | None) -> None:
+        from perfwarehouse.jobs import JOBS, run_job
+
+        ctx = click.get_current_context()
+        warehouse = _warehouse(ctx)
+        for job in JOBS:
+            names = {f.name for f in dataclasses.fields(job.params)}
+            params = job.params(campaign=campaign) if "campaign" in names else job.params()
+            result = run_job(warehouse, job, params, campaigns=[campaign] if campaign else None,
+                             reporter=_reporter(ctx))
+            rows = sum(t.num_rows for t in result.tables.values())
+            echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
+                 f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
+
+    return click.Command(
+        "all", callback=callback, context_settings=CONTEXT,
+        help="Run every analysis job with its default parameters (as the demo does).",
+        params=[click.Option(["--campaign"], default=None,
+                             help="Only this campaign.  [default: every campaign]")])
+
+
 @cli.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.jobs",
-           build=lambda job: _job_command(job))
+           build=lambda job: _job_command(job), all_command=lambda: _analyze_all_command())
 def analyze() -> None:
     """Run an analysis job; results go to a table keyed by job_run_id (see job_runs)."""
 
@@ -281,8 +389,10 @@ def plan() -> None:
 
 @plan.command("runs", context_settings=CONTEXT)
 @click.option("--percentile", "-p", type=float, required=True,
-              help="Percentile to estimate: 95 or 0.95 (50 for the median).")
-@click.option("--confidence", "-c", type=float, required=True, help="Confidence: 95 or 0.95.")
+              help="Percentile to estimate: a fraction 0 < x < 1 (0.95) or a percentage "
+                   "1 < x < 100 (95; 50 for the median).")
+@click.option("--confidence", "-c", type=float, required=True,
+              help="Confidence: a fraction 0 < x < 1 (0.95) or a percentage 50 <= x < 100 (95).")
 @click.option("--robustness", "-r", type=int, default=0, show_default=True,
               help="Runs that may be discarded (outliers) without losing the bound.")
 def plan_runs(percentile: float, confidence: float, robustness: int) -> None:
@@ -295,8 +405,36 @@ def plan_runs(percentile: float, confidence: float, robustness: int) -> None:
         raise click.BadParameter(str(exc)) from None
 
 
+def _report_all_command() -> click.Command:
+    """``report all``: every report into one directory, with ``index.html`` linking each
+    page under its verdict."""
+
+    def callback(out_dir: Path, campaign: str | None) -> None:
+        from perfwarehouse.reports import REPORTS
+        from perfwarehouse.reports.render import write_index
+
+        warehouse = _warehouse(click.get_current_context())
+        entries = []
+        for rep in REPORTS:
+            path, page = rep.write_page(warehouse, out=out_dir / f"{rep.name}.html",
+                                        campaign=campaign)
+            entries.append((path.name, page))
+            echo(f"wrote {path}")
+        echo(f"wrote {write_index(entries, out_dir / 'index.html')}")
+
+    return click.Command(
+        "all", callback=callback, context_settings=CONTEXT,
+        help="Write every report and an index.html that links each page with its verdict.",
+        params=[click.Option(["--out-dir", "out_dir"], type=click.Path(path_type=Path,
+                                                                      file_okay=False),
+                             default=Path("reports"), show_default=True,
+                             help="Directory of the pages and index.html."),
+                click.Option(["--campaign"], default=None,
+                             help="Report on one campaign only.  [default: every campaign]")])
+
+
 @cli.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.reports",
-           build=lambda rep: _report_command(rep))
+           build=lambda rep: _report_command(rep), all_command=lambda: _report_all_command())
 def report() -> None:
     """Write a self-contained HTML report (opens offline, in any browser)."""
 
@@ -323,7 +461,7 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
               help="Output file: .parquet or .csv.")
 @click.pass_context
 def export(ctx: click.Context, campaign: str, out: Path) -> None:
-    """Export one campaign's measurements (Parquet/CSV) or trials (native JSON Lines)."""
+    """Export one campaign's measurements as Parquet or CSV (by the --out extension)."""
     from perfwarehouse.sqlcli import export_campaign
 
     n = export_campaign(_warehouse(ctx), campaign, out)
@@ -379,10 +517,41 @@ ingest.add_command(pull)
 add_import_commands(ingest)  # ingest pyperf, gbench, ..., auto (other tools' results)
 
 
+GLOBAL_VALUE_OPTIONS = ("--warehouse", "--lock-timeout")
+GLOBAL_FLAGS = ("-q", "--quiet")
+
+
+def hoist_global_options(argv: list[str]) -> list[str]:
+    """The global options (``--warehouse DIR``, ``--lock-timeout S``, ``-q``) moved in
+    front of the verb, so ``perfwarehouse sql "..." --warehouse w -q`` works as well as
+    ``perfwarehouse --warehouse w -q sql "..."`` (no command has options of these names).
+    Arguments after ``--`` are left alone."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        if arg in GLOBAL_FLAGS:
+            front.append(arg)
+        elif arg in GLOBAL_VALUE_OPTIONS and i + 1 < len(argv):
+            front.extend(argv[i:i + 2])
+            i += 1
+        elif arg.startswith(tuple(o + "=" for o in GLOBAL_VALUE_OPTIONS)):
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
+    args = hoist_global_options(list(sys.argv[1:] if argv is None else argv))
     try:
-        code = cli.main(args=argv, prog_name="perfwarehouse", standalone_mode=False)
+        code = cli.main(args=args, prog_name="perfwarehouse", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except click.UsageError as exc:

@@ -1,15 +1,18 @@
 """``perfwarehouse demo``: the main job, end to end, on the embedded default warehouse.
 
-1. generate the ``ordersage-longterm`` campaign (~2.3M trials) into
-   ``<warehouse>/inputs/`` (kept, so a second demo reuses it);
-2. ingest it and the OrderSage fixtures (a repeated demo ingests nothing new);
-   and the generated ``load-campaign`` (load tests with ground truth);
+1. generate the ``ordersage-longterm`` campaign (~2.3M trials, about 1 GB of JSON Lines)
+   into a temporary directory next to the warehouse (never inside it), ingest it and
+   delete the file; a repeated demo finds the campaign in the warehouse and skips both;
+   the same for the generated ``load-campaign`` (load tests with ground truth);
+2. ingest the OrderSage fixtures as campaigns named after their studies (``memcached``,
+   ``NPB``, ``uFS``; a repeated demo ingests nothing new);
 3. run every registered analysis (``load`` with the campaign's R_sat);
 4. write every registered report and say where everything is.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,9 +26,23 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_one
 LONGTERM = "ordersage-longterm"
 LOAD_CAMPAIGN = "load-campaign"
 
+#: The OrderSage fixture directories and the study each holds (Duplyakin et al.,
+#: USENIX ATC 2023, Tables 3-5): the demo's campaign names.
+FIXTURE_CAMPAIGNS = {
+    "20211012_21:02:01_results": "memcached",
+    "20221005_12:13:03_results": "NPB",
+    "20221012_19:59:50_results": "uFS",
+}
+
+
+def fixture_campaign(directory: Path) -> str:
+    """The campaign name of a fixture directory: its study, else the directory name."""
+    return FIXTURE_CAMPAIGNS.get(directory.name, directory.name)
+
 
 def fixture_directories() -> list[Path]:
-    """The OrderSage results directories behind Tables 3-5 of Duplyakin et al. (OrderSage, USENIX ATC 2023) (shipped with the code)."""
+    """The OrderSage results directories behind Tables 3-5 of Duplyakin et al. (OrderSage,
+    USENIX ATC 2023), shipped with the code."""
     root = data_dir("examples") / "ordersage"
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
@@ -42,24 +59,15 @@ def run_demo(
     def step(message: str) -> None:
         echo(f"[{time.monotonic() - start:6.1f} s] {message}")
 
-    inputs = warehouse.root / "inputs"
-    jsonl = inputs / f"{LONGTERM}-seed{seed}-scale{scale:g}.jsonl"
-    if not jsonl.exists():
-        step(f"generating the {LONGTERM} campaign (seed {seed}) ...")
-        n, _truth = generate_to_file(LONGTERM, jsonl, seed=seed, scale=scale)
-        step(f"generated {n:,} trials: {jsonl}")
-    summary = ingest_jsonl(warehouse, [jsonl], reporter=reporter)
-    step(f"{jsonl.name}: {summary.outcome}, {summary.trials_added:,} trials added")
+    _generate_and_ingest(warehouse, LONGTERM, seed=seed, scale=scale, reporter=reporter,
+                         step=step)
     for directory in fixture_directories():
-        summary = ingest_ordersage(warehouse, [directory], reporter=reporter)
-        step(f"OrderSage fixture {directory.name}: {summary.outcome}, "
+        name = fixture_campaign(directory)
+        summary = ingest_ordersage(warehouse, [directory], campaign=name, reporter=reporter)
+        step(f"OrderSage fixture {directory.name} as campaign {name}: {summary.outcome}, "
              f"{summary.trials_added:,} trials added")
-    load_log = inputs / f"{LOAD_CAMPAIGN}-seed{seed}.jsonl"
-    if not load_log.exists():
-        n, _truth = generate_to_file(LOAD_CAMPAIGN, load_log, seed=seed)
-        step(f"generated the {LOAD_CAMPAIGN} campaign: {n:,} records: {load_log}")
-    summary = ingest_jsonl(warehouse, [load_log], reporter=reporter)
-    step(f"{load_log.name}: {summary.outcome}, {summary.trials_added:,} records added")
+    _generate_and_ingest(warehouse, LOAD_CAMPAIGN, seed=seed, scale=1.0, reporter=reporter,
+                         step=step)
     with warehouse.catalog() as con:
         total = fetch_one(con, "SELECT count(*) FROM measurements")[0]
     step(f"the warehouse {warehouse.root} holds {total:,} measurements")
@@ -89,3 +97,28 @@ def run_demo(
          "count(*) FROM measurements GROUP BY 1\")")
     for path in written:
         echo(f"report:    {Path(path).resolve()}")
+
+
+def _generate_and_ingest(warehouse: Warehouse, campaign: str, *, seed: int, scale: float,
+                         reporter: Reporter, step: Callable[[str], None]) -> None:
+    """Generate ``campaign`` into a temporary directory next to the warehouse (never inside
+    it), ingest it and delete the file; nothing to do when the warehouse holds it."""
+    if _has_campaign(warehouse, campaign):
+        step(f"the warehouse already holds {campaign}: nothing to generate")
+        return
+    warehouse.root.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".perfwarehouse-demo-input-",
+                                     dir=warehouse.root.parent) as tmp:
+        jsonl = Path(tmp) / f"{campaign}-seed{seed}-scale{scale:g}.jsonl"
+        step(f"generating the {campaign} campaign (seed {seed}) ...")
+        n, _truth = generate_to_file(campaign, jsonl, seed=seed, scale=scale)
+        step(f"generated {n:,} records")
+        summary = ingest_jsonl(warehouse, [jsonl], reporter=reporter)
+        step(f"{campaign}: {summary.outcome}, {summary.trials_added:,} trials added "
+             "(the generated file is deleted)")
+
+
+def _has_campaign(warehouse: Warehouse, campaign: str) -> bool:
+    if not warehouse.exists():
+        return False
+    return bool(warehouse.data_files([campaign]))

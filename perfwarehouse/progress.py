@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -79,18 +79,26 @@ class TerminalReporter:
     @contextmanager
     def task(self, description: str, total: float | None = None,
              unit: str = "rows") -> Iterator[Task]:
-        columns = [
-            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-            TaskProgressColumn(), MofNCompleteColumn(),
-            TextColumn(f"{unit}"), _RateColumn(unit), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn(),
-        ]
+        columns = progress_columns(total, unit)
         with Progress(*columns, console=self.console, transient=True) as progress:
             task_id = progress.add_task(description, total=total)
             yield _RichTask(progress, task_id)
 
     def note(self, message: str) -> None:
         self.console.print(message, highlight=False, markup=False)
+
+
+def progress_columns(total: float | None, unit: str) -> list[Any]:
+    """The columns of a bar: with a known total, bar, %, done/total, rate and ETA; without
+    one (a stream of unknown length), the count so far and the rate, never "0/?"."""
+    if total is None:
+        return [SpinnerColumn(), TextColumn("{task.description}"),
+                TextColumn("{task.completed:,.0f} " + unit.replace("{", "{{")),
+                _RateColumn(unit), TimeElapsedColumn()]
+    return [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+            TaskProgressColumn(), MofNCompleteColumn(),
+            TextColumn(f"{unit}"), _RateColumn(unit), TimeElapsedColumn(), TextColumn("ETA"),
+            TimeRemainingColumn()]
 
 
 class _RateColumn(TextColumn):

@@ -25,18 +25,34 @@ from perfwarehouse.warehouse.store import Warehouse
 TABLE_ROW_LIMIT = 10_000
 
 
+FORMATS_BY_SUFFIX = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".md": "md",
+                     ".txt": "table"}
+
+
+def output_format(fmt: str | None, out: Path | None) -> str:
+    """The output format: ``fmt`` when given, else the one ``out``'s extension names
+    (``.csv``, ``.json``, ``.parquet``, ``.md``), else the aligned text table."""
+    if fmt is not None:
+        if fmt == "parquet" and out is None:
+            raise UsageError("sql: --format parquet needs --out FILE (Parquet is binary)")
+        return fmt
+    if out is None:
+        return "table"
+    return FORMATS_BY_SUFFIX.get(out.suffix.lower(), "table")
+
+
 def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> None:
     """Run ``query`` on a read-only connection and write it in ``fmt`` to ``out`` or stdout."""
     with warehouse.catalog() as con:
         try:
             relation = con.sql(query)
         except duckdb.Error as exc:
-            raise UsageError(f"sql: {_first_line(exc)}") from None
+            raise UsageError(f"sql: {_message(exc)}") from None
         if relation is None:  # a statement without rows
             return
         try:
             batches = relation.fetch_record_batch(10_000)
-            if out is not None and out.suffix == ".parquet":
+            if out is not None and fmt == "parquet":
                 with pq.ParquetWriter(out, batches.schema) as writer:
                     for batch in batches:
                         writer.write_batch(batch)
@@ -48,11 +64,12 @@ def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> N
                 if out:
                     stream.close()
         except duckdb.Error as exc:
-            raise UsageError(f"sql: {_first_line(exc)}") from None
+            raise UsageError(f"sql: {_message(exc)}") from None
 
 
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0]
+def _message(exc: BaseException) -> str:
+    """DuckDB's whole message, hints and the caret line included (as one block)."""
+    return str(exc).strip()
 
 
 def _rows(batches: pa.RecordBatchReader) -> Iterator[list[Any]]:
@@ -74,6 +91,11 @@ def _write(batches: pa.RecordBatchReader, fmt: str, stream: TextIO) -> None:
                              f"{', '.join(repeated)} appear(s) more than once (use AS)")
         data = [dict(zip(columns, (_json_cell(v) for v in row))) for row in _rows(batches)]
         stream.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif fmt == "md":
+        rows = list(itertools.islice(_rows(batches), TABLE_ROW_LIMIT + 1))
+        stream.write(markdown_table(columns, rows[:TABLE_ROW_LIMIT]))
+        if len(rows) > TABLE_ROW_LIMIT:
+            stream.write(f"\n(more than {TABLE_ROW_LIMIT:,} rows; use --format csv)\n")
     else:
         rows = list(itertools.islice(_rows(batches), TABLE_ROW_LIMIT + 1))
         more = len(rows) > TABLE_ROW_LIMIT
@@ -103,11 +125,40 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
+def markdown_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub-flavoured Markdown table (numbers right-aligned, ``|`` escaped)."""
+    numeric = [all(isinstance(row[i], (int, float, Decimal)) or row[i] is None for row in rows)
+               and bool(rows) for i in range(len(columns))]
+
+    def cell(v: Any) -> str:
+        return _text_cell(v).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(c.replace("|", "\\|") for c in columns) + " |",
+           "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
+    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def format_float(value: float) -> str:
+    """A float for reading: up to 10 significant digits (no 0.30000000000000004), in
+    scientific notation only when very small or very large; exact values (CSV, JSON,
+    Parquet) keep every digit."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0.0" if math.copysign(1, value) > 0 else "-0.0"
+    a = abs(value)
+    if 1e-4 <= a < 1e15:
+        text = f"{value:.10g}"
+        return text if ("." in text or "e" in text) else text + ".0"
+    return f"{value:.6e}"
+
+
 def _text_cell(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else str(value)
+        return format_float(value)
     if isinstance(value, datetime):
         return value.isoformat(sep=" ")
     return str(value)

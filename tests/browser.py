@@ -65,17 +65,23 @@ class _Reader(html.parser.HTMLParser):
             self._in_failure = False
 
 
-def load(page: Path, budget_ms: int = 120_000, timeout_s: float = 300) -> Loaded:
-    """Open ``page`` in headless Chromium and return what it recorded."""
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+          "--disable-extensions", "--disable-dev-shm-usage", "--hide-scrollbars",
+          "--host-resolver-rules=MAP * ~NOTFOUND"]
+
+
+def load(page: Path, budget_ms: int = 120_000, timeout_s: float = 300,
+         window: tuple[int, int] | None = None) -> Loaded:
+    """Open ``page`` in headless Chromium (a ``window`` of width x height pixels, when
+    given) and return what it recorded."""
     exe = chromium()
     if exe is None:
         raise RuntimeError("chromium is not installed (run .ci/setup --browser)")
+    size = [f"--window-size={window[0]},{window[1]}"] if window else []
     with tempfile.TemporaryDirectory(prefix="pw-chromium-") as profile:
         result = subprocess.run(
-            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", "--disable-extensions", "--disable-dev-shm-usage",
-             "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}",
+            [exe, *_FLAGS, *size, f"--user-data-dir={profile}",
              f"--virtual-time-budget={budget_ms}", "--dump-dom", page.resolve().as_uri()],
             capture_output=True, text=True, timeout=timeout_s, check=False)
     if result.returncode != 0 or not result.stdout:
@@ -84,3 +90,22 @@ def load(page: Path, budget_ms: int = 120_000, timeout_s: float = 300) -> Loaded
     reader.feed(result.stdout)
     reader.loaded.dom = result.stdout
     return reader.loaded
+
+
+def screenshot(page: Path, out: Path, window: tuple[int, int] = (1400, 4000),
+               budget_ms: int = 120_000, timeout_s: float = 300) -> Path:
+    """A PNG of ``page`` as Chromium draws it in a window of ``window`` pixels (the
+    charts drawn first: virtual time lets the drawing finish)."""
+    exe = chromium()
+    if exe is None:
+        raise RuntimeError("chromium is not installed (run .ci/setup --browser)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="pw-chromium-") as profile:
+        result = subprocess.run(
+            [exe, *_FLAGS, f"--window-size={window[0]},{window[1]}",
+             f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}",
+             f"--screenshot={out.resolve()}", page.resolve().as_uri()],
+            capture_output=True, text=True, timeout=timeout_s, check=False)
+    if result.returncode != 0 or not out.exists():
+        raise RuntimeError(f"chromium failed ({result.returncode}): {result.stderr[-2000:]}")
+    return out

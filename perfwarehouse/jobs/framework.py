@@ -99,6 +99,12 @@ def run_job(
     snapshot = warehouse.snapshot(campaigns)
     files = snapshot.files
     if not files:
+        if campaigns and warehouse.exists():  # a misspelt campaign: name the known ones
+            from perfwarehouse.warehouse.lookup import require
+
+            with warehouse.catalog() as con:
+                for name in campaigns:
+                    require(con, "campaign", name)
         where = f" of campaign(s) {', '.join(campaigns)}" if campaigns else ""
         raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
     started_at = datetime.now(timezone.utc)

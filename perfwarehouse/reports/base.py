@@ -47,7 +47,8 @@ class ReportData:
 
     def has_table(self, name: str) -> bool:
         if self._tables is None:
-            rows = fetch_arrow(self.con, "SELECT table_name FROM duckdb_tables()")
+            rows = fetch_arrow(self.con, "SELECT table_name FROM duckdb_tables() UNION ALL "
+                                         "SELECT view_name FROM duckdb_views() WHERE NOT internal")
             self._tables = set(rows.column("table_name").to_pylist())
         return name in self._tables
 
@@ -96,15 +97,15 @@ def _utc(_ctx: click.Context, _param: click.Parameter, value: datetime | None) -
 
 _DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M"]
 
-OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), required=True,
-                   help="The HTML file to write.")
+OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
+                   help="The HTML file to write.  [default: reports/NAME.html]")
 CAMPAIGN = click.Option(["--campaign"], default=None,
                         help="Report on one campaign only.  [default: every campaign]")
 PNG = click.Option(["--png", "png"], type=click.Path(path_type=Path, file_okay=False),
                    default=None, help="Also write every chart as a PNG into this directory.")
 SINCE = click.Option(["--since"], type=click.DateTime(_DATE_FORMATS), default=None,
                      callback=_utc, help="Start of the period (UTC, inclusive).  "
-                     "[default: 30 days before --until]")
+                     "[default: 90 days before --until]")
 UNTIL = click.Option(["--until"], type=click.DateTime(_DATE_FORMATS), default=None,
                      callback=_utc, help="End of the period (UTC, exclusive).  "
                      "[default: the day after the newest trial]")
@@ -123,21 +124,36 @@ class Report:
     options: tuple[click.Option, ...] = field(default=(OUT, CAMPAIGN, PNG))
 
     def page(self, warehouse: Warehouse, request: Request) -> Page:
+        from perfwarehouse.warehouse.lookup import require
+
         with warehouse.catalog() as con:
+            require(con, "campaign", request.campaign)
             return self.build(ReportData(con), request)
 
-    def write(self, warehouse: Warehouse, *, out: Path, campaign: str | None = None,
+    def write(self, warehouse: Warehouse, *, out: Path | None = None,
+              campaign: str | None = None,
               since: datetime | None = None, until: datetime | None = None,
               png: Path | None = None, stderr: TextIO | None = None) -> Path:
-        """Build the page from the warehouse and write it to ``out`` (and PNGs to ``png``).
+        """Build the page from the warehouse and write it to ``out`` (default
+        ``reports/<name>.html``; and PNGs to ``png``).
 
         Analyses that have not been run are named in the page and on ``stderr``.
         """
+        return self.write_page(warehouse, out=out, campaign=campaign, since=since, until=until,
+                               png=png, stderr=stderr)[0]
+
+    def write_page(self, warehouse: Warehouse, *, out: Path | None = None,
+                   campaign: str | None = None, since: datetime | None = None,
+                   until: datetime | None = None, png: Path | None = None,
+                   stderr: TextIO | None = None) -> tuple[Path, Page]:
+        """:meth:`write`, returning the page too (its verdict goes into the index)."""
         if since and until and since >= until:
             raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
                              f"{until:%Y-%m-%d %H:%M}; give a non-empty period")
+        if out is None:
+            out = Path("reports") / f"{self.name}.html"
         page = self.page(warehouse, Request(campaign, since, until))
         stream = stderr if stderr is not None else sys.stderr
         for notice in page.notices("missing"):
             print(f"report {self.name}: {notice.text}", file=stream)
-        return write_report(page, Path(out), png)
+        return write_report(page, Path(out), png), page

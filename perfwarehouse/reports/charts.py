@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 
 import altair as alt
@@ -26,13 +27,20 @@ HEIGHT = 280
 P_FLOOR = 1e-30
 """p-values below this are drawn at it (seed 000, Figure 2 does the same)."""
 
+# Colours: the Okabe-Ito palette (distinguishable with every common colour-vision
+# deficiency); a meaning is never carried by colour alone (shape, text or a legend
+# title in words as well).
+VERMILLION, ORANGE, BLUE, SKY, GREEN, PURPLE, GREY = (
+    "#D55E00", "#E69F00", "#0072B2", "#56B4E9", "#009E73", "#CC79A7", "#999999")
+CATEGORY = (BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, "#F0E442", "#000000")
 CI_CASES = ("Case 1: CIs disjoint", "Case 2: a median inside the other CI",
             "Case 3: CIs overlap, medians outside", "no CI (too few trials)")
-CASE_COLORS = ("#d62728", "#2ca02c", "#ff7f0e", "#9e9e9e")
+CASE_COLORS = (VERMILLION, BLUE, ORANGE, GREY)
 DECISION = ("order matters (p < α/m)", "no evidence (p ≥ α/m)")
-DECISION_COLORS = ("#d62728", "#7f7f7f")
+DECISION_COLORS = (VERMILLION, GREY)
+DECISION_SHAPES = ("triangle-up", "circle")
 CHANGE = ("new", "persisting", "resolved")
-CHANGE_COLORS = ("#d62728", "#ff7f0e", "#2ca02c")
+CHANGE_COLORS = (VERMILLION, ORANGE, BLUE)
 
 Frame = pl.DataFrame | pa.Table
 
@@ -121,9 +129,10 @@ def unit_title(quantity: str, unit: str | None) -> str:
     return f"{quantity} ({unit})" if unit else f"{quantity} (unit not recorded)"
 
 
-def long_label_axis(limit: int) -> alt.Axis:
-    """A y axis for long category names: labels cut at ``limit`` pixels, the axis title
-    set horizontally above the labels (where it cannot overlap them)."""
+def long_label_axis(limit: int = 0) -> alt.Axis:
+    """A y axis for long category names: labels never cut (``labelLimit`` 0; names are
+    already at most 80 characters, :func:`config_labels`) unless a ``limit`` in pixels is
+    given, the axis title set horizontally above the labels (where it cannot overlap them)."""
     return alt.Axis(labelLimit=limit, titleAngle=0, titleAlign="right", titleAnchor="start",
                     titleBaseline="bottom", titleX=0, titleY=-8)
 
@@ -158,6 +167,37 @@ def _color(field: str, title: str, domain: Sequence[str], colors: Sequence[str])
                      scale=alt.Scale(domain=list(domain), range=list(colors)))
 
 
+def _shape(field: str, title: str, domain: Sequence[str], shapes: Sequence[str]) -> alt.Shape:
+    return alt.Shape(f"{field}:N", title=title,
+                     scale=alt.Scale(domain=list(domain), range=list(shapes)))
+
+
+def numeric_sort(values: Sequence[str]) -> list[str]:
+    """Category names in the order of the first number in each ("1", "5", "20"; not the
+    text order "1", "20", "5"), then as text."""
+    return sorted(set(values), key=lambda v: (_first_number(v), v))
+
+
+def _first_number(text: str) -> float:
+    m = re.search(r"-?\d+(?:\.\d+)?", text)
+    return float(m.group(0)) if m else math.inf
+
+
+def format_confidence(pct: float) -> str:
+    """A confidence in % with as many decimals as it takes not to round up to 100
+    (99.997 % is "99.997", never "100"); 95 stays "95"."""
+    if not math.isfinite(pct) or pct >= 100:
+        return f"{pct:g}"
+    if float(f"{pct:.4g}") < 100:
+        return f"{pct:.4g}"
+    gap = 100.0 - pct
+    digits = max(0, math.ceil(-math.log10(gap)))
+    while round(pct, digits) >= 100:
+        digits += 1
+    text = f"{pct:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 # ------------------------------------------------------- order effects (seed 000)
 def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
                           max_points: int = 1500) -> alt.HConcatChart:
@@ -180,27 +220,27 @@ def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
     x = alt.X("rank:Q", title="configurations sorted by increasing η²_H (rank)",
               scale=alt.Scale(domainMin=1, nice=False))
     color = _color("decision", "Kruskal-Wallis", DECISION, DECISION_COLORS)
+    shape = _shape("decision", "Kruskal-Wallis", DECISION, DECISION_SHAPES)
     tooltip = ["config:N", "hardware_type:N", alt.Tooltip("kw_p:Q", format=".3g", title="p"),
                alt.Tooltip("eta2:Q", format=".4f", title="η²_H")]
     base = alt.Chart(df).properties(width=WIDTH // 2 - 20, height=HEIGHT)
     pvals = base.mark_point(filled=True, size=14).encode(
         x=x, y=alt.Y("p_shown:Q", scale=alt.Scale(type="log"),
                      title=f"Kruskal-Wallis p-value (probability, log; < {P_FLOOR:g} drawn at it)"),
-        color=color, tooltip=tooltip)
+        color=color, shape=shape, tooltip=tooltip)
     rule = alt.Chart(pl.DataFrame({"alpha_family": [alpha_family]})).mark_rule(
         strokeDash=[5, 3], color="#333").encode(y="alpha_family:Q")
     effects = base.mark_point(filled=True, size=14).encode(
         x=x, y=alt.Y("eta2:Q", title="effect size η²_H (fraction of rank variance, 0-1)"),
-        color=color, tooltip=tooltip)
+        color=color, shape=shape, tooltip=tooltip)
     return alt.hconcat(
         alt.layer(pvals, rule).properties(title="p-values (dashed: α/m)"),
         effects.properties(title="effect sizes"),
     ).properties(
         title=_title(title),
         description=("Each point is one configuration, sorted left to right by its effect size "
-                     "η²_H; points below the dashed line (α/m, Bonferroni) are red: for them "
-                     "the "
-                     "fixed and random orders give different distributions, and the right panel "
+                     "η²_H; points below the dashed line (α/m, Bonferroni) are orange "
+                     "triangles: for them the fixed and random orders give different distributions, and the right panel "
                      "shows how large that difference is."),
     )
 
@@ -250,12 +290,12 @@ def ci_examples(data: Frame, *, title: str) -> alt.HConcatChart:
         unit = part["unit"][0]
         conf = part["confidence_pct"][0]
         color = alt.Color("order_kind:N", title="order",
-                          scale=alt.Scale(domain=["fixed", "random"], range=["#1f77b4", "#9467bd"]))
+                          scale=alt.Scale(domain=["fixed", "random"], range=[BLUE, ORANGE]))
         base = alt.Chart(part).encode(
             x=alt.X("order_kind:N", title="order of the runs", sort=["fixed", "random"],
                     axis=alt.Axis(labelAngle=0)), color=color)
         yscale = alt.Scale(zero=False, padding=12)
-        ytitle = unit_title(f"median and {conf:.4g} % CI", unit)
+        ytitle = unit_title(f"median and {format_confidence(conf)} % CI", unit)
         band = base.mark_bar(size=26, opacity=0.35).encode(
             y=alt.Y("low:Q", title=ytitle, scale=yscale), y2="high:Q")
         # the CI limits extended across the panel (no x: a rule spans the width)
@@ -279,8 +319,9 @@ def ci_examples(data: Frame, *, title: str) -> alt.HConcatChart:
     )
 
 
-def ci_case_counts(data: Frame, *, title: str) -> alt.Chart:
-    """Seed 000 Figure 6: share of configurations in each CI case, one bar per ``group``.
+def ci_case_counts(data: Frame, *, title: str) -> alt.LayerChart:
+    """Seed 000 Figure 6: share of configurations in each CI case, one bar per ``group``,
+    each part labelled with its case number (not only its colour).
 
     ``data``: ``group``, ``case_label`` (one of :data:`CI_CASES`), ``n``.
     """
@@ -288,51 +329,62 @@ def ci_case_counts(data: Frame, *, title: str) -> alt.Chart:
     df = df.with_columns(share_pct=pl.col("n") / pl.col("n").sum().over("group") * 100,
                          case_order=pl.col("case_label").replace_strict(
                              list(CI_CASES), list(range(len(CI_CASES))), default=9))
-    return alt.Chart(df).mark_bar().encode(
-        x=alt.X("share_pct:Q", title="share of configurations (%)", stack="zero",
-                scale=alt.Scale(domain=[0, 100])),
-        y=alt.Y("group:N", title="campaign (· family of comparisons)", sort=None),
+    df = df.sort(["group", "case_order"]).with_columns(
+        end_pct=pl.col("share_pct").cum_sum().over("group"))
+    df = df.with_columns(start_pct=pl.col("end_pct") - pl.col("share_pct"),
+                         mid_pct=pl.col("end_pct") - pl.col("share_pct") / 2,
+                         case_text=pl.col("case_order").replace_strict(
+                             [0, 1, 2, 3], ["1", "2", "3", "–"], default="?",
+                             return_dtype=pl.String))
+    y = alt.Y("group:N", title="campaign (· family of comparisons)", sort=None)
+    bars = alt.Chart(df).mark_bar().encode(
+        x=alt.X("start_pct:Q", title="share of configurations (%)",
+                scale=alt.Scale(domain=[0, 100])), x2="end_pct:Q", y=y,
         color=_color("case_label", "CI case", CI_CASES, CASE_COLORS),
-        order=alt.Order("case_order:Q"),
         tooltip=["group:N", "case_label:N", alt.Tooltip("n:Q", title="configurations"),
-                 alt.Tooltip("share_pct:Q", format=".1f", title="share (%)")],
-    ).properties(
+                 alt.Tooltip("share_pct:Q", format=".1f", title="share (%)")])
+    labels = alt.Chart(df.filter(pl.col("share_pct") >= 4)).mark_text(
+        color="white", fontWeight="bold").encode(x="mid_pct:Q", y=y, text="case_text:N")
+    return alt.layer(bars, labels).properties(
         width=WIDTH, height=alt.Step(26), title=_title(title),
         description=("Each bar splits one group's configurations by how the CIs of the fixed- and "
-                     "random-order medians relate; the longer the red part (case 1), the more "
+                     "random-order medians relate (each part labelled with its case number); the "
+                     "longer the case 1 part, the more "
                      "conclusions would change with the order of the runs."),
     )
 
 
-def predecessor_shifts(data: Frame, *, title: str) -> alt.LayerChart:
-    """The predecessor effect (SPEC 5.1, beyond the paper): for the configurations
-    with the largest shift, the median after the worst predecessor relative to the
-    median after any other test, with the CI of that median on the same scale.
+def polluters(data: Frame, *, title: str) -> alt.LayerChart:
+    """The polluter leaderboard (beyond seed 000, its future work): per hardware type,
+    the tests that are the significant worst predecessor of the most configurations.
 
-    ``data``: ``config``, ``hardware_type``, ``predecessor``, ``shift_pct``, ``low_pct``,
-    ``high_pct`` (may be null), ``kw_p``.
+    ``data``: ``hardware_type``, ``predecessor`` (the full name, never cut),
+    ``victims``, ``median_worse_pct`` (how much worse the victims' median is after
+    it, + = worse by the metric's direction).
     """
-    df = frame(data, ["config", "hardware_type", "predecessor", "shift_pct", "low_pct",
-                      "high_pct", "kw_p"])
-    df = df.with_columns(label=pl.col("config") + pl.lit("  ←  ") + pl.col("predecessor"))
-    df = with_order(df, "label", by="shift_pct")
-    y = alt.Y("label:N", sort=by_order(), title="configuration ← test that ran just before it",
-              axis=long_label_axis(420))
-    ci = alt.Chart(df).mark_rule(strokeWidth=2, color="#555").encode(
-        y=y, x=alt.X("low_pct:Q", title="median after that predecessor − median after the others "
-                     "(% of the latter)"), x2="high_pct:Q")
-    point = alt.Chart(df).mark_point(filled=True, size=60).encode(
-        y=y, x="shift_pct:Q", color=alt.Color("hardware_type:N", title="hardware type"),
-        tooltip=["config:N", "hardware_type:N", "predecessor:N",
-                 alt.Tooltip("shift_pct:Q", format=".2f", title="shift (%)"),
-                 alt.Tooltip("kw_p:Q", format=".3g", title="Kruskal-Wallis p")])
-    zero = alt.Chart(pl.DataFrame({"zero": [0.0]})).mark_rule(color="#333").encode(x="zero:Q")
-    return alt.layer(ci, zero, point).properties(
-        width=WIDTH - 200, height=alt.Step(18), title=_title(title),
-        description=("Each row is a configuration and the test whose run just before it moves its "
-                     "median the most (line: the CI of the median after that test, on the same "
-                     "scale); rows whose line stays clear of zero name a test that leaves state "
-                     "behind which changes the next one."),
+    df = frame(data, ["hardware_type", "predecessor", "victims", "median_worse_pct"])
+    df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("predecessor"),
+                         text=pl.col("victims").cast(pl.String) + pl.lit(" victims, ")
+                         + pl.col("median_worse_pct").round(1).cast(pl.String)
+                         + pl.lit(" % worse"))
+    df = with_order(df, "label")
+    y = alt.Y("label:N", sort=by_order(), title="hardware type · test that ran just before",
+              axis=long_label_axis())
+    bars = alt.Chart(df).mark_bar(color=VERMILLION, opacity=0.85).encode(
+        y=y, x=alt.X("victims:Q", title="victims: configurations it makes significantly worse "
+                     "(count)", axis=alt.Axis(tickMinStep=1, format="d",
+                                            tickCount=int(min(max(df["victims"].max() or 1, 1),
+                                                              10)))),
+        tooltip=["hardware_type:N", "predecessor:N", alt.Tooltip("victims:Q"),
+                 alt.Tooltip("median_worse_pct:Q", format=".1f", title="median worse (%)")])
+    text = alt.Chart(df).mark_text(align="left", dx=4, fontSize=11).encode(
+        y=y, x="victims:Q", text="text:N")
+    return alt.layer(bars, text).properties(
+        width=WIDTH - 260, height=alt.Step(20), title=_title(title),
+        description=("Each bar is a test on one hardware type and its length the number of "
+                     "configurations whose median is significantly worse right after it (the "
+                     "label gives the median slowdown): run such polluters last, in isolation, "
+                     "or reset the machine after them."),
     )
 
 
@@ -347,19 +399,60 @@ def rsd_heatmap(data: Frame, *, title: str) -> alt.Chart:
     base = alt.Chart(df).encode(
         x=alt.X("hardware_type:N", title="hardware type (environment)",
                 axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("benchmark:N", title="benchmark", axis=long_label_axis(260)))
+        y=alt.Y("benchmark:N", title="benchmark", axis=long_label_axis()))
+    positive = df.filter(pl.col("rsd_pct") > 0)["rsd_pct"]
+    # the colour scale spans the data (5th to 95th percentile, log), not a fixed range,
+    # so the cells differ in colour whatever the campaign's typical RSD
+    lo = float(positive.quantile(0.05) or 0.01) if positive.len() else 0.01
+    hi = float(positive.quantile(0.95) or 1.0) if positive.len() else 1.0
+    lo, hi = (lo, hi) if hi > lo * 1.5 else (lo / 2, lo * 4)
+    middle = math.sqrt(lo * hi)
     cells = base.mark_rect().encode(
-        color=alt.Color("rsd_pct:Q", title="RSD (%)",
-                        scale=alt.Scale(type="log", scheme="orangered")),
+        color=alt.Color("rsd_pct:Q", title="median RSD (%, log)",
+                        scale=alt.Scale(type="log", scheme="viridis", reverse=True,
+                                        domain=[round(lo, 4), round(hi, 4)], clamp=True)),
         tooltip=["benchmark:N", "hardware_type:N",
                  alt.Tooltip("rsd_pct:Q", format=".3g", title="median RSD (%)"),
                  alt.Tooltip("n_configs:Q", title="configurations")])
-    text = base.mark_text(fontSize=9).encode(text=alt.Text("rsd_pct:Q", format=".2g"))
+    text = base.mark_text(fontSize=9).encode(
+        text=alt.Text("rsd_pct:Q", format=".2g"),
+        color=alt.condition(f"datum.rsd_pct > {middle:.4g}", alt.value("white"),
+                            alt.value("black")))
     return alt.layer(cells, text).properties(
         width=alt.Step(44), height=alt.Step(16), title=_title(title),
         description=("Each cell is the median relative standard deviation (100·σ/μ, in %) of a "
-                     "benchmark's configurations on one hardware type; darker cells vary more, so "
-                     "a regression must be larger to be seen there."),
+                     "benchmark's configurations on one hardware type, also written in the "
+                     "cell; darker cells vary more (the scale spans this campaign's values), so a "
+                     "regression must be larger to be seen there."),
+    )
+
+
+def hardware_ranking(data: Frame, *, title: str) -> alt.LayerChart:
+    """Hardware types ranked by variability: the median total RSD of their
+    configurations (bar) and the 90th percentile (tick), most variable on top.
+
+    ``data``: ``hardware_type``, ``median_rsd_pct``, ``p90_rsd_pct``, ``configurations``.
+    """
+    df = frame(data, ["hardware_type", "median_rsd_pct", "p90_rsd_pct", "configurations"])
+    df = with_order(df, "hardware_type", by="median_rsd_pct", descending=True)
+    y = alt.Y("hardware_type:N", sort=by_order(), title="hardware type (most variable first)")
+    bars = alt.Chart(df).mark_bar(color=BLUE).encode(
+        y=y, x=alt.X("median_rsd_pct:Q", title="RSD of the configurations: median bar, "
+                     "90th percentile tick (%)"),
+        tooltip=["hardware_type:N",
+                 alt.Tooltip("median_rsd_pct:Q", format=".3g", title="median RSD (%)"),
+                 alt.Tooltip("p90_rsd_pct:Q", format=".3g", title="90th percentile RSD (%)"),
+                 alt.Tooltip("configurations:Q")])
+    ticks = alt.Chart(df).mark_tick(color=VERMILLION, thickness=3, size=18).encode(
+        y=y, x="p90_rsd_pct:Q")
+    text = alt.Chart(df).mark_text(align="left", dx=4, fontSize=10).encode(
+        y=y, x="median_rsd_pct:Q", text=alt.Text("median_rsd_pct:Q", format=".2g"))
+    return alt.layer(bars, ticks, text).properties(
+        width=WIDTH - 120, height=alt.Step(22), title=_title(title),
+        description=("Each bar is the median relative standard deviation of one hardware type's "
+                     "configurations (the number at its end) and the tick its 90th percentile; "
+                     "the top rows are the noisiest machines, where a regression must be "
+                     "largest to be seen."),
     )
 
 
@@ -378,7 +471,7 @@ def rsd_sources(data: Frame, *, title: str) -> alt.Chart:
         x=alt.X("share_pct:Q", title="mean share of the variance (%)", stack="zero",
                 scale=alt.Scale(domain=[0, 100])),
         y=alt.Y("group:N", title="hardware type", sort=None),
-        color=_color("source", "variance source", sources, ["#1f77b4", "#ff7f0e", "#bcbd22"]),
+        color=_color("source", "variance source", sources, [BLUE, ORANGE, GREEN]),
         order=alt.Order("source_order:Q"),
         tooltip=["group:N", "source:N", alt.Tooltip("share_pct:Q", format=".1f", title="share (%)"),
                  alt.Tooltip("n_configs:Q", title="configurations")],
@@ -403,9 +496,9 @@ def rsd_components(data: Frame, *, title: str) -> alt.Chart:
     df = with_order(df.join(totals, on="label", how="left"), "label", by="total",
                     descending=True).drop("total")
     y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
-              axis=long_label_axis(380))
+              axis=long_label_axis())
     components = ["total", "per node", "per run"]
-    color = _color("component", "RSD of", components, ["#111111", "#1f77b4", "#ff7f0e"])
+    color = _color("component", "RSD of", components, ["#111111", BLUE, ORANGE])
     spread = alt.Chart(df).mark_rule(strokeWidth=2, opacity=0.6).encode(
         y=y, yOffset=alt.YOffset("component:N", sort=components),
         x=alt.X("low_pct:Q", title="relative standard deviation RSD = 100·σ/μ (%)"),
@@ -437,7 +530,7 @@ def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Ch
         x=alt.X("hardware_type:N", title="hardware type (environment)",
                 axis=alt.Axis(labelAngle=-40, orient="top")),
         y=alt.Y("row:N", sort=by_order(), title="configuration · nodes per group",
-                axis=long_label_axis(320)))
+                axis=long_label_axis()))
     numbers = base.transform_filter("datum.detectable_pct != null").mark_rect().encode(
         color=alt.Color("detectable_pct:Q", title="detectable regression (%)",
                         scale=alt.Scale(type="log", domain=[1, 100], scheme="yellowgreenblue",
@@ -445,7 +538,7 @@ def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Ch
         tooltip=["row:N", "hardware_type:N", alt.Tooltip("detectable_pct:Q", title="r (%)"),
                  "status:N"])
     none = base.transform_filter("datum.status == 'none'").mark_rect(
-        color="#e45756", opacity=0.85).encode(tooltip=["row:N", "hardware_type:N", "status:N"])
+        color=VERMILLION, opacity=0.85).encode(tooltip=["row:N", "hardware_type:N", "status:N"])
     insufficient = base.transform_filter("datum.status == 'insufficient'").mark_rect(
         color="#e0e0e0").encode(tooltip=["row:N", "hardware_type:N", "status:N"])
     text = base.mark_text(fontSize=9).encode(
@@ -455,7 +548,7 @@ def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Ch
     return alt.layer(numbers, none, insufficient, text).properties(
         width=alt.Step(46), height=alt.Step(15), title=_title(title),
         description=(f"Each cell is the smallest slowdown (in %) that {strategy_text} detects with "
-                     "at most 5 % false and at least 95 % true positives; red cells marked 'no' "
+                     "at most 5 % false and at least 95 % true positives; vermillion cells marked 'no' "
                      "cannot reliably detect even a 100 % regression, grey cells ('–') had too "
                      "few nodes to draw the groups."),
     )
@@ -473,9 +566,11 @@ def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> a
         x=alt.X("r_label:N", sort=alt.EncodingSortField(field="r_order", op="min"),
                 title="minimal detectable regression (%)",
                 axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("nodes:N"),
+        xOffset=alt.XOffset("nodes:N", sort=numeric_sort(df["nodes"].to_list())),
         y=alt.Y("n:Q", title="configuration × hardware type combinations (count)"),
-        color=alt.Color("nodes:N", title="nodes per group"),
+        color=alt.Color("nodes:N", title="nodes per group",
+                        sort=numeric_sort(df["nodes"].to_list()),
+                        scale=alt.Scale(range=list(CATEGORY))),
         tooltip=["r_label:N", "nodes:N", alt.Tooltip("n:Q", title="combinations")],
     ).properties(
         width=WIDTH, height=HEIGHT, title=_title(title),
@@ -499,13 +594,13 @@ def aa_false_positives(data: Frame, *, title: str) -> alt.Chart:
     whisker = alt.Chart(df).mark_rule().encode(
         y=y, x=alt.X("q0:Q", title="A/A false-positive rate of the rank-sum test (%)"),
         x2="q4:Q")
-    box = alt.Chart(df).mark_bar(size=14, color="#9ecae1").encode(y=y, x="q1:Q", x2="q3:Q")
-    median = alt.Chart(df).mark_tick(color="#08306b", thickness=2, size=14).encode(
+    box = alt.Chart(df).mark_bar(size=14, color=SKY).encode(y=y, x="q1:Q", x2="q3:Q")
+    median = alt.Chart(df).mark_tick(color="#00314f", thickness=2, size=14).encode(
         y=y, x="q2:Q",
         tooltip=["group:N", alt.Tooltip("q2:Q", format=".1f", title="median FP rate (%)"),
                  alt.Tooltip("n:Q", title="combinations")])
     nominal = alt.Chart(pl.DataFrame({"alpha_pct": [5.0]})).mark_rule(
-        strokeDash=[5, 3], color="#d62728").encode(x="alpha_pct:Q")
+        strokeDash=[5, 3], color=VERMILLION).encode(x="alpha_pct:Q")
     return alt.layer(whisker, box, median, nominal).properties(
         width=WIDTH - 120, height=alt.Step(24), title=_title(title),
         description=("Each box shows, over all configurations and hardware types, how often two "
@@ -526,7 +621,10 @@ def fp_tp_curves(data: Frame, *, title: str) -> alt.Chart:
         x=alt.X("r_pct:Q", title="regression tested r (%, log)", scale=alt.Scale(type="log")),
         y=alt.Y("rate_pct:Q", title="mean rate over combinations (%)",
                 scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color("group:N", title="strategy · nodes"),
+        color=alt.Color("group:N", title="strategy · nodes",
+                        sort=sorted(set(df["group"].to_list()),
+                                    key=lambda g: (g.split(" · ")[0], _first_number(g), g)),
+                        scale=alt.Scale(range=list(CATEGORY))),
         strokeDash=alt.StrokeDash("rate:N", title="rate",
                                   scale=alt.Scale(domain=["true positives", "false positives"],
                                                   range=[[1, 0], [5, 3]])),
@@ -584,25 +682,29 @@ def kpi_chart(data: Frame, *, title: str) -> alt.LayerChart:
     """
     df = with_order(frame(data, ["label", "kind", "value_pct", "independent"]), "label")
     y = alt.Y("label:N", sort=by_order(), title="series (hardware type · configuration · series)",
-              axis=long_label_axis(360))
+              axis=long_label_axis())
     x = alt.X("value_pct:Q", title="run metric relative to the series median (%)")
     kpi = alt.Chart(df.filter(pl.col("kind") == "KPI")).mark_point(
-        shape="diamond", filled=True, size=90).encode(
+        filled=True, size=90).encode(
         y=y, x=x, color=alt.Color("independent:N", title="runs independent",
                                   scale=alt.Scale(domain=["yes", "no"],
-                                                  range=["#2ca02c", "#d62728"])),
+                                                  range=[BLUE, VERMILLION])),
+        shape=_shape("independent", "runs independent", ["yes", "no"], ["diamond", "cross"]),
         tooltip=["label:N", alt.Tooltip("value_pct:Q", format=".3g", title="KPI (% of median)"),
                  "independent:N"])
     layers = [kpi]
     runs = df.filter(pl.col("kind") == "metric")
     if runs.height:  # the run metrics, when the table has them
-        layers.insert(0, alt.Chart(runs).mark_tick(color="#9e9e9e", thickness=1).encode(y=y, x=x))
+        layers.insert(0, alt.Chart(runs).mark_tick(color=GREY, thickness=1).encode(y=y, x=x))
+        what = "Grey ticks are the run metrics of a series and the diamond its KPI"
+    else:  # the caption says only what is drawn
+        what = "Each diamond is a series' KPI relative to the series' median run metric"
     return alt.layer(*layers).properties(
         width=WIDTH - 220, height=alt.Step(18), title=_title(title),
-        description=("Grey ticks are the run metrics of a series and the diamond its KPI, a "
-                     "bound that the chosen percentile of the runs stays on one side of with the "
-                     "stated confidence; a red diamond marks a KPI whose runs failed the "
-                     "independence test, to be read as descriptive only."),
+        description=(f"{what}, a bound that the chosen percentile of the runs stays on one side "
+                     "of with the stated confidence; an orange cross instead of a blue diamond "
+                     "marks a KPI whose runs failed the independence test, to be read as "
+                     "descriptive only."),
     )
 
 
@@ -613,15 +715,18 @@ def variability_scores(data: Frame, *, title: str) -> alt.Chart:
     ``data``: ``label``, ``low_pct``, ``high_pct`` (bounds relative to the midpoint, %),
     ``relative_pct``, ``independent``.
     """
-    df = with_order(frame(data, ["label", "low_pct", "high_pct", "relative_pct", "independent"]),
-                    "label", by="relative_pct", descending=True)
+    df = frame(data, ["label", "low_pct", "high_pct", "relative_pct", "independent"])
+    df = df.with_columns(label=pl.when(pl.col("independent") == "no")
+                         .then(pl.col("label") + pl.lit(" (not independent)"))
+                         .otherwise(pl.col("label")))
+    df = with_order(df, "label", by="relative_pct", descending=True)
     y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
-              axis=long_label_axis(360))
+              axis=long_label_axis())
     bars = alt.Chart(df).mark_bar(size=10).encode(
         y=y, x=alt.X("low_pct:Q", title="variability interval around its midpoint (%)"),
         x2="high_pct:Q",
         color=alt.Color("independent:N", title="KPIs independent",
-                        scale=alt.Scale(domain=["yes", "no"], range=["#1f77b4", "#d62728"])),
+                        scale=alt.Scale(domain=["yes", "no"], range=[BLUE, VERMILLION])),
         tooltip=["label:N", alt.Tooltip("relative_pct:Q", format=".3g",
                                         title="relative score (%)"), "independent:N"])
     return bars.properties(
@@ -675,16 +780,18 @@ def drift_overview(data: Frame, *, title: str) -> alt.Chart:
                          .otherwise(pl.lit("stable")))
     return alt.Chart(df.drop("drifting")).mark_point(filled=True, size=18).encode(
         x=alt.X("slope_pct:Q",
-                title="Theil-Sen trend over the period (% of the median per 30 days)"),
+                title="trend over the period, + = worse (% of the median per 30 days)"),
         y=alt.Y("hardware_type:N", title="hardware type"),
         yOffset=alt.YOffset("jitter:Q"),
-        color=_color("status", "trend", ["drifting", "stable"], ["#d62728", "#c7c7c7"]),
+        color=_color("status", "trend", ["drifting", "stable"], [VERMILLION, "#c7c7c7"]),
+        shape=_shape("status", "trend", ["drifting", "stable"], ["triangle-up", "circle"]),
         tooltip=["config:N", "hardware_type:N",
                  alt.Tooltip("slope_pct:Q", format=".2f", title="trend (%/30 days)")],
     ).transform_calculate(jitter="random()").properties(
         width=WIDTH, height=alt.Step(26), title=_title(title),
         description=("Each point is one configuration on one hardware type, placed at its trend in "
-                     "% of its median per 30 days; red points drift (the CI of the trend excludes "
+                     "% of its median per 30 days (+ = worse by the metric's direction); "
+                     "orange triangles drift (the CI of the trend excludes "
                      "zero and the trend exceeds the threshold), so their results depend on when "
                      "they were measured."),
     )
@@ -699,12 +806,14 @@ def drift_top(data: Frame, *, title: str) -> alt.LayerChart:
     df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"))
     df = with_order(df, "label", by="slope_pct")
     y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
-              axis=long_label_axis(380))
+              axis=long_label_axis())
     ci = alt.Chart(df).mark_rule(strokeWidth=2, color="#555").encode(
-        y=y, x=alt.X("low_pct:Q", title="trend with its CI (% of the median per 30 days)"),
+        y=y, x=alt.X("low_pct:Q", title="trend with its CI, + = worse (% of the median per 30 "
+                     "days)"),
         x2="high_pct:Q")
     point = alt.Chart(df).mark_point(filled=True, size=50).encode(
-        y=y, x="slope_pct:Q", color=alt.Color("hardware_type:N", title="hardware type"),
+        y=y, x="slope_pct:Q", color=alt.Color("hardware_type:N", title="hardware type",
+                                              scale=alt.Scale(range=list(CATEGORY))),
         tooltip=["config:N", "hardware_type:N",
                  alt.Tooltip("slope_pct:Q", format=".2f", title="trend (%/30 days)"),
                  alt.Tooltip("low_pct:Q", format=".2f", title="CI low"),
@@ -713,8 +822,38 @@ def drift_top(data: Frame, *, title: str) -> alt.LayerChart:
     return alt.layer(ci, zero, point).properties(
         width=WIDTH - 240, height=alt.Step(16), title=_title(title),
         description=("Each row is a drifting configuration with its trend and the CI of the "
-                     "trend; for throughput a negative trend is a slowdown, for run times a "
-                     "positive one."),
+                     "trend, signed by the metric's direction: right of zero the results got "
+                     "worse (slower, or less throughput), left of it better."),
+    )
+
+
+def values_over_time(data: Frame, *, title: str) -> alt.LayerChart:
+    """The trials of a few drifting configurations over the period, as % of each one's
+    median (+ = worse by the metric's direction), with its trend line.
+
+    ``data``: ``series`` (hardware type · configuration), ``day`` (days since the
+    start of the period), ``value_pct``, ``trend_pct``.
+    """
+    df = frame(data, ["series", "day", "value_pct", "trend_pct"])
+    color = alt.Color("series:N", title="hardware type · configuration",
+                      scale=alt.Scale(range=list(CATEGORY)), legend=alt.Legend(
+                          orient="bottom", direction="vertical", labelLimit=0))
+    shape = alt.Shape("series:N", title="hardware type · configuration",
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0))
+    x = alt.X("day:Q", title="time since the start of the period (days)")
+    points = alt.Chart(df).mark_point(size=14, opacity=0.45).encode(
+        x=x, y=alt.Y("value_pct:Q", title="trial value against the configuration's median, "
+                     "+ = worse (%)"), color=color, shape=shape,
+        tooltip=["series:N", alt.Tooltip("day:Q", format=".1f", title="day"),
+                 alt.Tooltip("value_pct:Q", format=".2f", title="worse than median (%)")])
+    trend = alt.Chart(df).mark_line(strokeWidth=2.5).encode(
+        x=x, y="trend_pct:Q", color=color, detail="series:N")
+    return alt.layer(points, trend).properties(
+        width=WIDTH, height=HEIGHT, title=_title(title),
+        description=("Each point is one trial of a drifting configuration, as % of its median "
+                     "(up = worse, slower or less throughput) against the day it ran, and each "
+                     "line the configuration's Theil-Sen trend drawn through its median at the "
+                     "middle of the period."),
     )
 
 
@@ -736,9 +875,8 @@ def order_dependence_changes(data: Frame, *, title: str) -> alt.Chart:
     ).properties(
         width=WIDTH, height=alt.Step(24), title=_title(title),
         description=("Each bar counts a hardware type's configurations whose fixed- and random-"
-                     "order results differ (Kruskal-Wallis at α/m): red only in this period, "
-                     "orange "
-                     "in this and the previous one, green only in the previous one."),
+                     "order results differ (Kruskal-Wallis at α/m), split as the legend names: "
+                     "new (only in this period), persisting (in both), resolved (only before)."),
     )
 
 
@@ -761,7 +899,7 @@ def variability_change(data: Frame, *, title: str, max_points: int = 3000) -> al
         x=alt.X("rsd_prev_pct:Q", title="RSD in the previous period (%, log)", scale=scale),
         y=alt.Y("rsd_now_pct:Q", title="RSD in this period (%, log)", scale=scale),
         color=alt.Color("hardware_type:N", title="hardware type",
-                        scale=alt.Scale(scheme="category20")),
+                        scale=alt.Scale(range=list(CATEGORY))),
         tooltip=["config:N", "hardware_type:N",
                  alt.Tooltip("rsd_prev_pct:Q", format=".3g", title="RSD before (%)"),
                  alt.Tooltip("rsd_now_pct:Q", format=".3g", title="RSD now (%)")])
@@ -786,7 +924,7 @@ def variability_by_type(data: Frame, *, title: str) -> alt.Chart:
         yOffset=alt.YOffset("period:N", sort=["previous", "this"]),
         x=alt.X("rsd_pct:Q", title="median RSD over the configurations (%)"),
         color=alt.Color("period:N", title="period", sort=["previous", "this"],
-                        scale=alt.Scale(domain=["previous", "this"], range=["#aec7e8", "#1f77b4"])),
+                        scale=alt.Scale(domain=["previous", "this"], range=[SKY, BLUE])),
         tooltip=["hardware_type:N", "period:N",
                  alt.Tooltip("rsd_pct:Q", format=".3g", title="median RSD (%)")],
     ).properties(

@@ -23,7 +23,8 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from perfwarehouse.fleet.analysis import FleetParams, analyse, choose_period
+from perfwarehouse.errors import UsageError
+from perfwarehouse.fleet.analysis import DAY_S, FleetParams, analyse, choose_period
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, ReportData, Request
 from perfwarehouse.reports.page import (
@@ -33,10 +34,13 @@ from perfwarehouse.reports.page import (
     Page,
     Section,
     Table,
+    Verdict,
     capped_table,
 )
 
 TOP_DRIFTING = 40
+OVER_TIME = 4
+"""Configurations whose values over time are drawn (the strongest drifts)."""
 
 
 # ---------------------------------------------------------------------- page
@@ -56,8 +60,14 @@ LINKS = (("History: when each configuration changed, over revisions (perfwarehou
 
 def build(data: ReportData, request: Request, params: FleetParams = FleetParams()) -> Page:
     span = data.query("fleet_span", campaign=request.campaign).to_pylist()[0]
-    period = choose_period(request.since, request.until, span["last_at"])
     scope = f"campaign {request.campaign}" if request.campaign else "every campaign"
+    last = span["last_at"]
+    if request.since is not None and request.until is None and last is not None \
+            and request.since > last:
+        raise UsageError(f"--since {request.since:%Y-%m-%d %H:%M} is after the newest trial "
+                         f"({scope}: {last:%Y-%m-%d %H:%M} UTC); choose an earlier --since or "
+                         "give --until")
+    period = choose_period(request.since, request.until, last)
     if period is None:
         text = (f"The warehouse has no successful measurements ({scope}): ingest trials "
                 "(perfwarehouse ingest ...) first, then write this report again.")
@@ -88,15 +98,57 @@ def build(data: ReportData, request: Request, params: FleetParams = FleetParams(
         return Page(title, INTRO, (Section("No data in the period", "",
                                            (Notice(text, "missing"),)),), provenance,
                     name="fleet")
-    sections = [summary_section(result), drift_section(now, params),
+    sections = [summary_section(result),
+                drift_section(now, params, trials, (period.since.timestamp(),
+                                                    period.until.timestamp())),
                 order_section(result), variability_section(result)]
-    return Page(title, INTRO, tuple(sections), provenance, name="fleet", links=LINKS)
+    quiet = sorted(set(result["campaign"].to_list()) - set(now["campaign"].to_list()))
+    if quiet and not request.campaign:
+        sections[0] = Section(sections[0].title, sections[0].intro, (Notice(
+            f"{len(quiet)} campaign(s) have no trials in this period ({', '.join(quiet)}): the "
+            "period ends at the newest trial of any campaign; give --campaign to report on one "
+            "campaign with its own period."), *sections[0].blocks))
+    return Page(title, INTRO, tuple(sections), provenance, name="fleet", links=LINKS,
+                verdict=verdict(result, now, period.days))
+
+
+def verdict(result: pl.DataFrame, now: pl.DataFrame, days: float) -> Verdict:
+    """What drifted (worse or better, by the metric's direction), what became
+    order-dependent, and how variability moved."""
+    drifting = now.filter(pl.col("drifting"))
+    worse = drifting.filter(pl.col("worse_pct") > 0)
+    parts = [f"In these {days:g} days, {drifting.height:,} of {now.height:,} configurations "
+             f"drifted ({worse.height:,} got worse, {drifting.height - worse.height:,} better)"]
+    if worse.height:
+        top = worse.sort("worse_pct", descending=True).row(0, named=True)
+        parts[0] += (f"; worst: {top['config']} on {top['hardware_type']} "
+                     f"({top['worse_pct']:+.2g} % per 30 days)")
+    parts[0] += "."
+    new = int((result["change"] == "new").sum())
+    dependent = int(result["dependent_now"].fill_null(False).sum())
+    parts.append(f"{dependent:,} configurations are order-dependent ({new:,} new).")
+    both = result.filter(pl.col("rsd_now_pct").is_not_null()
+                         & pl.col("rsd_prev_pct").is_not_null())
+    if both.height:
+        parts.append(f"Median RSD {both['rsd_prev_pct'].median():.2g} % before, "
+                     f"{both['rsd_now_pct'].median():.2g} % now.")
+    level = "alarm" if worse.height or new else "ok"
+    return Verdict(" ".join(parts), level)
 
 
 def label(result: pl.DataFrame, names: pa.Table) -> pl.DataFrame:
     named = pl.from_arrow(names)
     assert isinstance(named, pl.DataFrame)
     out = result.join(named, on="config_id", how="left")
+    # directions normalised: + = worse by the metric's direction (a slower time or a
+    # lower throughput), for the trend, its CI and the level change
+    sign = pl.when(pl.col("higher_is_better").fill_null(False)).then(-1.0).otherwise(1.0)
+    hib = pl.col("higher_is_better").fill_null(False)
+    out = out.with_columns(
+        worse_pct=pl.col("slope_pct") * sign,
+        worse_low_pct=pl.when(hib).then(-pl.col("high_pct")).otherwise(pl.col("low_pct")),
+        worse_high_pct=pl.when(hib).then(-pl.col("low_pct")).otherwise(pl.col("high_pct")),
+        level_worse_pct=pl.col("level_change_pct") * sign)
     return out.with_columns(config=pl.Series(
         charts.config_labels(out["benchmark"].fill_null("?"), out["settings"], out["metric"]),
         dtype=pl.String))
@@ -118,7 +170,7 @@ def summary_section(result: pl.DataFrame) -> Section:
         "Drifting and order-dependent counts are for this period; 'new' were not order-"
         "dependent in the previous period, 'resolved' were and are no longer. RSD: the median "
         "over the type's configurations.",
-        (Column("hardware_type", "hardware type"),
+        (Column("hardware_type", "hardware type", key=True),
          Column("configurations", "configurations", "int"),
          Column("trials_now", "trials (this period)", "int"),
          Column("trials_prev", "trials (previous)", "int"),
@@ -131,32 +183,73 @@ def summary_section(result: pl.DataFrame) -> Section:
         summary),))
 
 
-def drift_section(now: pl.DataFrame, params: FleetParams) -> Section:
+def values_over_time(trials: pa.Table, drifting: pl.DataFrame, period_since: float,
+                     period_until: float) -> pl.DataFrame:
+    """The trials of the strongest drifts in this period: each value as % of the
+    configuration's median (+ = worse), and the Theil-Sen trend drawn through the
+    median at the middle of the period."""
+    top = drifting.sort(pl.col("worse_pct").abs(), descending=True).head(OVER_TIME)
+    t = pl.from_arrow(trials)
+    assert isinstance(t, pl.DataFrame)
+    keys = top.select("campaign", "hardware_type", "config_id", "config", "worse_pct",
+                      "higher_is_better")
+    rows = (t.filter(pl.col("period") == 1)
+            .join(keys, on=["campaign", "hardware_type", "config_id"], how="inner"))
+    if rows.height == 0:
+        return pl.DataFrame()
+    sign = pl.when(pl.col("higher_is_better").fill_null(False)).then(-1.0).otherwise(1.0)
+    mid = (period_since + period_until) / 2
+    return rows.with_columns(
+        median=pl.col("value").median().over(["campaign", "hardware_type", "config_id"]),
+    ).with_columns(
+        series=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"),
+        day=(pl.col("started_s") - period_since) / DAY_S,
+        value_pct=(pl.col("value") / pl.col("median") - 1) * 100 * sign,
+        trend_pct=pl.col("worse_pct") * (pl.col("started_s") - mid) / (30 * DAY_S),
+    ).select("series", "day", "value_pct", "trend_pct")
+
+
+def drift_section(now: pl.DataFrame, params: FleetParams, trials: pa.Table | None = None,
+                  period: tuple[float, float] | None = None) -> Section:
     with_trend = now.filter(pl.col("slope_pct").is_not_null())
     drifting = with_trend.filter(pl.col("drifting")).sort(
-        pl.col("slope_pct").abs(), descending=True)
+        pl.col("worse_pct").abs(), descending=True)
     blocks: list[Figure | Table | Notice] = []
     if with_trend.height:
         blocks.append(Figure(charts.drift_overview(
-            with_trend, title="Trend of every configuration in the period"), "drift-overview"))
+            with_trend.with_columns(slope_pct=pl.col("worse_pct")),
+            title="Trend of every configuration in the period"), "drift-overview"))
     if drifting.height:
         top = drifting.head(TOP_DRIFTING)
         blocks.append(Figure(charts.drift_top(
-            top, title=f"The {top.height} strongest drifts (of {drifting.height})"), "drift-top"))
+            top.with_columns(slope_pct=pl.col("worse_pct"), low_pct=pl.col("worse_low_pct"),
+                             high_pct=pl.col("worse_high_pct")),
+            title=f"The {top.height} strongest drifts (of {drifting.height})"), "drift-top"))
+        if trials is not None and trials.num_rows:
+            t = pl.from_arrow(trials)
+            assert isinstance(t, pl.DataFrame)
+            lo, hi = period or (float(t["started_s"].min()),  # type: ignore[arg-type]
+                                float(t["started_s"].max()))  # type: ignore[arg-type]
+            over = values_over_time(trials, drifting, lo, hi)
+            if over.height:
+                blocks.append(Figure(charts.values_over_time(
+                    over, title=f"Values over time of the {over['series'].n_unique()} "
+                                "strongest drifts"), "values-over-time"))
     else:
         blocks.append(Notice("No configuration drifted in this period."))
     blocks.append(capped_table(
         "Drifting configurations",
-        "Trend in % of the median per 30 days, CI at the family-wise confidence; for "
-        "throughput a negative trend is a slowdown, for run times a positive one.",
-        (Column("hardware_type", "hardware type"), Column("campaign", "campaign"),
-         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
+        "Trend in % of the median per 30 days, CI at the family-wise confidence; + = worse by "
+        "the metric's direction (a longer time or a lower throughput), − = better.",
+        (Column("benchmark", "benchmark", key=True),
+         Column("settings", "settings", "settings", key=True),
+         Column("hardware_type", "hardware type", key=True), Column("campaign", "campaign"),
          Column("metric", "metric"), Column("unit", "unit"),
          Column("higher_is_better", "higher is better", "bool"),
          Column("n_now", "trials", "int"),
-         Column("slope_pct", "trend (%/30 days)", "pct"), Column("low_pct", "CI low", "pct"),
-         Column("high_pct", "CI high", "pct"),
-         Column("level_change_pct", "median vs previous period (%)", "pct")),
+         Column("worse_pct", "trend, + = worse (%/30 days)", "pct"),
+         Column("worse_low_pct", "CI low", "pct"), Column("worse_high_pct", "CI high", "pct"),
+         Column("level_worse_pct", "median vs previous period, + = worse (%)", "pct")),
         drifting))
     untested = now.height - with_trend.height
     if untested:
@@ -179,9 +272,10 @@ def order_section(result: pl.DataFrame) -> Section:
             changes, title="Order dependence now and in the previous period"), "order-changes"))
     else:
         blocks.append(Notice("No configuration is order-dependent in either period."))
-    columns = (Column("hardware_type", "hardware type"), Column("change", "change"),
-               Column("campaign", "campaign"), Column("benchmark", "benchmark"),
-               Column("settings", "settings", "json"), Column("metric", "metric"),
+    columns = (Column("benchmark", "benchmark", key=True),
+               Column("settings", "settings", "settings", key=True),
+               Column("hardware_type", "hardware type", key=True), Column("change", "change"),
+               Column("campaign", "campaign"), Column("metric", "metric"),
                Column("n_now", "trials", "int"), Column("p_now", "p now", "pvalue"),
                Column("p_prev", "p before", "pvalue"), Column("eta2_now", "η²_H", "float"),
                Column("delta_now_pct", "Δ% fixed vs random (%)", "pct"))
@@ -219,8 +313,9 @@ def variability_section(result: pl.DataFrame) -> Section:
     blocks.append(capped_table(
         "Configurations by change of RSD",
         "Largest increase first; ratio = RSD now / RSD before.",
-        (Column("hardware_type", "hardware type"), Column("campaign", "campaign"),
-         Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
+        (Column("benchmark", "benchmark", key=True),
+         Column("settings", "settings", "settings", key=True),
+         Column("hardware_type", "hardware type", key=True), Column("campaign", "campaign"),
          Column("metric", "metric"), Column("n_prev", "trials before", "int"),
          Column("n_now", "trials now", "int"),
          Column("rsd_prev_pct", "RSD before (%)", "pct"),

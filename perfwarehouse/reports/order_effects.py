@@ -23,11 +23,14 @@ from perfwarehouse.reports.page import (
     Page,
     Section,
     Table,
+    Verdict,
     capped_table,
+    format_settings,
 )
 
 MAX_CAMPAIGN_CHARTS = 8
-PREDECESSOR_ROWS = 40
+POLLUTERS_PER_TYPE = 5
+ADVICE = "randomise the order of the tests or reset the machine between tests"
 
 INTRO = (
     "Benchmarks that run one after another can influence each other (caches, memory layout, "
@@ -44,14 +47,54 @@ def build(data: ReportData, request: Request) -> Page:
     rows = data.results("order_effects", "order_effects", "perfwarehouse analyze order-effects",
                         request)
     lines = provenance(data.job_runs("order-effects", request), "order-effects")
+    df = None
     if isinstance(rows, Missing):
         sections.append(Section("Order effects", "", (rows.notice(),)))
     else:
-        sections.extend(order_sections(prepare(rows)))
-    sections.append(predecessor_section(data, request))
+        df = prepare(rows)
+        sections.extend(order_sections(df))
+    pred, polluters = predecessor_data(data, request)
+    sections.append(predecessor_section(pred, polluters))
     lines += provenance(data.job_runs("predecessor-effects", request), "predecessor-effects")
     return Page("Order effects: does the order of the runs change the results?", INTRO,
-                tuple(sections), tuple(lines), name="order-effects")
+                tuple(sections), tuple(lines), name="order-effects",
+                verdict=verdict(df, polluters))
+
+
+def _names(counts: pl.DataFrame, column: str, limit: int = 2) -> str:
+    names = counts[column].head(limit).to_list()
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def verdict(df: pl.DataFrame | None, polluters: pl.DataFrame | None) -> Verdict:
+    """The page's answer: in how many configurations the order matters (at the
+    family-wise level), where, what to do, and the worst polluter."""
+    if df is None:
+        return Verdict("Not analysed yet: run `perfwarehouse analyze order-effects` (and "
+                       "`analyze predecessor-effects`), then write this report again.",
+                       "missing")
+    n, hits = df.height, int(df["significant"].sum())
+    if hits == 0:
+        text = (f"Order does not matter in any of the {n:,} configurations (no Kruskal-Wallis "
+                "p-value below α/m): a fixed order of the tests gave the same results as "
+                "shuffled orders.")
+        level = "ok"
+    else:
+        sig = df.filter(pl.col("significant"))
+        types = sig.group_by("hardware_type").len().sort(["len", "hardware_type"],
+                                                          descending=[True, False])
+        benches = sig.group_by("benchmark").len().sort(["len", "benchmark"],
+                                                       descending=[True, False])
+        text = (f"Order matters in {hits:,} of {n:,} configurations, mostly "
+                f"{_names(benches, 'benchmark')} on {_names(types, 'hardware_type')}: {ADVICE}.")
+        level = "alarm"
+    if polluters is not None and polluters.height:
+        top = polluters.sort(["victims", "median_worse_pct"], descending=True).row(0, named=True)
+        text += (f" Worst polluter: {top['predecessor']} on {top['hardware_type']} "
+                 f"({top['victims']:,} victims, median {top['median_worse_pct']:+.1f} % worse).")
+    elif polluters is not None:
+        text += " No test significantly worsens the test that runs after it."
+    return Verdict(text, level)
 
 
 def prepare(rows: pa.Table) -> pl.DataFrame:
@@ -192,45 +235,106 @@ def configuration_table(df: pl.DataFrame) -> Table:
 
 
 # ------------------------------------------------------------- predecessors
-def predecessor_labels(df: pl.DataFrame) -> list[str | None]:
-    """The worst predecessor's name ("the start of the run" after the reset)."""
-    names = charts.config_labels(df["worst_predecessor_benchmark"].fill_null(""),
-                                 df["worst_predecessor_settings"], None, 60)
-    return ["the start of the run" if start else (name if bench is not None else None)
-            for name, bench, start in zip(names, df["worst_predecessor_benchmark"],
-                                          df["worst_is_run_start"])]
+def predecessor_name(benchmark: str | None, settings: str | None, run_start: bool | None) -> str:
+    """The full name of a predecessor test: the benchmark and all its settings (k=v)."""
+    if run_start:
+        return "the start of the run"
+    if benchmark is None:
+        return "?"
+    text = format_settings(settings)
+    return f"{benchmark} {text}" if text else str(benchmark)
 
 
-def predecessor_section(data: ReportData, request: Request) -> Section:
-    title = "Which test slows the next one? (predecessor effects)"
-    intro = ("Beyond the paper (its future work): within random-order runs, each configuration's "
-             "trials are grouped by the test that ran immediately before; a shift of the median "
-             "after one particular predecessor names a test that leaves state behind.")
+def predecessor_data(data: ReportData, request: Request
+                     ) -> tuple[pl.DataFrame | Missing, pl.DataFrame | None]:
+    """The predecessor rows (with the full predecessor name, the shift made "+ = worse" by
+    the metric's direction, and whether the predecessor is a significant polluter) and the
+    polluter leaderboard; a :class:`Missing` and None when the job has not run."""
     rows = data.results("predecessor_effects", "predecessor_effects",
                         "perfwarehouse analyze predecessor-effects", request)
     if isinstance(rows, Missing):
-        return Section(title, intro, (rows.notice(),))
-    df = charts.labelled(rows)
-    df = df.with_columns(predecessor=pl.Series(predecessor_labels(df), dtype=pl.String))
-    top = (df.filter(pl.col("shift_pct").is_not_null())
-           .sort(pl.col("shift_pct").abs(), descending=True).head(PREDECESSOR_ROWS))
+        return rows, None
+    df = prepare_predecessors(charts.labelled(rows))
+    return df, polluter_leaderboard(df)
+
+
+def prepare_predecessors(df: pl.DataFrame) -> pl.DataFrame:
+    names = [predecessor_name(b, s, r) for b, s, r in zip(
+        df["worst_predecessor_benchmark"], df["worst_predecessor_settings"],
+        df["worst_is_run_start"])]
+    sign = pl.when(pl.col("higher_is_better").fill_null(False)).then(-1.0).otherwise(1.0)
+    hib = pl.col("higher_is_better").fill_null(False)
+    return df.with_columns(predecessor=pl.Series(names, dtype=pl.String)).with_columns(
+        worse_pct=pl.col("shift_pct") * sign,
+        worse_low_pct=pl.when(hib).then(-pl.col("high_pct")).otherwise(pl.col("low_pct")),
+        worse_high_pct=pl.when(hib).then(-pl.col("low_pct")).otherwise(pl.col("high_pct")),
+        polluted=(pl.col("reject_bonferroni").fill_null(False)
+                  & (pl.col("mwu_p_adjusted") < pl.col("alpha")).fill_null(False)
+                  & (pl.col("shift_pct") * sign > 0).fill_null(False)))
+
+
+def polluter_leaderboard(df: pl.DataFrame) -> pl.DataFrame:
+    """Per hardware type, each test that is the significant worst predecessor of some
+    configurations ("victims": the Kruskal-Wallis test across predecessors rejects at
+    α/m, the worst-vs-rest Mann-Whitney p times the candidates is below α, and the
+    median after it is worse by the metric's direction), most victims first."""
+    victims = df.filter(pl.col("polluted") & ~pl.col("worst_is_run_start").fill_null(False))
+    return (victims.group_by(["hardware_type", "predecessor"])
+            .agg(victims=pl.len(), median_worse_pct=pl.col("worse_pct").median(),
+                 max_worse_pct=pl.col("worse_pct").max(),
+                 campaigns=pl.col("campaign").unique().sort().str.join(", "),
+                 worst_victim=pl.col("config").sort_by("worse_pct", descending=True).first())
+            .sort(["hardware_type", "victims", "median_worse_pct"],
+                  descending=[False, True, True]))
+
+
+def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | None) -> Section:
+    title = "Which test slows the next one? (polluter leaderboard)"
+    intro = ("Beyond the paper (its future work): within random-order runs, each configuration's "
+             "trials are grouped by the test that ran immediately before; when the median after "
+             "one predecessor is significantly worse than after any other, that predecessor "
+             "leaves state behind (a polluter) and the configuration is its victim. Worse is "
+             "by the metric's direction: a longer time or a lower throughput.")
+    if isinstance(df, Missing):
+        return Section(title, intro, (df.notice(),))
+    assert polluters is not None
     blocks: list[Figure | Table | Notice] = []
+    top = polluters.group_by("hardware_type", maintain_order=True).head(POLLUTERS_PER_TYPE)
     if top.height:
-        blocks.append(Figure(charts.predecessor_shifts(
-            top, title=f"The {top.height} largest median shifts after one predecessor"),
-            "predecessors"))
-    ordered = df.sort(pl.col("shift_pct").abs(), descending=True, nulls_last=True)
+        blocks.append(Figure(charts.polluters(
+            top, title=f"The worst polluters per hardware type (up to {POLLUTERS_PER_TYPE} "
+                       "each)"), "polluters"))
+        blocks.append(Table(
+            "Polluters", "One row per hardware type and predecessor test with at least one "
+            "significant victim; median/max worse: how much worse the victims' median is after "
+            "this test than after any other (% of the latter, + = worse).",
+            (Column("hardware_type", "hardware type", key=True),
+             Column("predecessor", "polluter (test that ran just before)", key=True),
+             Column("victims", "victims", "int"),
+             Column("median_worse_pct", "median worse (%)", "pct"),
+             Column("max_worse_pct", "max worse (%)", "pct"),
+             Column("worst_victim", "worst victim"), Column("campaigns", "campaigns")),
+            polluters.to_arrow()))
+    else:
+        blocks.append(Notice("No test is a significant worst predecessor of another (after "
+                             "the family-wise correction): no polluter found."))
+    ordered = df.sort(["polluted", "worse_pct"], descending=True, nulls_last=True)
     blocks.append(capped_table(
-        "Predecessor effects",
+        "Predecessor effects of every configuration",
         "One row per configuration: the Kruskal-Wallis test across predecessors and the "
         "predecessor after which the median moves most, in % of the median after any other test "
-        "(CI: the CI of the median after that predecessor, on the same scale); adjusted p: the "
-        "Mann-Whitney test of that predecessor against the rest, times the candidates tried.",
-        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("config", "configuration"), Column("predecessor", "worst predecessor"),
+        "(+ = worse by the metric's direction; CI: the CI of the median after that predecessor, "
+        "on the same scale); adjusted p: the Mann-Whitney test of that predecessor against the "
+        "rest, times the candidates tried; polluted: both tests significant and worse.",
+        (Column("config", "configuration", key=True),
+         Column("hardware_type", "hardware type", key=True),
+         Column("campaign", "campaign"),
+         Column("predecessor", "worst predecessor"),
+         Column("polluted", "polluted", "bool"),
          Column("n_predecessors", "predecessors", "int"), Column("kw_p", "p", "pvalue"),
-         Column("shift_pct", "median shift (%)", "pct"), Column("low_pct", "CI low (%)", "pct"),
-         Column("high_pct", "CI high (%)", "pct"),
+         Column("worse_pct", "median worse (%)", "pct"),
+         Column("worse_low_pct", "CI low (%)", "pct"),
+         Column("worse_high_pct", "CI high (%)", "pct"),
          Column("mwu_p_adjusted", "adjusted p (worst vs rest)", "pvalue"),
          Column("ci_case", "CI case", "int")),
         ordered))
@@ -239,5 +343,5 @@ def predecessor_section(data: ReportData, request: Request) -> Section:
 
 REPORT = Report(
     "order-effects",
-    "Order effects (OrderSage): p-values, effect sizes, Δ%, CI cases, predecessor effects.",
+    "Order effects (OrderSage): p-values, effect sizes, Δ%, CI cases, polluter leaderboard.",
     build)

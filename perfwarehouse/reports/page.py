@@ -10,6 +10,7 @@ benchmark name taken from a log (``</script><script>alert(1)</script>``) stays t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -35,24 +36,47 @@ class Figure:
         return self.chart.to_dict()
 
 
-ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json"]
+ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json", "settings"]
 
 
 @dataclass(frozen=True)
 class Column:
     """A column of a :class:`Table`: the field in the data, its header (with the unit)
-    and how to format it (``pct``: a number already in percent)."""
+    and how to format it (``pct``: a number already in percent; ``settings``: canonical
+    JSON settings shown as ``k=v k=v``, the one settings format of every page).
+
+    ``key`` columns name the row; the leading key columns of a table stay frozen on the
+    left while the reader scrolls it sideways."""
 
     field: str
     label: str
     format: ColumnFormat = "text"
+    key: bool = False
 
 
-#: The columns that name a configuration, first in every per-configuration table.
+#: The columns that name a configuration, first in every per-configuration table
+#: (benchmark, settings and hardware type frozen when the table scrolls sideways).
 CONFIGURATION_COLUMNS = (
-    Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-    Column("benchmark", "benchmark"), Column("settings", "settings", "json"),
+    Column("benchmark", "benchmark", key=True), Column("settings", "settings", "settings", key=True),
+    Column("hardware_type", "hardware type", key=True), Column("campaign", "campaign"),
     Column("metric", "metric"), Column("unit", "unit"))
+
+
+def format_settings(value: Any) -> str:
+    """Settings (canonical JSON text or a dict) as ``k=v k=v``, the one settings format of
+    every page and chart; text that is not a JSON object is shown as it is."""
+    parsed = value
+    if isinstance(value, str):
+        if not value:
+            return ""
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(parsed, dict):
+        return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
+                        for k, v in parsed.items())
+    return "" if parsed in (None, [], {}) else str(value)
 
 
 @dataclass(frozen=True)
@@ -100,16 +124,36 @@ class Section:
     blocks: tuple[Block, ...] = ()
 
 
+VerdictLevel = Literal["alarm", "ok", "info", "missing"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer of a page in one or two sentences with its numbers, shown first.
+
+    ``level``: ``alarm`` (something to act on), ``ok`` (nothing found), ``info``, or
+    ``missing`` (the analyses have not been run); the box says it in words too
+    (:data:`VERDICT_WORDS`), never by colour alone."""
+
+    text: str
+    level: VerdictLevel = "info"
+
+
+VERDICT_WORDS = {"alarm": "Action needed", "ok": "Nothing found", "info": "Verdict",
+                 "missing": "Not analysed yet"}
+
+
 @dataclass(frozen=True)
 class Page:
-    """A whole report. ``provenance`` lines say which job runs (and parameters) the
-    numbers come from."""
+    """A whole report. ``verdict`` is shown first, ``provenance`` lines (which job runs
+    and parameters the numbers come from) last, collapsed."""
 
     title: str
     intro: str
     sections: tuple[Section, ...]
     provenance: tuple[str, ...] = ()
     name: str = "report"
+    verdict: Verdict | None = None
     links: tuple[tuple[str, str], ...] = ()
     """(text, relative address) of related pages, shown under the intro."""
 

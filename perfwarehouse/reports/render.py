@@ -37,7 +37,17 @@ from typing import Any
 import altair as alt
 import vl_convert as vlc
 
-from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table
+from perfwarehouse.reports.page import (
+    VERDICT_WORDS,
+    Column,
+    Figure,
+    Notice,
+    Page,
+    Section,
+    Table,
+    Verdict,
+    format_settings,
+)
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -97,21 +107,36 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1
 margin:0 auto;max-width:1180px;padding:1.5rem 2rem 4rem}
 h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.4rem;
 border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
-.intro{max-width:75ch}.provenance{font-size:.85rem;color:#555;padding-left:1.1rem}
+.intro{max-width:75ch}.provenance{font-size:.85rem;color:#555;margin-top:3rem}
+.provenance ul{padding-left:1.1rem}.provenance summary{cursor:pointer;font-weight:600}
+.verdict{border:2px solid #555;border-left-width:10px;border-radius:4px;padding:.7rem 1rem;
+margin:.6rem 0 1rem;max-width:90ch;font-size:1.05rem;background:#f7f7f7}
+.verdict .verdict-level{display:block;font-size:.8rem;font-weight:700;letter-spacing:.05em;
+text-transform:uppercase;margin-bottom:.2rem}
+.verdict.alarm{border-color:#d55e00;background:#fff3eb}
+.verdict.ok{border-color:#009e73;background:#ecf8f4}
+.verdict.missing{border-color:#e69f00;background:#fff8e6}
 nav ol{columns:2;font-size:.9rem}
 figure{margin:1.2rem 0 1.8rem}figcaption{max-width:80ch;font-size:.9rem;color:#333;
 margin-top:.3rem}.chart-failed{color:#a40000;font-weight:600}
 .notice{border-left:4px solid #888;background:#f5f5f5;padding:.5rem .9rem;max-width:80ch}
 .notice.missing{border-color:#c77c00;background:#fff6e5}
 .table-block{margin:1.2rem 0 2rem}.table-scroll{max-height:32rem;overflow:auto;
-border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:100%}
-th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:max-content;
+min-width:100%}
+th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;
+max-width:22rem;overflow-wrap:break-word}
 td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
 th{position:sticky;top:0;background:#fafafa;z-index:1}
+th.key,td.key{position:sticky;left:0;z-index:2;min-width:5rem;max-width:14rem}
+td.key{background:#fff}th.key{z-index:3}td.key.last-key,th.key.last-key{
+box-shadow:inset -2px 0 0 #bbb}
+.table-tools{display:flex;flex-wrap:wrap;align-items:center;gap:.6rem}
+button.csv{font:inherit;font-size:.85rem;padding:.15rem .5rem;cursor:pointer}
 th button{all:unset;cursor:pointer;font-weight:600}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
 th[aria-sort=descending] button::after{content:" \\25BC"}
-input.table-search{margin:.3rem 0;padding:.25rem .4rem;width:22rem;max-width:100%}
+input.table-search{margin:.3rem 0;padding:.25rem .4rem;width:26rem;max-width:100%}
 .table-count{font-size:.85rem;color:#555;margin-left:.6rem}
 """
 
@@ -189,9 +214,84 @@ _TABLE_SCRIPT = """
     if (numeric) { var x = parseFloat(v); return isNaN(x) ? null : x; }
     return (v === null ? cell.textContent : v).toLowerCase();
   }
+  function norm(text) {
+    return text.toLowerCase().replace(/\\s*\\([^)]*\\)\\s*$/, "").trim().replace(/\\s+/g, "_");
+  }
+  // A filter word "column<number" (<, <=, >, >=, =, !=) compares a numeric column;
+  // the column is named by its header (spaces as _, the unit in brackets left out),
+  // its field name, or a unique prefix of either.
+  var CONDITION = /^([^<>=!]+?)(<=|>=|!=|<|>|=)(-?(?:\\d+\\.?\\d*|\\.\\d+)(?:e[-+]?\\d+)?)%?$/i;
+  function column(table, name) {
+    var heads = Array.prototype.slice.call(table.querySelectorAll("thead th"));
+    var wanted = name.toLowerCase().replace(/\\s+/g, "_");
+    var names = heads.map(function (h) {
+      return [norm(h.textContent), (h.getAttribute("data-field") || "").toLowerCase(),
+              h.textContent.toLowerCase().trim().replace(/\\s+/g, "_")];
+    });
+    for (var i = 0; i < names.length; i++) {
+      if (names[i].indexOf(wanted) >= 0) { return i; }
+    }
+    var hits = [];
+    names.forEach(function (n, i) {
+      if (n.some(function (x) { return x.indexOf(wanted) === 0; })) { hits.push(i); }
+    });
+    return hits.length === 1 ? hits[0] : -1;
+  }
+  function test(x, op, y) {
+    if (x === null) { return false; }
+    switch (op) {
+      case "<": return x < y; case "<=": return x <= y; case ">": return x > y;
+      case ">=": return x >= y; case "=": return x === y; default: return x !== y;
+    }
+  }
+  function matcher(table, words) {
+    var parts = words.map(function (w) {
+      var m = CONDITION.exec(w);
+      if (m) {
+        var col = column(table, m[1]);
+        if (col >= 0) { return {col: col, op: m[2], value: parseFloat(m[3])}; }
+      }
+      return {text: w};
+    });
+    return function (row) {
+      var text = row.textContent.toLowerCase();
+      return parts.every(function (p) {
+        if (p.text !== undefined) { return text.indexOf(p.text) >= 0; }
+        return test(key(row.cells[p.col], true), p.op, p.value);
+      });
+    };
+  }
+  function freeze(table) {
+    var rows = Array.prototype.slice.call(table.rows);
+    rows.forEach(function (row) {
+      var left = 0;
+      Array.prototype.forEach.call(row.cells, function (cell) {
+        if (!cell.classList.contains("key")) { return; }
+        cell.style.left = left + "px";
+        left += cell.getBoundingClientRect().width;
+      });
+    });
+  }
+  function csvCell(cell) {
+    var v = cell.getAttribute("data-v");
+    var text = v === null ? cell.textContent : v;
+    return /[",\\n\\r]/.test(text) ? "\\"" + text.replace(/"/g, "\\"\\"") + "\\"" : text;
+  }
+  // The table as CSV (the rows the filter shows; numbers at full precision).
+  window.perfwarehouseCsv = function (id) {
+    var table = document.getElementById(id);
+    var lines = [Array.prototype.map.call(table.querySelectorAll("thead th"), function (h) {
+      return csvCell({getAttribute: function () { return null; }, textContent: h.textContent});
+    }).join(",")];
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      if (!row.hidden) { lines.push(Array.prototype.map.call(row.cells, csvCell).join(",")); }
+    });
+    return lines.join("\\r\\n") + "\\r\\n";
+  };
   document.querySelectorAll("table.sortable").forEach(function (table) {
     var body = table.tBodies[0];
     var heads = table.querySelectorAll("thead th");
+    freeze(table);
     heads.forEach(function (th, col) {
       th.querySelector("button").addEventListener("click", function () {
         var ascending = th.getAttribute("aria-sort") !== "ascending";
@@ -210,17 +310,29 @@ _TABLE_SCRIPT = """
       });
     });
   });
+  document.querySelectorAll("button.csv").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var id = button.getAttribute("data-table");
+      var blob = new Blob([window.perfwarehouseCsv(id)], {type: "text/csv"});
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = button.getAttribute("data-file");
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    });
+  });
   document.querySelectorAll("input.table-search").forEach(function (input) {
     var table = document.getElementById(input.getAttribute("data-table"));
     var counter = document.getElementById(input.getAttribute("data-counter"));
     input.addEventListener("input", function () {
       var words = input.value.toLowerCase().split(/\\s+/).filter(Boolean);
+      var hit = matcher(table, words);
       var shown = 0;
       Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var text = row.textContent.toLowerCase();
-        var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
-        row.hidden = !hit;
-        shown += hit ? 1 : 0;
+        var ok = hit(row);
+        row.hidden = !ok;
+        shown += ok ? 1 : 0;
       });
       counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows";
     });
@@ -244,26 +356,30 @@ def render_html(page: Page) -> str:
         f"<title>{_e(page.title)}</title>",
         f"<style>{_STYLE}</style>",
         "</head><body>",
-        f"<header><h1>{_e(page.title)}</h1>",
-        f'<p class="intro">{_e(page.intro)}</p>',
+        f"<header><h1>{_e(page.title)}</h1></header>",
+        "<main>",
     ]
-    if page.provenance:
-        out.append('<ul class="provenance">')
-        out.extend(f"<li>{_e(line)}</li>" for line in page.provenance)
-        out.append("</ul>")
+    if page.verdict is not None:
+        out.append(_verdict(page.verdict))
+    out.append(f'<p class="intro">{_e(page.intro)}</p>')
     if page.links:
         out.append('<p class="links">See also: ' + " · ".join(
             f'<a href="{_e(_relative_href(href))}">{_e(text)}</a>' for text, href in page.links)
             + "</p>")
-    out.append("</header>")
     if len(page.sections) > 1:
         out.append("<nav><ol>")
         out.extend(f'<li><a href="#s{i}">{_e(s.title)}</a></li>'
                    for i, s in enumerate(page.sections))
         out.append("</ol></nav>")
-    ids = _Ids()
+    ids = _Ids(page.name)
     for i, sec in enumerate(page.sections):
         out.extend(_section(sec, f"s{i}", ids))
+    if page.provenance:
+        out.append('<details class="provenance"><summary>Provenance: the job runs, parameters '
+                   "and rules these numbers come from</summary><ul>")
+        out.extend(f"<li>{_e(line)}</li>" for line in page.provenance)
+        out.append("</ul></details>")
+    out.append("</main>")
     out.append('<div id="report-status" hidden data-state="drawing"></div>')
     out.append(f"<script>{javascript_bundle()}</script>")
     out.append(f"<script>{_DRAW_SCRIPT}</script>")
@@ -280,9 +396,18 @@ def _relative_href(href: str) -> str:
 
 
 class _Ids:
-    def __init__(self) -> None:
+    def __init__(self, page: str = "report") -> None:
+        self.page = page
         self.charts = 0
         self.tables = 0
+
+
+def _verdict(verdict: Verdict) -> str:
+    """The verdict box: the level in words (not only its colour), then the answer."""
+    return (f'<section class="verdict {_e(verdict.level)}" id="verdict" role="status" '
+            f'aria-label="Verdict"><strong class="verdict-level">'
+            f"{_e(VERDICT_WORDS[verdict.level])}</strong>"
+            f'<span class="verdict-text">{_e(verdict.text)}</span></section>')
 
 
 def _section(sec: Section, anchor: str, ids: _Ids) -> Iterable[str]:
@@ -294,7 +419,7 @@ def _section(sec: Section, anchor: str, ids: _Ids) -> Iterable[str]:
             yield _figure(block, ids.charts)
             ids.charts += 1
         elif isinstance(block, Table):
-            yield _table(block, ids.tables)
+            yield _table(block, ids.tables, ids.page)
             ids.tables += 1
         elif isinstance(block, Notice):
             yield f'<p class="notice {_e(block.kind)}">{_e(block.text)}</p>'
@@ -316,52 +441,101 @@ def _figure(figure: Figure, number: int) -> str:
 _NUMERIC = {"int", "float", "pct", "pvalue"}
 
 
-def _table(table: Table, number: int) -> str:
+def _table(table: Table, number: int, page: str = "report") -> str:
     tid = f"table-{number}"
     rows = table.data.to_pylist()
+    # the leading key columns stay frozen on the left (sticky) when the table scrolls
+    frozen = 0
+    for col in table.columns:
+        if not col.key:
+            break
+        frozen += 1
+    csv_name = f"{_slug(page)}-{_slug(table.title)}.csv"
     parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
              f'<p class="intro">{_e(table.caption)}</p>',
+             '<div class="table-tools">',
              f'<input type="search" class="table-search" data-table="{tid}" '
-             f'data-counter="{tid}-count" placeholder="Filter rows (all words must match)" '
-             f'aria-label="Filter the rows of {_e(table.title)}">'
-             f'<span class="table-count" id="{tid}-count">{len(rows):,} rows</span>']
+             f'data-counter="{tid}-count" placeholder="Filter: words, or p<0.01, '
+             f'rsd_total>5" aria-label="Filter the rows of {_e(table.title)}">'
+             f'<span class="table-count" id="{tid}-count">{len(rows):,} rows</span>'
+             f'<button type="button" class="csv" data-table="{tid}" data-file="{_e(csv_name)}">'
+             "Download CSV</button></div>"]
     if table.omitted:
         parts.append(f'<p class="notice">{table.omitted:,} more rows are not shown; '
                      "query the warehouse for all of them.</p>")
-    parts.append(f'<div class="table-scroll"><table class="sortable" id="{tid}"><thead><tr>')
-    for col in table.columns:
+    parts.append(f'<div class="table-scroll"><table class="sortable" id="{tid}" '
+                 f'data-frozen="{frozen}"><thead><tr>')
+    for i, col in enumerate(table.columns):
         kind = "num" if col.format in _NUMERIC else "text"
-        parts.append(f'<th data-type="{kind}" scope="col"><button type="button">'
+        parts.append(f'<th data-type="{kind}" data-field="{_e(col.field)}" scope="col"'
+                     f'{_key_class(i, frozen)}><button type="button">'
                      f"{_e(col.label)}</button></th>")
     parts.append("</tr></thead><tbody>")
     for row in rows:
         parts.append("<tr>")
-        for col in table.columns:
-            parts.append(_cell(col, row.get(col.field)))
+        for i, col in enumerate(table.columns):
+            parts.append(_cell(col, row.get(col.field), _key_class(i, frozen)))
         parts.append("</tr>")
     parts.append("</tbody></table></div></div>")
     return "".join(parts)
 
 
-def _cell(col: Column, value: Any) -> str:
+def _key_class(i: int, frozen: int) -> str:
+    if i >= frozen:
+        return ""
+    return ' class="key last-key"' if i == frozen - 1 else ' class="key"'
+
+
+def _cell(col: Column, value: Any, attrs: str = "") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return '<td data-v=""></td>' if col.format in _NUMERIC else "<td></td>"
+        return f'<td data-v=""{attrs}></td>' if col.format in _NUMERIC else f"<td{attrs}></td>"
     if col.format in _NUMERIC:  # data-v: the number to sort by (and, in CSS, right-aligned)
-        return f'<td data-v="{float(value):.7g}">{_e(format_value(col, value))}</td>'
-    return f"<td>{_e(format_value(col, value))}</td>"
+        return (f'<td data-v="{float(value):.17g}"{attrs}>'
+                f"{_e(format_value(col, value))}</td>")
+    return f"<td{attrs}>{_e(format_value(col, value))}</td>"
+
+
+P_SMALLEST = 1e-300
+"""p-values below this (0 included: a float underflow, not a certainty) print as
+``< 1e-300``."""
+
+
+def format_number(v: float) -> str:
+    """A number by its magnitude: thousands separated, about four significant digits,
+    scientific notation only for the very small or very large."""
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 1e9 or a < 1e-4:
+        return f"{v:.3e}"
+    if a >= 1e4:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:,.1f}"
+    return f"{v:.4g}"
+
+
+def format_pvalue(v: float) -> str:
+    """A p-value: never ``0.00e+00`` (below 1e-300 it is printed as such)."""
+    if v < P_SMALLEST:
+        return "< 1e-300"
+    if v < 1e-4:
+        return f"{v:.2e}"
+    return f"{v:.4f}" if v < 0.1 else f"{v:.3f}"
 
 
 def format_value(col: Column, value: Any) -> str:
     """How a table cell shows ``value`` (units are in the column header)."""
     if col.format == "int":
         return f"{int(value):,}"
-    if col.format == "float":
-        return f"{float(value):.4g}"
-    if col.format == "pct":
-        return f"{float(value):.2f}"
+    if col.format in ("float", "pct"):
+        return format_number(float(value))
     if col.format == "pvalue":
-        v = float(value)
-        return f"{v:.2e}" if v < 1e-3 else f"{v:.4f}"
+        return format_pvalue(float(value))
+    if col.format == "settings":
+        return format_settings(value)
     if col.format == "bool":
         return "yes" if value else "no"
     if isinstance(value, (datetime, date)):
@@ -398,3 +572,27 @@ def write_pngs(page: Page, png_dir: Path, scale: float = 1.5) -> list[Path]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
+
+
+def write_index(entries: list[tuple[str, Page]], out: Path) -> Path:
+    """``index.html`` next to the reports: each page's title, linked, with its verdict
+    (``entries``: the file name of each page, relative to ``out``, and the page)."""
+    items = []
+    for href, page in entries:
+        verdict = page.verdict
+        box = _verdict(verdict) if verdict is not None else ""
+        items.append(f'<li><h2><a href="{_e(href)}">{_e(page.title)}</a></h2>{box}</li>')
+    text = "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CONTENT_SECURITY_POLICY)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>perfwarehouse reports</title>",
+        "<style>" + _STYLE + "ul.index{list-style:none;padding:0}"
+        "ul.index h2{margin-top:1.6rem}</style>", "</head><body>",
+        "<header><h1>perfwarehouse reports</h1></header><main>",
+        '<ul class="index">', *items, "</ul></main></body></html>"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)
+    return out

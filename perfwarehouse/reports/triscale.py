@@ -29,6 +29,7 @@ from perfwarehouse.reports.page import (
     Page,
     Section,
     Table,
+    Verdict,
     capped_table,
 )
 from perfwarehouse.triscale import convergence_test
@@ -59,7 +60,49 @@ def build(data: ReportData, request: Request) -> Page:
     sections = [convergence_section(data, request), kpi_section(data, request),
                 variability_section(data, request), profile_section(data, request)]
     return Page("TriScale: convergence, KPIs, variability and seasonality", INTRO,
-                tuple(sections), tuple(lines), name="triscale")
+                tuple(sections), tuple(lines), name="triscale", verdict=verdict(data, request))
+
+
+def verdict(data: ReportData, request: Request) -> Verdict:
+    """How many KPIs can be trusted (independent runs), how reproducible they are, and
+    which seasonal periods a series must span."""
+    parts = []
+    kpi = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
+    if not isinstance(kpi, Missing):
+        df = pl.from_arrow(kpi)
+        assert isinstance(df, pl.DataFrame)
+        ok = df.filter(pl.col("kpi").is_not_null())
+        indep = int(ok["independent"].fill_null(False).sum())
+        parts.append(f"{ok.height:,} of {df.height:,} series have a KPI; {indep:,} of them "
+                     "come from independent runs and can be trusted as a bound"
+                     + ("" if indep == ok.height else ", the others are descriptive only")
+                     + ".")
+    var = data.results("triscale_variability", "triscale_variability_score",
+                       "perfwarehouse analyze variability-score", request)
+    if not isinstance(var, Missing):
+        vf = charts.labelled(var).filter(pl.col("relative").is_not_null())
+        if vf.height:
+            worst = vf.sort("relative", descending=True).row(0, named=True)
+            parts.append(f"Median variability score {vf['relative'].median() * 100:.2g} % of the "
+                         f"KPI; least reproducible: {worst['config']} on "
+                         f"{worst['hardware_type']} ({worst['relative'] * 100:.2g} %).")
+    prof = data.results("triscale_profile", "triscale_profile", "perfwarehouse analyze profile",
+                        request)
+    if not isinstance(prof, Missing):
+        rows = prof.to_pylist()
+        seasonal = sorted({p for r in rows for p in (r["seasonal_periods"] or [])})
+        types = sorted({r["hardware_type"] for r in rows if r["seasonal_periods"]})
+        if seasonal:
+            parts.append(f"Seasonal periods ({', '.join(seasonal)}) on {len(types)} of "
+                         f"{len({r['hardware_type'] for r in rows})} hardware types: a series "
+                         "must span them.")
+        else:
+            parts.append("No seasonal period found in the environment profiles.")
+    if not parts:
+        return Verdict("Not analysed yet: run `perfwarehouse analyze kpi`, "
+                       "`analyze variability-score` and `analyze profile`, then write this "
+                       "report again.", "missing")
+    return Verdict(" ".join(parts), "info")
 
 
 # ------------------------------------------------------------- convergence

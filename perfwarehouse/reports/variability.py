@@ -9,6 +9,8 @@ distributions (Figures 8-9).
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pyarrow as pa
 
@@ -23,6 +25,7 @@ from perfwarehouse.reports.page import (
     Page,
     Section,
     Table,
+    Verdict,
     capped_table,
 )
 
@@ -55,13 +58,18 @@ def build(data: ReportData, request: Request) -> Page:
     lines: list[str] = []
     for job in ("variability", "aa-fpr", "detectable-regression"):
         lines += provenance(data.job_runs(job, request), job)
+    modes = {json.loads(p or "{}").get("higher_is_better_mode", "divide") for p in
+             data.job_runs("detectable-regression", request).column("params").to_pylist()}
 
     rsd = data.results("variability", "variability", "perfwarehouse analyze variability",
                        request)
+    ranking = None
     if isinstance(rsd, Missing):
         sections.append(Section("Variability (RSD)", "", (rsd.notice(),)))
     else:
-        sections.extend(rsd_sections(charts.labelled(rsd)))
+        df = charts.labelled(rsd)
+        ranking = hardware_ranking(df)
+        sections.extend(rsd_sections(df, ranking))
 
     aa = data.results("aa_fpr", "aa_fpr", "perfwarehouse analyze aa-fpr", request)
     sections.append(aa_section(aa))
@@ -70,16 +78,74 @@ def build(data: ReportData, request: Request) -> Page:
                           "perfwarehouse analyze detectable-regression", request)
     curve = data.results("detectable_regression_curve", "detectable_regression_curve",
                          "perfwarehouse analyze detectable-regression", request)
+    detect_df = None
     if isinstance(detect, Missing):
         sections.append(Section("Detectable regressions", "", (detect.notice(),)))
     else:
-        sections.extend(detectable_sections(charts.labelled(detect), curve))
+        detect_df = charts.labelled(detect)
+        sections.extend(detectable_sections(detect_df, curve, modes))
     return Page("Variability and detectable regressions", INTRO, tuple(sections),
-                tuple(lines), name="variability")
+                tuple(lines), name="variability", verdict=verdict(ranking, detect_df))
+
+
+def hardware_ranking(df: pl.DataFrame) -> pl.DataFrame:
+    """Hardware types from the most to the least variable: the median (and 90th
+    percentile) of their configurations' total RSD, and the mean share of the variance
+    between nodes."""
+    return (df.filter(pl.col("rsd_total_pct").is_not_null())
+            .group_by("hardware_type")
+            .agg(configurations=pl.len(), median_rsd_pct=pl.col("rsd_total_pct").median(),
+                 p90_rsd_pct=pl.col("rsd_total_pct").quantile(0.9, "linear"),
+                 share_nodes_pct=pl.col("share_nodes_pct").mean())
+            .sort(["median_rsd_pct", "hardware_type"], descending=[True, False])
+            .with_columns(rank=pl.int_range(1, pl.len() + 1)))
+
+
+def detect_cell(detect: pl.DataFrame) -> tuple[str, int] | None:
+    """The cell the verdict quotes: trial-based sampling with the most nodes that could
+    be drawn (else instance-based)."""
+    usable = detect.filter(pl.col("status") != "insufficient")
+    for strategy in ("trial", "instance"):
+        nodes = usable.filter(pl.col("strategy") == strategy)["n_nodes"]
+        if nodes.len():
+            return strategy, int(nodes.max())  # type: ignore[arg-type]
+    return None
+
+
+def verdict(ranking: pl.DataFrame | None, detect: pl.DataFrame | None) -> Verdict:
+    parts = []
+    if ranking is not None and ranking.height:
+        top = ranking.row(0, named=True)
+        text = (f"The most variable hardware type is {top['hardware_type']} (median RSD "
+                f"{top['median_rsd_pct']:.2g} % over {top['configurations']:,} configurations)")
+        if ranking.height > 1:
+            low = ranking.row(-1, named=True)
+            text += (f", the least {low['hardware_type']} ({low['median_rsd_pct']:.2g} %); "
+                     "compare performance only within one hardware type")
+        parts.append(text + ".")
+    if detect is not None:
+        cell = detect_cell(detect)
+        if cell is not None:
+            strategy, k = cell
+            part = detect.filter((pl.col("strategy") == strategy) & (pl.col("n_nodes") == k)
+                                 & (pl.col("status") != "insufficient"))
+            found = part.filter(pl.col("status") == "detectable")["detectable_pct"]
+            none = part.filter(pl.col("status") == "none").height
+            if part.height:
+                median = f"{found.median():.3g} %" if found.len() else "no regression"
+                parts.append(
+                    f"With {strategy}-based sampling on {k} node{'s' if k != 1 else ''}, the "
+                    f"median configuration detects a {median} slowdown; {none:,} of "
+                    f"{part.height:,} cannot detect even 100 %.")
+    if not parts:
+        return Verdict("Not analysed yet: run `perfwarehouse analyze variability` and "
+                       "`analyze detectable-regression`, then write this report again.",
+                       "missing")
+    return Verdict(" ".join(parts), "info")
 
 
 # ---------------------------------------------------------------------- RSD
-def rsd_sections(df: pl.DataFrame) -> list[Section]:
+def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
     ok = df.filter(pl.col("rsd_total_pct").is_not_null())
     heat = (ok.group_by(["benchmark", "hardware_type"])
             .agg(rsd_pct=pl.col("rsd_total_pct").median(), n_configs=pl.len())
@@ -110,6 +176,19 @@ def rsd_sections(df: pl.DataFrame) -> list[Section]:
                    high_pct=pl.col("rsd_run_mean_pct") + pl.col("rsd_run_sd_pct").fill_null(0)),
     ]).filter(pl.col("rsd_pct").is_not_null())
     blocks: list[Figure | Table | Notice] = []
+    if ranking.height:
+        blocks.append(Figure(charts.hardware_ranking(
+            ranking, title="Hardware types ranked by variability"), "hardware-ranking"))
+        blocks.append(Table(
+            "Hardware types by variability", "Most variable first: the median and 90th "
+            "percentile of the total RSD of the type's configurations, and the mean share of "
+            "their variance that lies between nodes.",
+            (Column("rank", "rank", "int"), Column("hardware_type", "hardware type", key=True),
+             Column("configurations", "configurations", "int"),
+             Column("median_rsd_pct", "median RSD (%)", "pct"),
+             Column("p90_rsd_pct", "90th percentile RSD (%)", "pct"),
+             Column("share_nodes_pct", "share between nodes (%)", "pct")),
+            ranking.to_arrow()))
     if heat.height:
         blocks.append(Figure(charts.rsd_heatmap(
             heat, title="Median RSD per benchmark and hardware type"), "rsd-heatmap"))
@@ -180,7 +259,31 @@ def aa_section(aa: pa.Table | Missing) -> Section:
 
 
 # ------------------------------------------------------ detectable regressions
-def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing) -> list[Section]:
+def mode_notice(df: pl.DataFrame, modes: set[str]) -> Notice | None:
+    """What the page must say about higher-is-better metrics (throughput): how they were
+    compared, with the counts."""
+    hib = df.filter(pl.col("higher_is_better").fill_null(False)
+                    & (pl.col("status") != "insufficient"))
+    if hib.height == 0:
+        return None
+    none = hib.filter(pl.col("status") == "none").height
+    counts = (f"{none:,} of {hib.height:,} higher-is-better configuration cells cannot detect "
+              "even 100 %")
+    if modes == {"cost"}:
+        return Notice(
+            "Higher-is-better metrics (throughput) are compared as costs (1/value, "
+            "--higher-is-better-mode cost, the default): a regression of r % means the cost per "
+            f"unit of work grows by r %, exactly as for a time. {counts}.")
+    return Notice(
+        "Higher-is-better metrics were slowed by division (--higher-is-better-mode divide): at "
+        "r = 100 % a halved throughput moves by exactly the r/2 % threshold, so such "
+        f"configurations come out 'none' by construction, not because the regression is "
+        f"undetectable ({counts}); rerun `perfwarehouse analyze detectable-regression` "
+        "without --higher-is-better-mode divide.", "missing")
+
+
+def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
+                        modes: set[str] | None = None) -> list[Section]:
     sections = []
     for strategy, (title, text) in STRATEGIES.items():
         part = df.filter(pl.col("strategy") == strategy)
@@ -206,6 +309,10 @@ def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing) -> list[Sec
             blocks.append(Notice(f"{insufficient:,} cells had too few nodes or trials for "
                                  "their group size (shown as '–')."))
         sections.append(Section(title, "", tuple(blocks)))
+    note = mode_notice(df, modes or {"cost"})
+    if note is not None and sections:
+        first = sections[0]
+        sections[0] = Section(first.title, first.intro, (note, *first.blocks))
     if isinstance(curve, Missing):
         sections.append(Section("False and true positives", "", (curve.notice(),)))
     else:

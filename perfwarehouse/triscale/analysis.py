@@ -31,14 +31,22 @@ _MEASURES = {"mean": "mean", "min": "min", "minimum": "min", "max": "max", "maxi
 
 
 # ------------------------------------------------------------------ helpers
-def as_fraction(value: float, name: str = "value") -> float:
-    """95 or 0.95 -> 0.95 (for command lines); a fraction in (0, 1) or a ValueError."""
+def as_fraction(value: float, name: str = "value", min_pct: float = 0.0) -> float:
+    """95 or 0.95 -> 0.95 (for command lines): a fraction 0 < x < 1, or a percentage
+    ``1 < x < 100`` (and ``x >= min_pct``); anything else is a ValueError that says so.
+
+    ``min_pct`` makes a percentage unambiguous where small ones are meaningless: a
+    confidence of 1.5 is a mistyped fraction, not 1.5 %, and is refused (``min_pct=50``)."""
     v = float(value)
-    if 1.0 < v < 100.0:
-        v /= 100.0
-    if not 0.0 < v < 1.0:
-        raise ValueError(f"{name} must be in (0, 1) or (1, 100) as a percentage, got {value!r}")
-    return v
+    if 0.0 < v < 1.0:
+        return v
+    if 1.0 < v < 100.0 and v >= min_pct:
+        return v / 100.0
+    if 1.0 <= v < min_pct:
+        raise ValueError(f"{name} {value:g} is ambiguous: give a fraction 0 < x < 1 (0.95) or "
+                         f"a percentage {min_pct:g} <= x < 100 (95)")
+    raise ValueError(f"{name} must be a fraction 0 < x < 1 (0.95) or a percentage "
+                     f"1 < x < 100 (95), got {value!r}")
 
 
 def _fraction(name: str, value: float) -> float:

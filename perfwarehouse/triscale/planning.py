@@ -8,7 +8,7 @@ from perfwarehouse.triscale.analysis import as_fraction, experiment_sizing
 def plan_runs_text(percentile: float, confidence: float, robustness: int = 0) -> str:
     """The one-sided and two-sided run counts, with what they mean (95 or 0.95 accepted)."""
     p = as_fraction(percentile, "percentile")
-    c = as_fraction(confidence, "confidence")
+    c = as_fraction(confidence, "confidence", min_pct=50)
     size = experiment_sizing(p, c, robustness)
     q = min(p, 1 - p)
     discard = (f", even after discarding the {robustness} most extreme run(s)"

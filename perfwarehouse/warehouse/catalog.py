@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from perfwarehouse.warehouse import sqlfiles
-from perfwarehouse.warehouse.store import WriteSession, configure, fetch_one
+from perfwarehouse.warehouse.store import HISTORY, WriteSession, configure, fetch_one
 
 
 @contextmanager
@@ -37,8 +37,9 @@ def record_job_run(
     batches: Sequence[int], version: str, started_at: datetime, duration_s: float,
     tables: Mapping[str, pa.Table],
 ) -> int:
-    """Insert a job's result ``tables`` (each gains ``job_run_id``) and its ``job_runs``
-    row in one transaction; returns the new ``job_run_id``."""
+    """Insert a job's result ``tables`` (each gains ``job_run_id``) into their
+    ``<name>_history`` tables and its ``job_runs`` row in one transaction; returns the new
+    ``job_run_id``. The name ``<name>`` is a view of the latest run per campaign."""
     with session.catalog() as cat:
         job_run_id = int(fetch_one(cat, "SELECT coalesce(max(job_run_id), 0) + 1 FROM job_runs")[0])
         with transaction(cat):
@@ -49,12 +50,15 @@ def record_job_run(
                 table = table.append_column(
                     "job_run_id", pa.array([job_run_id] * table.num_rows, pa.int64()))
                 cat.register("_result", table)
-                cat.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _result")
+                cat.execute(f"INSERT INTO {name}{HISTORY} BY NAME SELECT * FROM _result")
                 cat.unregister("_result")
                 rows += table.num_rows
             cat.execute("INSERT INTO job_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [job_run_id, job, params_json, list(campaigns), list(batches), version,
                          started_at, duration_s, rows])
+            # the persistent views (<name> = the latest run per campaign) for users of
+            # the raw DuckDB file; perfwarehouse's own readers make temporary ones
+            session.refresh_views(cat)
     return job_run_id
 
 

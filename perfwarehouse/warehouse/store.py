@@ -197,6 +197,9 @@ class Warehouse:
         con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
         con.execute(f"CREATE OR REPLACE {kind} latest_job_runs AS "
                     f"{sqlfiles.load('views/latest_job_runs')}")
+        for table in result_tables(con):
+            con.execute(f"CREATE OR REPLACE {kind} {table} AS "
+                        + sqlfiles.load("views/latest_results").replace("{table}", table))
 
     # ---------------------------------------------------------------- writing
     @contextmanager
@@ -290,12 +293,37 @@ _MIGRATE_1_TO_2 = (
 )
 
 
+HISTORY = "_history"
+
+
+def result_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The analysis tables by name (``order_effects`` ...): each a view over the latest
+    job run per campaign of its physical table ``<name>_history``."""
+    rows = con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+                       "AND suffix(table_name, ?) ORDER BY 1", [HISTORY]).fetchall()
+    return [r[0][: -len(HISTORY)] for r in rows]
+
+
 def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
     """Create missing tables and upgrade an older catalog; True if it was upgraded."""
     old = None
     if fetch_one(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = 'meta'"):
         row = fetch_one(con, "SELECT value FROM meta WHERE key = 'schema_version'")
         old = int(row[0]) if row else None
+    # result tables of catalogs written before the views: <name> becomes <name>_history
+    existing = {r[0]: r[1] for r in con.execute(
+        "SELECT table_name, 'table' FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
+        "SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal "
+        "AND schema_name = 'main'").fetchall()}
+    renamed = False
+    for _name, statement in sqlfiles.schema_statements():
+        head = statement[statement.find("CREATE TABLE IF NOT EXISTS"):].split("(")[0].split()
+        table = head[-1] if len(head) == 6 else ""
+        if table.endswith(HISTORY):
+            previous = table[: -len(HISTORY)]
+            if existing.get(previous) == "table" and table not in existing:
+                con.execute(f"ALTER TABLE {previous} RENAME TO {table}")
+                renamed = True
     for _name, statement in sqlfiles.schema_statements():
         con.execute(statement)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -304,7 +332,7 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
         [str(SCHEMA_VERSION), now],
     )
     if old != 1:
-        return False
+        return renamed
     con.execute("BEGIN TRANSACTION")
     try:
         for statement in _MIGRATE_1_TO_2:

@@ -8,7 +8,7 @@ WITH latest AS (
     WHERE job = 'detectable-regression' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
-    d.campaign, d.hardware_type, d.benchmark, d.settings, d.metric, d.unit,
+    d.campaign, d.hardware_type, d.benchmark, d.settings, d.metric, d.unit, d.higher_is_better,
     d.strategy, d.n_nodes, d.trials_per_node, d.detectable_pct, d.status, d.reason
 FROM detectable_regression AS d
 JOIN latest AS l ON d.campaign = l.campaign AND d.job_run_id = l.job_run_id

@@ -9,6 +9,7 @@ WITH latest AS (
 )
 SELECT
     p.campaign, p.hardware_type, p.benchmark, p.settings, p.metric, p.unit,
+    p.higher_is_better, p.alpha, p.m,
     p.n_random, p.n_predecessors, p.kw_p, p.eta2, p.reject_bonferroni,
     p.worst_predecessor_benchmark, p.worst_predecessor_settings, p.worst_is_run_start,
     p.worst_n, p.rest_n, p.median_shift_pct AS shift_pct,

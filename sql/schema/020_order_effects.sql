@@ -3,7 +3,7 @@
 -- seed 000 sections 3 and 5). One row per (campaign, configuration, hardware
 -- type) and job run. CIs and the CI case are NULL when a group has too few
 -- values for the confidence (ci_*_n_required says how many it would need).
-CREATE TABLE IF NOT EXISTS order_effects (
+CREATE TABLE IF NOT EXISTS order_effects_history (
     job_run_id           BIGINT NOT NULL,
     campaign             VARCHAR NOT NULL,
     benchmark            VARCHAR NOT NULL,

@@ -4,7 +4,7 @@
 -- configuration, hardware type) and job run: Kruskal-Wallis across the
 -- predecessors, and the worst predecessor (largest median shift against the
 -- rest of the configuration's random trials) with both medians' CIs.
-CREATE TABLE IF NOT EXISTS predecessor_effects (
+CREATE TABLE IF NOT EXISTS predecessor_effects_history (
     job_run_id                  BIGINT NOT NULL,
     campaign                    VARCHAR NOT NULL,
     benchmark                   VARCHAR NOT NULL,

@@ -5,7 +5,7 @@
 -- sd across nodes) and per run (mean and sd across runs); the share_* columns split the
 -- sum of squares between nodes, between runs of a node and within runs (they add to 100).
 -- NULL where undefined, with the reason.
-CREATE TABLE IF NOT EXISTS variability (
+CREATE TABLE IF NOT EXISTS variability_history (
     job_run_id         BIGINT NOT NULL,
     campaign           VARCHAR NOT NULL,
     hardware_type      VARCHAR NOT NULL,

@@ -3,7 +3,7 @@
 -- from the same configuration with `n_nodes` nodes (strategy `trial`: the same nodes,
 -- trials_per_node different trials each; `instance`: independently drawn nodes, one
 -- trial each), rejections at p < alpha. fp_rate NULL (with reason) when too few nodes.
-CREATE TABLE IF NOT EXISTS aa_fpr (
+CREATE TABLE IF NOT EXISTS aa_fpr_history (
     job_run_id         BIGINT NOT NULL,
     campaign           VARCHAR NOT NULL,
     hardware_type      VARCHAR NOT NULL,

@@ -4,7 +4,7 @@
 -- nodes. status: `detectable` (detectable_pct set, with the FP and TP rates at it),
 -- `none` (no r of R passes: detectable_pct NULL) or `insufficient` (too few nodes or
 -- trials to draw the groups). reason says why for the last two.
-CREATE TABLE IF NOT EXISTS detectable_regression (
+CREATE TABLE IF NOT EXISTS detectable_regression_history (
     job_run_id         BIGINT NOT NULL,
     campaign           VARCHAR NOT NULL,
     hardware_type      VARCHAR NOT NULL,

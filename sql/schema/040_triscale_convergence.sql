@@ -1,6 +1,6 @@
 -- triscale_convergence: one row per trial with iterations, analysed as a TriScale run
 -- (seed 003 4.1, SPEC 8): its metric over sliding windows and the convergence test.
-CREATE TABLE IF NOT EXISTS triscale_convergence (
+CREATE TABLE IF NOT EXISTS triscale_convergence_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, config_id UBIGINT,
     benchmark VARCHAR, settings VARCHAR, metric VARCHAR, node VARCHAR, run_id VARCHAR,

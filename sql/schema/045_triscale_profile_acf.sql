@@ -1,6 +1,6 @@
 -- triscale_profile_acf: the autocorrelation of each profiled series at every lag, with
 -- its 95 % band (seed 003 Figure 5); lag_s is the lag in seconds.
-CREATE TABLE IF NOT EXISTS triscale_profile_acf (
+CREATE TABLE IF NOT EXISTS triscale_profile_acf_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, node VARCHAR,
     lag BIGINT, lag_s DOUBLE, acf DOUBLE, band DOUBLE

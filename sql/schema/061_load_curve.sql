@@ -11,7 +11,7 @@
 -- throughput_law: X = N/(R + Z) at the level's mean response time (closed loop).
 -- region: the CI of the response metric against [R_sat - s R_sat, R_sat + s R_sat]
 -- (below, overlap, above; NULL without --r-sat). error_rate: errors / requests.
-CREATE TABLE IF NOT EXISTS load_curve (
+CREATE TABLE IF NOT EXISTS load_curve_history (
     job_run_id         BIGINT NOT NULL,
     campaign           VARCHAR NOT NULL,
     hardware_type      VARCHAR NOT NULL,

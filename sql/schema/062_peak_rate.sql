@@ -11,7 +11,7 @@
 -- at about the confidence); r_star_* the response time at lambda_star with its CI,
 -- accuracy its equation 2, region its place against [R_sat -+ width R_sat]. reason
 -- says what is missing or what to test next.
-CREATE TABLE IF NOT EXISTS peak_rate (
+CREATE TABLE IF NOT EXISTS peak_rate_history (
     job_run_id            BIGINT NOT NULL,
     campaign              VARCHAR NOT NULL,
     hardware_type         VARCHAR NOT NULL,

@@ -3,7 +3,7 @@
 -- utilization is measured; the worst one), the value it expects (requests in the
 -- system, arrival rate, utilization), the relative residual, consistent (NULL when
 -- nothing could be checked) and the reason when not (perfwarehouse/loadtest/laws.py).
-CREATE TABLE IF NOT EXISTS load_law_checks (
+CREATE TABLE IF NOT EXISTS load_law_checks_history (
     job_run_id    BIGINT NOT NULL,
     campaign      VARCHAR NOT NULL,
     hardware_type VARCHAR NOT NULL,

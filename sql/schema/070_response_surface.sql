@@ -9,7 +9,7 @@
 -- search ran out of budget: their best estimate is used unless --no-budget-estimates),
 -- dof, r_squared and loo_mape (leave-one-out mean absolute percentage error as a
 -- fraction) repeat on every row of a surface.
-CREATE TABLE IF NOT EXISTS response_surface (
+CREATE TABLE IF NOT EXISTS response_surface_history (
     job_run_id       BIGINT NOT NULL,
     campaign         VARCHAR NOT NULL,
     hardware_type    VARCHAR NOT NULL,

@@ -8,7 +8,7 @@
 -- of the typical value with its CI at `confidence`, the permutation p-value, and
 -- direction regression|improvement by higher_is_better. A series without change points
 -- gets one row with position NULL and the reason (too short, no significant change, ...).
-CREATE TABLE IF NOT EXISTS change_points (
+CREATE TABLE IF NOT EXISTS change_points_history (
     job_run_id        BIGINT NOT NULL,
     campaign          VARCHAR NOT NULL,
     hardware_type     VARCHAR NOT NULL,

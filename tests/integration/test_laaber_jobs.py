@@ -38,7 +38,7 @@ def test_laaber_jobs_write_their_tables(laaber_warehouse, small_laaber):
         params = job.params(draws=30) if name != "variability" else job.params()
         results[name] = run_job(wh, job, params)
 
-    var = _rows(wh, "SELECT * FROM variability WHERE job_run_id = ?",
+    var = _rows(wh, "SELECT * FROM variability_history WHERE job_run_id = ?",
                 [results["variability"].job_run_id])
     assert len(var) == n_configs
     assert all(r["n_nodes"] == 10 and r["n_runs"] == 100 for r in var)
@@ -51,7 +51,7 @@ def test_laaber_jobs_write_their_tables(laaber_warehouse, small_laaber):
     noisy = [share[key] for key, k in kind.items() if k == "noisy"]
     assert min(inst) > 50 > max(noisy)
 
-    dr = _rows(wh, "SELECT * FROM detectable_regression WHERE job_run_id = ?",
+    dr = _rows(wh, "SELECT * FROM detectable_regression_history WHERE job_run_id = ?",
                [results["detectable-regression"].job_run_id])
     assert len(dr) == n_configs * 5
     for r in dr:
@@ -70,24 +70,24 @@ def test_laaber_jobs_write_their_tables(laaber_warehouse, small_laaber):
 
     curve = fetch_one
     with wh.catalog() as con:
-        n_curve = curve(con, "SELECT count(*) FROM detectable_regression_curve "
+        n_curve = curve(con, "SELECT count(*) FROM detectable_regression_curve_history "
                              "WHERE job_run_id = ?",
                         [results["detectable-regression"].job_run_id])[0]
         # curve rows exist exactly for the cells that could be drawn, one per r
-        drawn = curve(con, "SELECT count(*) FROM detectable_regression WHERE job_run_id = ? "
+        drawn = curve(con, "SELECT count(*) FROM detectable_regression_history WHERE job_run_id = ? "
                            "AND status <> 'insufficient'",
                       [results["detectable-regression"].job_run_id])[0]
         assert n_curve == drawn * len(REGRESSIONS_PCT)
         # the answer agrees with the curve: every r from the answer up passes
         bad = curve(con, """
-            SELECT count(*) FROM detectable_regression d
-            JOIN detectable_regression_curve c USING (job_run_id, campaign, hardware_type,
+            SELECT count(*) FROM detectable_regression_history d
+            JOIN detectable_regression_curve_history c USING (job_run_id, campaign, hardware_type,
                                                      config_id, strategy, n_nodes)
             WHERE d.job_run_id = ? AND d.status = 'detectable'
               AND c.r_pct >= d.detectable_pct AND NOT c.passes""",
                     [results["detectable-regression"].job_run_id])[0]
         assert bad == 0
-        aa = curve(con, "SELECT count(*), avg(fp_rate) FROM aa_fpr WHERE job_run_id = ? "
+        aa = curve(con, "SELECT count(*), avg(fp_rate) FROM aa_fpr_history WHERE job_run_id = ? "
                         "AND fp_rate IS NOT NULL", [results["aa-fpr"].job_run_id])
         assert aa[0] == n_configs * 2 * 3  # k = 20 cannot be drawn with 10 nodes
         runs = curve(con, "SELECT count(*) FROM job_runs WHERE job IN "

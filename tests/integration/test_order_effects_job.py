@@ -53,7 +53,7 @@ def raw_trials(directory: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 def job_rows(warehouse: Warehouse, job_run_id: int, campaign: str) -> dict[str, dict]:
     with warehouse.catalog() as con:
-        table = fetch_arrow(con, "SELECT * FROM order_effects WHERE job_run_id = $id AND "
+        table = fetch_arrow(con, "SELECT * FROM order_effects_history WHERE job_run_id = $id AND "
                                  "campaign = $c", {"id": job_run_id, "c": campaign})
     return {row["benchmark"]: row for row in table.to_pylist()}
 
@@ -313,7 +313,7 @@ def test_2021_layout_with_four_values_per_stream_row(warehouse: Warehouse, tmp_p
     assert summary.trials_added == 300 * 4  # a trial per (run, position, configuration)
     result = run_job(warehouse, oe.JOB, oe.OrderEffectsParams(family_by="metric"))
     with warehouse.catalog() as con:
-        rows = fetch_arrow(con, "SELECT * FROM order_effects WHERE job_run_id = $id",
+        rows = fetch_arrow(con, "SELECT * FROM order_effects_history WHERE job_run_id = $id",
                            {"id": result.job_run_id}).to_pylist()
     assert len(rows) == 12
     assert {r["metric"] for r in rows} == {"copy", "scale", "add", "triad"}

@@ -97,7 +97,7 @@ def test_predecessor_job_equals_the_slow_twin(warehouse: Warehouse, tmp_path: Pa
     result = run_job(warehouse, pe.JOB, pe.PredecessorParams())
     with warehouse.catalog() as con:
         rows = {r["benchmark"]: r for r in fetch_arrow(
-            con, "SELECT * FROM predecessor_effects WHERE job_run_id = $id",
+            con, "SELECT * FROM predecessor_effects_history WHERE job_run_id = $id",
             {"id": result.job_run_id}).to_pylist()}
     expected = slow_predecessor_effects(records, 3, 0.95)
     assert set(rows) == set(expected)

@@ -85,6 +85,62 @@ def test_every_chart_draws_offline(pages: dict[str, Path], name: str, charts: in
     assert not pwned(loaded.dom)
 
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+"""Where the screenshots of every page go (ignored by git; CI keeps the directory)."""
+
+LAYOUT_PROBE = """<script>
+(function () {
+  var main = document.querySelector("main");
+  var first = main ? main.firstElementChild : null;
+  var header = document.querySelector("header");
+  var bad = [];
+  document.querySelectorAll("table.sortable").forEach(function (t) {
+    var box = t.parentElement;
+    var wide = t.scrollWidth > box.clientWidth + 1
+      || t.getBoundingClientRect().width > window.innerWidth;
+    var head = t.tHead.rows[0].cells[0];
+    var frozen = Number(t.getAttribute("data-frozen")) > 0
+      && getComputedStyle(head).position === "sticky";
+    var keys = Array.prototype.slice.call(t.tHead.rows[0].cells, 0,
+      Number(t.getAttribute("data-frozen")));
+    var keyWidth = keys.reduce(function (w, c) { return w + c.getBoundingClientRect().width; }, 0);
+    if (wide && !frozen) { bad.push(t.id + " " + t.scrollWidth + ">" + box.clientWidth); }
+    if (wide && frozen && keyWidth > box.clientWidth * 0.6) { bad.push(t.id + " keys too wide"); }
+    if (box.getBoundingClientRect().right > window.innerWidth + 1) {
+      bad.push(t.id + " box overflows the viewport");
+    }
+  });
+  var b = document.body;
+  b.setAttribute("data-first", first ? first.className : "none");
+  b.setAttribute("data-after-header", header && header.nextElementSibling === main ? "yes" : "no");
+  b.setAttribute("data-verdict-top", first ? String(Math.round(first.getBoundingClientRect().top))
+    : "-1");
+  b.setAttribute("data-viewport", String(window.innerWidth));
+  b.setAttribute("data-tables", String(document.querySelectorAll("table.sortable").length));
+  b.setAttribute("data-wide-unfrozen", bad.join(" | "));
+})();
+</script></body>"""
+
+
+@pytest.mark.parametrize("name", ["order-effects", "variability", "triscale", "fleet"])
+def test_verdict_first_and_tables_fit_at_1400px(pages: dict[str, Path], name: str,
+                                                 tmp_path: Path) -> None:
+    """The verdict box is the first content (right under the title, in the first
+    screen), and at a 1,400 px wide window no table is wider than its box unless its key
+    columns are frozen. A screenshot of the page goes to ``artifacts/screenshots``."""
+    probe = tmp_path / f"{name}-probe.html"
+    probe.write_text(pages[name].read_text(encoding="utf-8").replace("</body>", LAYOUT_PROBE),
+                     encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(probe, window=(1400, 1000)).dom).group(0)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert attrs["first"].startswith("verdict"), attrs
+    assert attrs["after-header"] == "yes" and 0 <= int(attrs["verdict-top"]) < 200, attrs
+    assert attrs["viewport"] == "1400" and int(attrs["tables"]) >= 1
+    assert attrs["wide-unfrozen"] == "", attrs["wide-unfrozen"]
+    shot = browser.screenshot(pages[name], ARTIFACTS / f"{name}.png", window=(1400, 5000))
+    assert shot.stat().st_size > 20_000
+
+
 def test_hostile_names_are_text_in_the_browser(pages: dict[str, Path]) -> None:
     loaded = browser.load(pages["order-effects"])
     dom = loaded.dom
@@ -155,3 +211,38 @@ def test_tables_sort_and_filter(tmp_path: Path) -> None:
     assert 'data-p-descending="b x,d,a y,c x"' in body
     assert 'data-name-ascending="a y,b x,c x,d"' in body
     assert 'data-filtered="b x"' in body and 'data-count="1 of 4 rows"' in body
+
+
+def test_numeric_filters_and_csv(tmp_path: Path) -> None:
+    """A filter word `column<number` compares numbers (a header, its field name or a
+    prefix); the CSV has the header and the shown rows, numbers at full precision."""
+    table = Table("t", "c", (Column("name", "name", key=True),
+                             Column("p", "p", "pvalue"),
+                             Column("rsd_total_pct", "RSD total (%)", "pct")),
+                  pa.table({"name": ["b x", "a, y", "c x", "d"], "p": [0.5, 1e-9, None, 0.02],
+                            "rsd_total_pct": [1.0, 20.0, 5.0, 12.5]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    probe = """<script>
+    function names() { return Array.from(document.querySelectorAll("tbody tr"))
+        .filter(function (r) { return !r.hidden; })
+        .map(function (r) { return r.cells[0].textContent; }).join(";"); }
+    var box = document.querySelector("input.table-search");
+    function filter(v) { box.value = v; box.dispatchEvent(new Event("input")); return names(); }
+    document.body.setAttribute("data-p-small", filter("p<0.01"));
+    document.body.setAttribute("data-p-large", filter("p>=0.02"));
+    document.body.setAttribute("data-rsd", filter("rsd_total>4 x"));
+    document.body.setAttribute("data-rsd-field", filter("rsd_total_pct<=5"));
+    document.body.setAttribute("data-csv", encodeURIComponent(window.perfwarehouseCsv("table-0")));
+    </script></body>"""
+    page = tmp_path / "table.html"
+    page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(page).dom).group(0)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert attrs["p-small"] == "a, y"
+    assert attrs["p-large"] == "b x;d"
+    assert attrs["rsd"] == "c x"
+    assert attrs["rsd-field"] == "b x;c x"
+    from urllib.parse import unquote
+
+    csv = unquote(attrs["csv"]).split("\r\n")
+    assert csv[0] == "name,p,RSD total (%)" and csv[1:] == ["b x,0.5,1", "c x,,5", ""]

@@ -195,3 +195,15 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
         text = page.read_text(encoding="utf-8")
         assert_self_contained(text)
         assert page.stat().st_size < 5 * MB
+    # the generated input is not left inside the warehouse (nor next to it), and the
+    # fixture campaigns are named after their studies
+    leftovers = [p for p in tmp_path.rglob("*.jsonl")]
+    assert leftovers == [], leftovers
+    from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
+
+    with Warehouse(tmp_path / "warehouse").catalog() as con:
+        names = set(fetch_arrow(con, "SELECT campaign FROM campaigns").column(0).to_pylist())
+    assert names == {"ordersage-longterm", "memcached", "NPB", "uFS"}
+    again = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
+                warehouse=tmp_path / "warehouse", timeout=900, check=True)
+    assert "nothing to generate" in again.stdout

@@ -73,12 +73,12 @@ def chart_ci_case_counts() -> alt.TopLevelMixin:
         "n": [5, 3, 1, 2, 7]}), title="Configurations in each CI case")
 
 
-def chart_predecessors() -> alt.TopLevelMixin:
-    return charts.predecessor_shifts(pl.DataFrame({
-        "config": ["stream [copy]", "npb-cg"], "hardware_type": ["c220g2", "m510"],
-        "predecessor": ["membench-copy", "the start of the run"], "shift_pct": [-12.5, 3.1],
-        "low_pct": [-15.0, None], "high_pct": [-10.0, None], "kw_p": [1e-12, 0.2]}),
-        title="Largest median shifts")
+def chart_polluters() -> alt.TopLevelMixin:
+    return charts.polluters(pl.DataFrame({
+        "hardware_type": ["c220g2", "c220g2", "m510"],
+        "predecessor": ["npb-lu class=C threads=16", "stream", "membench-copy size=1GiB"],
+        "victims": [73, 5, 12], "median_worse_pct": [19.9, 2.5, 7.0]}),
+        title="The worst polluters per hardware type")
 
 
 def chart_rsd_heatmap() -> alt.TopLevelMixin:
@@ -87,6 +87,13 @@ def chart_rsd_heatmap() -> alt.TopLevelMixin:
         "hardware_type": ["aws-cpu", "gce-mem", "aws-cpu", "gce-mem"],
         "rsd_pct": [1.5, 12.0, 0.4, float("nan")], "n_configs": [1, 1, 2, 2]}),
         title="Median RSD per benchmark and hardware type")
+
+
+def chart_hardware_ranking() -> alt.TopLevelMixin:
+    return charts.hardware_ranking(pl.DataFrame({
+        "hardware_type": ["gce-mem", "aws-cpu", "bm"], "median_rsd_pct": [12.0, 3.5, 0.4],
+        "p90_rsd_pct": [30.0, 8.0, 1.1], "configurations": [19, 19, 19]}),
+        title="Hardware types ranked by variability")
 
 
 def chart_rsd_sources() -> alt.TopLevelMixin:
@@ -190,6 +197,13 @@ def chart_drift_overview() -> alt.TopLevelMixin:
 
 def chart_drift_top() -> alt.TopLevelMixin:
     return charts.drift_top(_fleet().filter(pl.col("drifting")), title="Strongest drifts")
+
+
+def chart_values_over_time() -> alt.TopLevelMixin:
+    return charts.values_over_time(pl.DataFrame({
+        "series": ["c220g2 · a"] * 3 + ["m510 · c"] * 3, "day": [0.5, 10.0, 20.0] * 2,
+        "value_pct": [-1.0, 0.5, 2.0, 0.2, -0.3, 0.1],
+        "trend_pct": [-1.2, 0.1, 1.4, 0.0, 0.0, 0.0]}), title="Values over time")
 
 
 def chart_order_changes() -> alt.TopLevelMixin:

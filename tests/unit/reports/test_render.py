@@ -6,6 +6,7 @@ from __future__ import annotations
 import html.parser
 import json
 import math
+import re
 from pathlib import Path
 
 import altair as alt
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table
+from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table, Verdict
 from perfwarehouse.reports.render import (
     format_value,
     javascript_bundle,
@@ -132,18 +133,49 @@ def test_page_structure_counts() -> None:
 def test_table_cells_are_formatted_and_sortable() -> None:
     page = render_html(hostile_page())
     assert 'data-type="num"' in page and 'data-type="text"' in page
-    assert '<td data-v="1e-09">1.00e-09</td>' in page
-    assert '<td data-v="0.5">0.5000</td>' in page
+    assert '<td data-v="1.0000000000000001e-09">1.00e-09</td>' in page
+    assert '<td data-v="0.5">0.500</td>' in page
     assert '<td data-v=""></td>' in page  # a null sorts last, shows nothing
 
 
 @pytest.mark.parametrize(("fmt", "value", "shown"), [
     ("int", 1234567, "1,234,567"), ("float", 0.000123456, "0.0001235"),
-    ("float", 123456.7, "1.235e+05"), ("pct", 12.3456, "12.35"), ("pvalue", 0.0123, "0.0123"),
-    ("pvalue", 1e-30, "1.00e-30"), ("bool", True, "yes"), ("bool", False, "no"),
-    ("text", "a<b", "a<b")])
+    ("float", 123456.7, "123,457"), ("float", 2.5e12, "2.500e+12"), ("float", 0.0, "0"),
+    ("pct", 12.3456, "12.35"), ("pct", 345.67, "345.7"), ("pvalue", 0.0123, "0.0123"),
+    ("pvalue", 1e-30, "1.00e-30"), ("pvalue", 0.0, "< 1e-300"), ("pvalue", 5e-320, "< 1e-300"),
+    ("settings", '{"threads":8,"mode":"rw","big":true}', "threads=8 mode=rw big=true"),
+    ("settings", "{}", ""), ("settings", "-O2", "-O2"),
+    ("bool", True, "yes"), ("bool", False, "no"), ("text", "a<b", "a<b")])
 def test_format_value(fmt: str, value: object, shown: str) -> None:
     assert format_value(Column("f", "f", fmt), value) == shown  # type: ignore[arg-type]
+
+
+def test_verdict_first_provenance_last_and_collapsed() -> None:
+    """The verdict box is the first thing after the title (its level in words, not only
+    in colour); the provenance is a collapsed <details> at the bottom."""
+    page = hostile_page()
+    page = Page(page.title, page.intro, page.sections, page.provenance,
+                verdict=Verdict(f"Order matters in 3 of 9 {HOSTILE_IMG}", "alarm"))
+    text = render_html(page)
+    after_title = text[text.index("</h1>"):]
+    first = re.search(r"<(section|p|div|ul|details|nav)\b[^>]*>", after_title)
+    assert first is not None and 'class="verdict alarm"' in first.group(0)
+    assert "Action needed" in text and HOSTILE_IMG not in text.replace(javascript_bundle(), "")
+    details = text.index('<details class="provenance">')
+    assert details > text.rindex("</section>") and "<details open" not in text
+    assert text.index("run &quot;&gt;&lt;img") > details  # the provenance line, escaped
+
+
+def test_key_columns_are_frozen_and_tables_offer_csv() -> None:
+    table = Table("t", "c", (Column("benchmark", "benchmark", key=True),
+                             Column("settings", "settings", "settings", key=True),
+                             Column("p", "p", "pvalue")),
+                  pa.table({"benchmark": ["a"], "settings": ['{"n":1}'], "p": [0.0]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    assert 'data-frozen="2"' in text
+    assert '<td class="key">a</td>' in text and text.count(' class="key last-key"') == 2
+    assert '<td class="key last-key">n=1</td>' in text and "&lt; 1e-300" in text
+    assert 'class="csv"' in text and "Download CSV" in text
 
 
 def test_write_report_is_atomic_and_exports_png(tmp_path: Path) -> None:

@@ -1,0 +1,59 @@
+"""``perfwarehouse status``: what the warehouse holds (campaigns, hardware types,
+measurements, the last ingest) and, per campaign, which analyses are missing or stale
+(the campaign received a batch after the analysis last ran)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
+
+
+@dataclass(frozen=True)
+class CampaignStatus:
+    campaign: str
+    hardware_types: int
+    measurements: int
+    last_ingest: str
+    current: tuple[str, ...]
+    stale: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[CampaignStatus]:
+    """One :class:`CampaignStatus` per campaign; ``jobs``: every job's name."""
+    with warehouse.catalog() as con:
+        campaigns = fetch_arrow(con, sqlfiles.load("queries/status_campaigns")).to_pylist()
+        runs = fetch_arrow(con, sqlfiles.load("queries/status_jobs")).to_pylist()
+    out = []
+    for c in campaigns:
+        latest = {r["job"]: r for r in runs if r["campaign"] == c["campaign"]}
+        stale = tuple(j for j in jobs if j in latest
+                      and latest[j]["last_input_batch"] < c["last_batch"])
+        current = tuple(j for j in jobs if j in latest and j not in stale)
+        missing = tuple(j for j in jobs if j not in latest)
+        when = c["last_ingest"]
+        out.append(CampaignStatus(
+            c["campaign"], int(c["hardware_types"]), int(c["measurements"]),
+            when.strftime("%Y-%m-%d %H:%M UTC") if when is not None else "?",
+            current, stale, missing))
+    return out
+
+
+def status_lines(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[str]:
+    """The report ``perfwarehouse status`` prints."""
+    rows = warehouse_status(warehouse, jobs)
+    lines = [f"warehouse {warehouse.root}: {len(rows)} campaign(s), "
+             f"{sum(r.measurements for r in rows):,} measurements"]
+    for r in rows:
+        lines.append(f"{r.campaign}: {r.hardware_types} hardware type(s), {r.measurements:,} "
+                     f"measurements, last ingest {r.last_ingest}")
+        lines.append(f"  up to date: {', '.join(r.current) or 'none'}")
+        if r.stale:
+            lines.append(f"  stale (newer trials since): {', '.join(r.stale)}")
+        if r.missing:
+            lines.append(f"  never run: {', '.join(r.missing)}")
+    if any(r.stale or r.missing for r in rows):
+        lines.append("run `perfwarehouse analyze all` to bring every analysis up to date")
+    return lines
