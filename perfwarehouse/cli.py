@@ -485,7 +485,7 @@ def _option_for(f: dataclasses.Field[Any]) -> click.Option:
         return click.Option([name], default=",".join(map(str, default)), show_default=True,
                             help=help_text + " (comma-separated)",
                             callback=lambda _c, _p, v, d=default: _tuple_of(v, d))
-    click_type = type(default) if default is not None else str
+    click_type = f.metadata.get("type") or (type(default) if default is not None else str)
     return click.Option([name], type=click_type, default=default, show_default=default is not None,
                         help=help_text)
 

@@ -31,9 +31,9 @@ class LoadParams:
     law_tolerance: float = param(
         0.10, "Largest relative residual of an operational law (N = X(R+Z), flow balance, "
               "U = XS) for a consistent trial (a fraction, or percent).")
-    r_sat: str | None = param(
+    r_sat: float | str | None = param(
         None, "Response-time threshold R_sat in ms for the open-loop peak rate lambda* "
-              "(Shivam et al.); without it no lambda* is computed.")
+              "(Shivam et al.); without it no lambda* is computed.", type=float)
     width: float = param(0.10, "Width s of the peak-rate region [R_sat -+ s R_sat] "
                                "(a fraction, or percent).")
     percentile: str | None = param(

@@ -420,7 +420,9 @@ def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int
     used = order[ugid[order] >= 0]
     gsorted = ugid[used]
     group_starts = np.searchsorted(gsorted, np.arange(n_groups + 1)).astype(np.int64)
-    hist_n = _f(trials, "hist_n")[used]
+    # a trial's weight: the requests behind its distribution, else its requests metric
+    hist_n = _f(trials, "hist_n")
+    hist_n = np.where(np.isnan(hist_n), _f(trials, "requests"), hist_n)[used]
     weight = np.where(np.isnan(hist_n), 1.0, hist_n)
     # equal weights in a group where some trial's request count is unknown
     unknown = np.bincount(gsorted, weights=(np.isnan(hist_n) & (lengths[used] > 0))

@@ -135,7 +135,7 @@ def test_report_cli(order_warehouse: Warehouse, cli, tmp_path: Path) -> None:
 def test_report_help_lists_every_report(cli) -> None:
     result = cli("report", "--help")
     assert result.returncode == 0
-    for name in ("order-effects", "variability", "triscale", "fleet"):
+    for name in ("order-effects", "variability", "triscale", "fleet", "load"):
         assert name in result.stdout
     fleet = cli("report", "fleet", "--help")
     assert "--since" in fleet.stdout and "--until" in fleet.stdout and "--png" in fleet.stdout
@@ -189,7 +189,7 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
     result = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
                  warehouse=tmp_path / "warehouse", timeout=900)
     assert result.returncode == 0, result.stderr
-    for name in ("order-effects", "variability", "triscale", "fleet"):
+    for name in ("order-effects", "variability", "triscale", "fleet", "load"):
         page = tmp_path / "reports" / f"{name}.html"
         assert f"report:    {page.resolve()}" in result.stdout
         text = page.read_text(encoding="utf-8")

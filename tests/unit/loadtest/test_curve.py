@@ -56,7 +56,7 @@ def random_trials(seed: int, n_families: int = 6) -> list[dict]:
                     "settings": json.dumps(settings, sort_keys=True, separators=(",", ":")),
                     "run_id": f"r{f}-{level}-{t}", "position": 0, "node": "n",
                     "throughput": x, "arrival_rate": None, "mean_ms": r_ms,
-                    "p99": r_ms * 4.6, "requests": 1000.0, "errors": float(rng.integers(0, 3)),
+                    "p99": r_ms * 4.6, "requests": float(rng.integers(500, 5000)), "errors": float(rng.integers(0, 3)),
                     "hist_n": None if hist is None or rng.random() < 0.2
                     else float(rng.uniform(100, 1000)),
                     "hist_index": None if hist is None else hist.index.tolist(),
