@@ -47,6 +47,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -56,6 +57,7 @@ from perfwarehouse.kernels.latency import pooled_quantiles
 from perfwarehouse.loadtest import histograms, intervals, laws
 
 LOAD_KEYS = {"closed": "clients", "open": "rate_rps"}
+LOOPS = ("closed", "open", None)  # codes 0, 1, 2
 PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9))
 
 
@@ -113,11 +115,36 @@ def parse_settings(text: str) -> LoadSettings:
     if not isinstance(obj, dict):
         obj = {}
     loop = obj.get("loop") if obj.get("loop") in LOAD_KEYS else None
-    family = {k: v for k, v in obj.items() if loop is None or k != LOAD_KEYS[loop]}
     load = _num(obj.get(LOAD_KEYS[loop])) if loop else math.nan
-    return LoadSettings(loop, json.dumps(family, sort_keys=True, separators=(",", ":")), load,
+    return LoadSettings(loop, _family_text(text, obj, LOAD_KEYS[loop] if loop else None), load,
                         _num(obj.get("clients")), _num(obj.get("think_time_s")),
                         _num(obj.get("outstanding")), _num(obj.get("rate_rps")))
+
+
+def _family_text(text: str, obj: dict[str, object], key: str | None) -> str:
+    """Canonical JSON of ``obj`` without ``key``. Settings in the warehouse are canonical
+    (sorted keys, compact, Python's number format), so the pair is cut out of the text
+    when it is there verbatim (an escaped quote cannot form it inside a string value);
+    otherwise the object is serialised again."""
+    if key is None:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    if key not in obj:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    value = obj[key]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        shown = repr(value)  # how json.dumps writes a finite number
+    else:
+        shown = json.dumps(value, separators=(",", ":"))
+    token = f'"{key}":{shown}'
+    if text == "{" + token + "}":
+        return "{}"
+    for cut in (token + ",", "," + token):
+        if cut in text:
+            candidate = text.replace(cut, "", 1)
+            if candidate.startswith("{") and candidate.endswith("}"):
+                return candidate
+    rest = {k: v for k, v in obj.items() if k != key}
+    return json.dumps(rest, sort_keys=True, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- utilities
@@ -130,12 +157,19 @@ def _f(table: pa.Table, name: str) -> np.ndarray:
     return np.asarray(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
-def _codes(values: Sequence[object]) -> tuple[np.ndarray, list[object]]:
-    """Dense codes of ``values`` (order of first appearance) and the distinct values."""
-    mapping: dict[object, int] = {}
-    codes = np.fromiter((mapping.setdefault(v, len(mapping)) for v in values), np.int64,
-                        count=len(values))
-    return codes, list(mapping)
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[object]]:
+    """Dense codes of a string column (Arrow's dictionary encoding; nulls get their own
+    code) and the distinct values."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not pa.types.is_dictionary(arr.type):
+        arr = pc.dictionary_encode(arr, null_encoding="encode")
+    codes = np.asarray(arr.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return codes, arr.dictionary.to_pylist()
+
+
+def _strings(codes: np.ndarray, values: Sequence[object]) -> pa.Array:
+    """``values[codes]`` as an Arrow string array (without a Python list per row)."""
+    return pc.take(pa.array(values, pa.string()), pa.array(codes, pa.int64()))
 
 
 @dataclass(frozen=True)
@@ -190,10 +224,11 @@ def group_stats(values: np.ndarray, gid: np.ndarray, n_groups: int, confidence: 
 def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     """``load_law_checks``, ``load_curve`` and ``peak_rate`` of ``trials`` (see module)."""
     n = trials.num_rows
-    settings_codes, settings_values = _codes(trials.column("settings").to_pylist())
-    parsed = [parse_settings(s) for s in settings_values]
-    loop = np.array([parsed[c].loop for c in range(len(parsed))], dtype=object)[settings_codes] \
-        if n else np.array([], dtype=object)
+    settings_codes, settings_values = _codes(trials.column("settings"))
+    parsed = [parse_settings(s or "") for s in settings_values]
+    loop_of_setting = np.array([LOOPS.index(p.loop) for p in parsed], dtype=np.int64)
+    loop_codes = loop_of_setting[settings_codes] if n else np.zeros(0, dtype=np.int64)
+    loop = np.array(LOOPS, dtype=object)[loop_codes]
 
     def per_setting(attr: str) -> np.ndarray:
         if not n:
@@ -203,7 +238,8 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     load = per_setting("load")
     clients, think = per_setting("clients"), per_setting("think_time_s")
     outstanding, rate = per_setting("outstanding"), per_setting("rate_rps")
-    fam_codes, fam_values = _codes([parsed[c].family for c in settings_codes.tolist()])
+    fam_of_setting, fam_values = _codes(pa.array([p.family for p in parsed], pa.string()))
+    fam_codes = fam_of_setting[settings_codes] if n else np.zeros(0, dtype=np.int64)
     X = _f(trials, "throughput")
     mean_ms = _f(trials, "mean_ms")
     hist_mean = _f(trials, "hist_mean_ms")
@@ -217,8 +253,8 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     key_cols = ("campaign", "hardware_type", "benchmark")
     law_table = pa.table({
         **{k: trials.column(k) for k in key_cols},
-        "family": pa.array([fam_values[c] for c in fam_codes.tolist()], pa.string()),
-        "loop": pa.array(loop.tolist(), pa.string()),
+        "family": _strings(fam_codes, fam_values),
+        "loop": _strings(loop_codes, LOOPS),
         "load": _float_array(load),
         "run_id": trials.column("run_id"),
         "position": trials.column("position"),
@@ -226,16 +262,16 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
         else pa.nulls(n, pa.string()),
         "throughput": _float_array(X),
         "mean_ms": _float_array(mean_ms),
-        "law": pa.array(checks.law.tolist(), pa.string()),
+        "law": _strings(checks.law_code, laws.LAW_NAMES + (None,)),
         "expected": _float_array(checks.expected),
         "residual": _float_array(checks.residual),
-        "consistent": pa.array(checks.consistent.tolist(), pa.bool_()),
+        "consistent": pa.array(checks.ok, pa.bool_(), mask=~checks.checked),
         "reason": pa.array(checks.reason.tolist(), pa.string()),
     })
 
     # ------------------------------------------------------------- groups
-    usable = np.array([lp is not None for lp in loop.tolist()], dtype=bool) & ~np.isnan(load)
-    key_codes = [_codes(trials.column(k).to_pylist())[0] for k in key_cols]
+    usable = (loop_codes < 2) & ~np.isnan(load)
+    key_codes = [_codes(trials.column(k))[0] for k in key_cols]
     idx = np.flatnonzero(usable)
     order = idx[np.lexsort((load[idx], fam_codes[idx], key_codes[2][idx], key_codes[1][idx],
                             key_codes[0][idx]))]
@@ -254,7 +290,7 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     gid[order] = gid_sorted
     first = order[starts] if n_groups else np.zeros(0, dtype=np.int64)
 
-    inconsistent = np.array([c is False for c in checks.consistent.tolist()], dtype=bool)
+    inconsistent = checks.checked & ~checks.ok
     n_trials = np.bincount(gid[gid >= 0], minlength=n_groups)
     n_bad = np.bincount(gid[(gid >= 0) & inconsistent], minlength=n_groups)
     level_ok = n_bad < n_trials  # at least one trial that is not inconsistent
@@ -307,7 +343,7 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     reasons = _level_reasons(checks.reason, inconsistent, gid, n_groups, n_bad, n_trials)
     curve = pa.table({
         **{k: trials.column(k).take(pa.array(first)) for k in key_cols},
-        "family": pa.array([fam_values[c] for c in fam_codes[first].tolist()], pa.string()),
+        "family": _strings(fam_codes[first], fam_values),
         "loop": pa.array(g_loop.tolist(), pa.string()),
         "load": _float_array(load[first]),
         "clients": _float_array(g_clients),
@@ -384,7 +420,9 @@ def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int
     used = order[ugid[order] >= 0]
     gsorted = ugid[used]
     group_starts = np.searchsorted(gsorted, np.arange(n_groups + 1)).astype(np.int64)
-    hist_n = _f(trials, "hist_n")[used]
+    # a trial's weight: the requests behind its distribution, else its requests metric
+    hist_n = _f(trials, "hist_n")
+    hist_n = np.where(np.isnan(hist_n), _f(trials, "requests"), hist_n)[used]
     weight = np.where(np.isnan(hist_n), 1.0, hist_n)
     # equal weights in a group where some trial's request count is unknown
     unknown = np.bincount(gsorted, weights=(np.isnan(hist_n) & (lengths[used] > 0))
@@ -423,14 +461,12 @@ def peak_rate(curve: pa.Table, options: Options) -> pa.Table:
         return pa.Table.from_pylist([], schema=pa.schema(PEAK_FIELDS))
     cols = {k: curve.column(k).to_pylist() for k in (
         "campaign", "hardware_type", "benchmark", "family", "loop", "consistent")}
-    num = {k: _f(curve, k) for k in ("load", "throughput", "throughput_low", "throughput_high",
-                                      "clients", "n_used")}
+    num = {k: _f(curve, k).tolist() for k in ("load", "throughput", "throughput_low",
+                                               "throughput_high", "clients", "n_used")}
     resp_name = _response_name(options)
-    if resp_name == "mean":
-        resp = (_f(curve, "mean_ms"), _f(curve, "mean_low_ms"), _f(curve, "mean_high_ms"))
-    else:
-        resp = (_f(curve, f"{resp_name}_ms"), _f(curve, f"{resp_name}_low_ms"),
-                _f(curve, f"{resp_name}_high_ms"))
+    prefix = "mean" if resp_name == "mean" else resp_name
+    resp = tuple(_f(curve, f"{prefix}{suffix}").tolist()
+                 for suffix in ("_ms", "_low_ms", "_high_ms"))
     fam_key = list(zip(cols["campaign"], cols["hardware_type"], cols["benchmark"],
                        cols["family"], cols["loop"]))
     bounds = [0] + [i for i in range(1, len(fam_key)) if fam_key[i] != fam_key[i - 1]] \
@@ -453,7 +489,13 @@ def _none(x: float) -> float | None:
     return None if x is None or math.isnan(x) else float(x)
 
 
-def _closed_peak(ok: list[int], num: dict[str, np.ndarray], options: Options) -> dict[str, object]:
+@lru_cache(maxsize=4096)
+def _critical(confidence: float, n: float) -> float:
+    return float(intervals.critical_value(confidence, n))
+
+
+def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options
+                 ) -> dict[str, object]:
     x = num["throughput"]
     cand = [i for i in ok if not math.isnan(x[i])]
     if not cand:
@@ -477,8 +519,7 @@ def _closed_peak(ok: list[int], num: dict[str, np.ndarray], options: Options) ->
         # hence the true peak, with probability >= c
         n_used = num["n_used"][peak]
         c = options.confidence
-        ratio = float(intervals.critical_value(1 - (1 - c) / len(cand), n_used)
-                      / intervals.critical_value(c, n_used))
+        ratio = _critical(1 - (1 - c) / len(cand), n_used) / _critical(c, n_used)
         half = (high - low) / 2 * ratio
         low, high = x[peak] - half, x[peak] + half
     reason = None
@@ -494,8 +535,8 @@ def _closed_peak(ok: list[int], num: dict[str, np.ndarray], options: Options) ->
     }
 
 
-def _open_peak(ok: list[int], load: np.ndarray,
-               resp: tuple[np.ndarray, np.ndarray, np.ndarray], resp_name: str,
+def _open_peak(ok: list[int], load: list[float],
+               resp: tuple[list[float], ...], resp_name: str,
                options: Options) -> dict[str, object]:
     out: dict[str, object] = {"response_metric": resp_name, "width": options.width,
                               "r_sat_ms": options.r_sat_ms}

@@ -24,7 +24,8 @@ point (a spectrum ending below 100) in the last point's bucket: a coarse spectru
 (wrk's four percentiles) gives exact percentiles at its own points only.
 
 Pooling trials means adding their distributions, each weighted by its number of
-requests (equal weights when some trial's count is unknown): the pooled percentiles
+requests (the distribution's ``count``, else the trial's ``requests`` metric; equal
+weights in a level where some trial has neither): the pooled percentiles
 are those of all requests of the load level, not averages of per-trial percentiles.
 Their confidence interval treats the trial as the independent unit (requests within
 a trial are correlated): Woodruff's method (R. S. Woodruff, "Confidence intervals for

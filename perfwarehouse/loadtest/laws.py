@@ -42,18 +42,35 @@ import numpy as np
 DEFAULT_TOLERANCE = 0.10
 
 
+LAW_NAMES = ("N = X(R+Z)", "flow balance", "offered load", "U = XS")
+
+
 @dataclass(frozen=True)
 class LawChecks:
-    """Per trial: ``law`` checked (the worst one), its ``expected`` value (clients in
-    the system for the closed loop, arrival rate for the open loop, utilization),
-    relative ``residual``, ``consistent`` (object array of True/False/None) and
+    """Per trial: ``law_code`` of the law checked (the worst one; an index of
+    :data:`LAW_NAMES`, ``len(LAW_NAMES)`` when nothing could be checked), its ``expected``
+    value (requests in the system for the closed loop, arrival rate for the open loop,
+    utilization), the relative ``residual``, ``checked`` and ``ok`` (within tolerance), and
     ``reason`` (None when consistent)."""
 
-    law: np.ndarray
+    law_code: np.ndarray
     expected: np.ndarray
     residual: np.ndarray
-    consistent: np.ndarray
+    checked: np.ndarray
+    ok: np.ndarray
     reason: np.ndarray
+
+    @property
+    def law(self) -> np.ndarray:
+        """The law names (None when nothing was checked)."""
+        return np.array(LAW_NAMES + (None,), dtype=object)[self.law_code]
+
+    @property
+    def consistent(self) -> np.ndarray:
+        """True, False, or None (not checked), as an object array."""
+        out = self.ok.astype(object)
+        out[~self.checked] = None
+        return out
 
 
 def _arr(x: object, n: int) -> np.ndarray:
@@ -109,29 +126,24 @@ def check(loop: np.ndarray, *, clients: object = None, think_time_s: object = No
     r_flow = np.where(np.isfinite(r_flow), r_flow, np.nan)
     r_offer = np.where(np.isfinite(r_offer), r_offer, np.nan)
 
-    names = ("N = X(R+Z)", "flow balance", "offered load", "U = XS")
     residuals = np.vstack([r_closed, r_flow, r_offer, r_util])
     expected_all = np.vstack([in_system, arrivals, A, X * S])
     magnitude = np.where(np.isnan(residuals), -1.0, np.abs(residuals))
-    worst = np.argmax(magnitude, axis=0)
+    worst = np.argmax(magnitude, axis=0) if n else np.zeros(0, dtype=np.int64)
     cols = np.arange(n)
-    any_check = magnitude.max(axis=0) >= 0 if n else np.zeros(0, bool)
-    residual = np.where(any_check, residuals[worst, cols], np.nan)
-    expected = np.where(any_check, expected_all[worst, cols], np.nan)
-    law = np.array([names[w] if ok else None for w, ok in zip(worst, any_check)], dtype=object)
-    consistent = np.empty(n, dtype=object)
-    reason = np.empty(n, dtype=object)
-    for i in range(n):
-        if not any_check[i]:
-            consistent[i] = None
-            reason[i] = ("not checked: no throughput or latency"
-                         if loop[i] in ("open", "closed") else "not a load-test trial")
-            continue
-        ok = abs(residual[i]) <= tolerance
-        consistent[i] = bool(ok)
-        reason[i] = None if ok else _reason(int(worst[i]), float(residual[i]), float(expected[i]),
-                                           float(n_eff[i]), float(arrivals[i]), float(U[i]))
-    return LawChecks(law, expected, residual, consistent, reason)
+    checked = magnitude.max(axis=0) >= 0 if n else np.zeros(0, dtype=bool)
+    residual = np.where(checked, residuals[worst, cols], np.nan) if n else np.zeros(0)
+    expected = np.where(checked, expected_all[worst, cols], np.nan) if n else np.zeros(0)
+    law_code = np.where(checked, worst, len(LAW_NAMES)).astype(np.int64)
+    ok = checked & (np.abs(np.nan_to_num(residual)) <= tolerance)
+    reason = np.full(n, None, dtype=object)
+    for i in np.flatnonzero(~checked).tolist():
+        reason[i] = ("not checked: no throughput or latency"
+                     if loop[i] in ("open", "closed") else "not a load-test trial")
+    for i in np.flatnonzero(checked & ~ok).tolist():
+        reason[i] = _reason(int(worst[i]), float(residual[i]), float(expected[i]),
+                            float(n_eff[i]), float(arrivals[i]), float(U[i]))
+    return LawChecks(law_code, expected, residual, checked, ok, reason)
 
 
 def _reason(which: int, residual: float, expected: float, n_eff: float, arrivals: float,

@@ -1,13 +1,15 @@
 -- load_trials: one row per load-test trial of one partition (job `load`): the trials
 -- whose settings say loop = open or closed, their metrics side by side (throughput,
 -- arrival_rate, requests, errors in requests or req/s; latency metrics converted to
--- ms from their unit) and the trial's stored latency distribution
+-- ms from their unit; mean also as avg or latency_mean, p50 as median, p99.9 as p999)
+-- and the trial's stored latency distribution
 -- (latency_histograms), if any. Successful finite measurements only; a metric given
 -- in several iterations is averaged.
 -- Parameters: $campaign, $hardware_type.
 WITH m AS (
     SELECT run_id, position, benchmark, settings, node, metric, started_at, duration_s,
-           value * CASE WHEN metric IN ('mean', 'p50', 'p90', 'p99', 'p99.9', 'max',
+           value * CASE WHEN metric IN ('mean', 'avg', 'latency_mean', 'p50', 'median',
+                                        'p90', 'p99', 'p99.9', 'p999', 'max',
                                         'service_time_ms')
                         THEN CASE unit WHEN 's' THEN 1e3 WHEN 'us' THEN 1e-3
                                        WHEN 'µs' THEN 1e-3 WHEN 'ns' THEN 1e-6 ELSE 1 END
@@ -25,11 +27,11 @@ t AS (
            avg(value) FILTER (WHERE metric = 'arrival_rate') AS arrival_rate,
            avg(value) FILTER (WHERE metric = 'requests') AS requests,
            avg(value) FILTER (WHERE metric = 'errors') AS errors,
-           avg(value) FILTER (WHERE metric = 'mean') AS mean_ms,
-           avg(value) FILTER (WHERE metric = 'p50') AS p50,
+           avg(value) FILTER (WHERE metric IN ('mean', 'avg', 'latency_mean')) AS mean_ms,
+           avg(value) FILTER (WHERE metric IN ('p50', 'median')) AS p50,
            avg(value) FILTER (WHERE metric = 'p90') AS p90,
            avg(value) FILTER (WHERE metric = 'p99') AS p99,
-           avg(value) FILTER (WHERE metric = 'p99.9') AS p999,
+           avg(value) FILTER (WHERE metric IN ('p99.9', 'p999')) AS p999,
            avg(value) FILTER (WHERE metric = 'max') AS max_ms,
            avg(value) FILTER (WHERE metric = 'utilization') AS utilization,
            avg(value) FILTER (WHERE metric = 'busy_s') AS busy_s,

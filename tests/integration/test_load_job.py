@@ -129,3 +129,45 @@ def test_cli_analyze_load(cli, campaign, tmp_path: Path) -> None:
     assert "lambda* = 1750 req/s" in result.stdout and "knee N = 16" in result.stdout
     bad = cli("analyze", "load", "--ci-method", "z", warehouse=wh.root)
     assert bad.returncode != 0
+
+
+def test_records_shaped_like_an_importer_closed_loop_sweep(tmp_path: Path) -> None:
+    """What a load-generator importer emits (records.py): one record per metric, the
+    latency spectrum on the throughput record without a count, `avg` for the mean, no
+    think time; a real-looking redis-benchmark sweep where N = X R holds."""
+    from perfwarehouse.ingest.formats.records import ImportOptions, apply_options
+
+    records = []
+    service_ms = 0.05
+    for i, n in enumerate((1, 2, 4, 8, 16, 32, 64)):
+        x = n / (service_ms * max(1, n / 4) / 1000)  # saturates at 4 clients
+        x = min(x, 80000.0)
+        r_ms = n / x * 1000
+        base = {"run_id": f"sweep-{n}", "run_index": i, "order_kind": "fixed", "position": 0,
+                "benchmark": "redis-benchmark GET", "started_at": "2026-11-23T10:00:00Z",
+                "status": "ok", "duration_s": 3.0,
+                "settings": {"loop": "closed", "clients": n, "pipeline": 1}}
+        records.append({**base, "metric": "throughput", "unit": "req/s",
+                        "higher_is_better": True, "values": [x],
+                        "latency": {"unit": "ms", "percentiles": [
+                            [50, r_ms * 0.9], [95, r_ms * 2], [99, r_ms * 3], [100, r_ms * 8]]}})
+        for metric, value in (("avg", r_ms), ("p50", r_ms * 0.9), ("p99", r_ms * 3),
+                              ("max", r_ms * 8), ("requests", x * 3)):
+            records.append({**base, "metric": metric, "unit": "ms" if metric != "requests"
+                            else "requests", "higher_is_better": metric == "requests",
+                            "values": [value]})
+    apply_options(records, ImportOptions(node="lab-1", campaign="redis"), "sweep", "redis")
+    log = tmp_path / "sweep.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    wh = Warehouse(tmp_path / "warehouse", lock_timeout_s=5.0)
+    ingest_jsonl(wh, [log])
+    job = get("load")
+    result = run_job(wh, job, job.params())
+    checks = result.tables["load_law_checks"].to_pylist()
+    assert len(checks) == 7 and all(c["consistent"] for c in checks)
+    curve = result.tables["load_curve"].to_pylist()
+    assert [r["latency_source"] for r in curve] == ["histogram"] * 7
+    assert all(r["p99_ms"] == pytest.approx(r["mean_ms"] * 3, rel=0.02) for r in curve)
+    (peak,) = result.tables["peak_rate"].to_pylist()
+    assert peak["peak_throughput"] == pytest.approx(80000.0)
+    assert peak["knee_clients"] == 4 and peak["peak_low"] is None  # one trial a level

@@ -157,7 +157,8 @@ def load_curve(rows: list[dict], confidence: float, tolerance: float,
             row[name] = (m, m - half, m + half)
         hists = [t for t in used if t.get("hist_index") is not None and len(t["hist_index"])]
         if hists:
-            weights = [t["hist_n"] for t in hists]
+            weights = [t["hist_n"] if t["hist_n"] is not None else t.get("requests")
+                       for t in hists]
             if any(w is None or (isinstance(w, float) and math.isnan(w)) for w in weights):
                 weights = [1.0] * len(hists)
             tq = sps.t.ppf(q, len(hists) - 1) if len(hists) >= 2 else math.nan

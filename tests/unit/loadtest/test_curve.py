@@ -56,7 +56,7 @@ def random_trials(seed: int, n_families: int = 6) -> list[dict]:
                     "settings": json.dumps(settings, sort_keys=True, separators=(",", ":")),
                     "run_id": f"r{f}-{level}-{t}", "position": 0, "node": "n",
                     "throughput": x, "arrival_rate": None, "mean_ms": r_ms,
-                    "p99": r_ms * 4.6, "requests": 1000.0, "errors": float(rng.integers(0, 3)),
+                    "p99": r_ms * 4.6, "requests": float(rng.integers(500, 5000)), "errors": float(rng.integers(0, 3)),
                     "hist_n": None if hist is None or rng.random() < 0.2
                     else float(rng.uniform(100, 1000)),
                     "hist_index": None if hist is None else hist.index.tolist(),
@@ -159,3 +159,18 @@ def test_empty_and_non_load_rows() -> None:
              "node": "n", "throughput": 5.0, "mean_ms": 1.0}]
     out = curve.analyse(_table(rows), curve.Options())
     assert out["load_curve"].num_rows == 0 and out["load_law_checks"].num_rows == 1
+
+
+@pytest.mark.parametrize("settings", [
+    {"clients": 4, "loop": "closed"}, {"loop": "closed", "clients": 2.5, "z": [1, {"a": "b"}]},
+    {"a": "\"clients\":4,", "clients": 4, "loop": "closed"}, {"clients": 1e-07, "loop": "closed"},
+    {"loop": "open", "rate_rps": 1800, "connections": 64}, {"loop": "open", "rate_rps": "fast"},
+    {"loop": "closed"}, {"loop": "other", "clients": 3}, {"clients": True, "loop": "closed"},
+])
+def test_family_is_the_settings_without_the_load(settings: dict) -> None:
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    got = curve.parse_settings(text)
+    key = curve.LOAD_KEYS.get(settings.get("loop"))  # type: ignore[arg-type]
+    rest = {k: v for k, v in settings.items() if k != key}
+    assert got.family == json.dumps(rest, sort_keys=True, separators=(",", ":"))
+    assert json.loads(got.family) == rest
