@@ -9,10 +9,11 @@ Simulated: the controller against :class:`perfwarehouse.workbench.simulate.Simul
 (smooth knee, known λ* drawn in [120, 1200] req/s, start at 50 req/s, 10 s per trial);
 seeding starts at a neighbouring sample's peak, λ*·U(0.85, 1.15).
 
-Real: ``perfwarehouse agent peak-rate`` runs ``hey -c 1 -q {load} -z 0.3s`` against a
-local nginx limited to 120 req/s (``limit_req``, large burst), p50 per trial, R_sat
-5 ms, a = 0.9 at c = 0.95; seeding starts at 100 req/s (a neighbour's peak). Every
-search is a fresh process and spool.
+Real: ``perfwarehouse agent peak-rate`` runs ``hey -c 1 -q {load} -z 0.5s`` against a
+local nginx limited to 40 req/s (``limit_req``, large burst: above the rate every
+request waits about 25 ms), p50 per trial, R_sat 12 ms, a = 0.9 at c = 0.95, start 10
+req/s, linear step 10; seeding starts at 35 req/s (a neighbour's peak). Every search is
+a fresh process and spool.
 
 Prints, per policy x seeding: medians over the runs of trials, load-generator
 seconds, loads visited, λ* (or its relative error) and accuracy; the share that
@@ -72,22 +73,22 @@ def real(runs: int) -> dict[tuple[str, bool], list[dict]]:
 
     from tests.integration.workbench_support import nginx
 
-    rate = 120
+    rate = 40
     out: dict[tuple[str, bool], list[dict]] = {}
     with nginx({"a": rate}) as port:
         for run in range(runs):
             for policy in POLICIES:
                 for seeded in (False, True):
                     with tempfile.TemporaryDirectory() as tmp:
-                        start = "100" if seeded else "50"
+                        start = "35" if seeded else "10"
                         subprocess.run([
                             sys.executable, "-m", "perfwarehouse", "agent", "peak-rate",
                             "--spool", f"{tmp}/spool", "--campaign", "bench",
                             "--command", f"hey -c 1 -q {{load}} -z {{duration}}s "
                                          f"http://127.0.0.1:{port}/a/",
-                            "--format", "hey", "--statistic", "p50", "--r-sat", "5",
-                            "--accuracy", "0.9", "--duration", "0.3", "--start-load", start,
-                            "--step", "25", "--policy", policy, "--max-trials", "10",
+                            "--format", "hey", "--statistic", "p50", "--r-sat", "12",
+                            "--accuracy", "0.9", "--duration", "0.5", "--start-load", start,
+                            "--step", "10", "--policy", policy, "--max-trials", "10",
                             "--max-loads", "12", "--timeout", "20"],
                             capture_output=True, cwd=HERE.parent, timeout=600)
                         info = None
@@ -121,7 +122,7 @@ def main() -> None:
     base = table[("linear", False)]
     base_trials = statistics.median(r["trials"] for r in base)
     base_seconds = statistics.median(r["seconds"] for r in base)
-    kind = "nginx limit_req 120 req/s + hey" if args.real else "simulated smooth knee"
+    kind = "nginx limit_req 40 req/s + hey" if args.real else "simulated smooth knee"
     print(f"peak-rate search cost, {kind}, medians of {runs} runs "
           "(baseline: linear without seeding)")
     print(f"{'policy':<10} {'seeding':<8} {'trials':>7} {'gen s':>8} {'loads':>6} "

@@ -10,7 +10,7 @@ Everything here is pure: no processes, no clock, no files. The controller is a
 state machine (:class:`~perfwarehouse.workbench.controller.Search`): a state plus
 one trial result gives the next state, whose :attr:`action` is "run load L" or
 "done"; replaying the trials of a spool rebuilds the state, which is how a
-search resumes. The runner (``perfwarehouse/workbench_run.py``) executes the
+search resumes. The runner (:mod:`perfwarehouse.agent.workbench`) executes the
 actions.
 """
 

@@ -158,3 +158,28 @@ def test_cli_exit_codes(cli: CliRunner, tmp_path: Path) -> None:
     assert short.returncode == 3 and "budget ran out" in short.stderr
     bad = cli(*base[:3], str(tmp_path / "u"), *base[4:], "--command", "echo no load")
     assert bad.returncode == 1 and "{load}" in bad.stderr
+
+
+def test_seed_from_a_warehouse(tmp_path: Path) -> None:
+    """Section 5.4: start at the peak rate of the nearest finished search in a warehouse."""
+    from perfwarehouse.ingest.service import ingest_jsonl
+    from perfwarehouse.warehouse.store import Warehouse
+
+    first = replace(config(tmp_path / "a", capacity="300"), settings=(("threads", "4"),))
+    assert run_searches(first, [{}], echo=quiet, warn=quiet).exit_code == 0
+    warehouse = Warehouse(tmp_path / "wh")
+    ingest_jsonl(warehouse, sorted((tmp_path / "a" / "spool").glob("*.jsonl")))
+    lines: list[str] = []
+    second = replace(config(tmp_path / "b", capacity="330"), settings=(("threads", "5"),),
+                     seed_from=tmp_path / "wh")
+    outcome = run_searches(second, [{}], echo=lines.append, warn=quiet)
+    seed = outcome.samples[0].seed
+    assert seed is not None and seed.source is not None
+    assert seed.load == run_searches(replace(first, resume=True), [{}], echo=quiet,
+                                     warn=quiet).samples[0].result.lambda_star
+    assert outcome.samples[0].result.loads[0].how == "seed"
+    # no comparable sample (another categorical setting): the default seed
+    third = replace(config(tmp_path / "c"), settings=(("engine", "x"),), seed_from=tmp_path / "wh")
+    outcome = run_searches(third, [{}], echo=quiet, warn=quiet)
+    assert outcome.samples[0].seed.source is None
+    assert outcome.samples[0].result.loads[0].load == 50.0
