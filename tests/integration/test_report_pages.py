@@ -203,7 +203,7 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
 
     with Warehouse(tmp_path / "warehouse").catalog() as con:
         names = set(fetch_arrow(con, "SELECT campaign FROM campaigns").column(0).to_pylist())
-    assert names == {"ordersage-longterm", "memcached", "NPB", "uFS"}
+    assert names == {"ordersage-longterm", "memcached", "NPB", "uFS", "load-campaign"}
     again = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
                 warehouse=tmp_path / "warehouse", timeout=900, check=True)
     assert "nothing to generate" in again.stdout
