@@ -289,7 +289,7 @@ def polluter_leaderboard(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | None) -> Section:
-    title = "Which test slows the next one? Predecessor effects and the polluter leaderboard"
+    title = "Which test slows the next one? The polluter leaderboard (predecessor effects)"
     intro = ("Beyond the paper (its future work): within random-order runs, each configuration's "
              "trials are grouped by the test that ran immediately before; when the median after "
              "one predecessor is significantly worse than after any other, that predecessor "
