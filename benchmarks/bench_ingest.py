@@ -1,4 +1,4 @@
-"""Ingest speed against DuckDB's own reader, in the same run (SPEC 10).
+"""Ingest speed against DuckDB's own reader, in the same run.
 
     .venv/bin/python benchmarks/bench_ingest.py [--scale 1.0] [--repeat 3]
 

@@ -9,7 +9,7 @@ hardware type's rows are fetched once with the job's own query
 * **job**: ``compute_detectable`` (the ``detectable-regression`` job's compute: both
   tables, every configuration, instance k = 1, 5, 20 and trial k = 1, 20, 100 draws,
   R = 1..100 %), all 10 partitions;
-* **numpy, straightforward**: the same algorithm as seed 001 Algorithm 1 is written,
+* **numpy, straightforward**: the same algorithm as Laaber et al. (PeerJ Preprints 2018) Algorithm 1 is written,
   in plain numpy: for each configuration, cell and r, 100 random draws (numpy's
   generator), each pooling the drawn trials with ``np.concatenate``, slowing a copy of
   the test group and taking three ``np.median``; the scan rule and the full curve;
@@ -104,7 +104,7 @@ def _scan(passes: dict[float, bool]) -> float | None:
 
 
 def numpy_straightforward(table: pa.Table, params: DetectableParams, seed: int) -> list[tuple]:
-    """Seed 001 Algorithm 1 per configuration, cell and r, in plain numpy (fresh draws per r)."""
+    """Laaber et al. (PeerJ Preprints 2018) Algorithm 1 per configuration, cell and r, in plain numpy (fresh draws per r)."""
     rng = np.random.default_rng(seed)
     rows = []
     for config_id, hib, nodes in _configs(table, params.outlier_factor):

@@ -1,4 +1,4 @@
-"""Speed of ``perfwarehouse analyze order-effects`` on the 2.3M-trial long-term campaign (SPEC 10).
+"""Speed of ``perfwarehouse analyze order-effects`` on the 2.3M-trial long-term campaign.
 
 Prints the median, over several interleaved runs in this one process, of:
 
@@ -94,7 +94,7 @@ def scipy_loop(groups: list[tuple[np.ndarray, np.ndarray]], confidence: float
 
 
 def plain_median_ci(x: np.ndarray, confidence: float) -> tuple[float, float] | None:
-    """[x(j), x(n-j+1)] with the largest j whose binomial coverage >= confidence (SPEC 5.1),
+    """[x(j), x(n-j+1)] with the largest j whose binomial coverage >= confidence,
     computed per call like a plain loop would (the job and ``perfwarehouse.stats`` reuse
     the index across equal sample sizes instead)."""
     xs = np.sort(x)

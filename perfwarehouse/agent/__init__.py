@@ -1,4 +1,4 @@
-"""Collector agent (SPEC 4.3): run tests into a spool, serve the spool, pull it into a warehouse.
+"""Collector agent: run tests into a spool, serve the spool, pull it into a warehouse.
 
 * :mod:`~perfwarehouse.agent.schedule`: the OrderSage schedule (pure);
 * :mod:`~perfwarehouse.agent.runner`: ``perfwarehouse agent run`` (processes, reset, spool);

@@ -1,6 +1,6 @@
 """``perfwarehouse agent run``: execute a test list as OrderSage prescribes, into a spool.
 
-Seed 000, Algorithm 1 and section 6.2: ``N`` runs in the fixed baseline order
+Duplyakin et al. (OrderSage, USENIX ATC 2023), Algorithm 1 and section 6.2: ``N`` runs in the fixed baseline order
 and ``N`` runs in freshly shuffled random orders, interleaved, the reset command
 before every run (so that every run starts from a clean state), every run's
 seed and order recorded. Each test runs as a shell command in its own process
@@ -109,7 +109,7 @@ def default_hardware_type(node: str, given: str | None = None) -> str:
 
 
 def node_environment() -> dict[str, Any]:
-    """Hostname, CPU model, memory, kernel and OS of this machine (SPEC 3, nodes)."""
+    """Hostname, CPU model, memory, kernel and OS of this machine (nodes)."""
     env: dict[str, Any] = {
         "hostname": socket.gethostname(),
         "cpu_model": _cpu_model(),

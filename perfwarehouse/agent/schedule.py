@@ -1,9 +1,9 @@
-"""The OrderSage schedule (seed 000, Algorithm 1 and section 6.2), as pure functions.
+"""The OrderSage schedule (Duplyakin et al. (OrderSage, USENIX ATC 2023), Algorithm 1 and section 6.2), as pure functions.
 
 For ``n = 1 … N``: a reset, the tests in the fixed baseline order (the order of
 the tests file), a reset, the tests in a freshly shuffled random order. Runs are
 numbered by their *slot* ``run_index = 0 … 2N-1``: even slots are fixed, odd
-slots random, so fixed and random runs interleave (seed 000, section 3, step 3).
+slots random, so fixed and random runs interleave (Duplyakin et al. (OrderSage, USENIX ATC 2023), §3, step 3).
 
 Every run gets its own seed, derived from the experiment's ``--seed``, its slot
 and its attempt (an interrupted run is repeated as attempt 2, 3, …), so the

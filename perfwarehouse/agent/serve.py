@@ -1,4 +1,4 @@
-"""``perfwarehouse agent serve``: the spool, read-only over HTTP (SPEC 4.3, 11).
+"""``perfwarehouse agent serve``: the spool, read-only over HTTP (11).
 
 Two resources, both ``GET`` (and ``HEAD``) only, both behind a bearer token:
 

@@ -1,6 +1,6 @@
-"""The spool: a directory of append-only JSON Lines segments (SPEC 4.3, 12).
+"""The spool: a directory of append-only JSON Lines segments (12).
 
-Every line of a segment is one native trial record (SPEC 4.1.2). Anything that
+Every line of a segment is one native trial record. Anything that
 appends whole lines to a ``*.jsonl`` file in the spool is a valid producer; the
 agent's own segments are named ``CAMPAIGN-NODE-SESSION-SEQ.jsonl`` (``SEQ``
 counts from 0001, a new segment per invocation and whenever one exceeds its

@@ -1,4 +1,4 @@
-"""Multiple-comparison corrections of p-values within families (SPEC 9).
+"""Multiple-comparison corrections of p-values within families.
 
 Bonferroni; Holm's step-down (Holm, Scandinavian Journal of Statistics 6, 1979);
 Benjamini & Hochberg's step-up false discovery rate (JRSS B 57, 1995).

@@ -1,4 +1,4 @@
--- campaigns: a named collection of runs analysed together (SPEC 2).
+-- campaigns: a named collection of runs analysed together.
 CREATE TABLE IF NOT EXISTS campaigns (
     campaign       VARCHAR PRIMARY KEY,
     created_at     TIMESTAMPTZ NOT NULL,

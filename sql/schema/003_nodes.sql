@@ -1,5 +1,5 @@
 -- nodes: machines that executed runs. hardware_type_rule records how the type
--- was decided (given, prefix map entry, or node-id rule; SPEC 4.1).
+-- was decided (given, prefix map entry, or node-id rule).
 CREATE TABLE IF NOT EXISTS nodes (
     node               VARCHAR PRIMARY KEY,
     hostname           VARCHAR,

@@ -1,4 +1,4 @@
--- configurations: benchmark + canonical settings + metric (SPEC 2). config_id is
+-- configurations: benchmark + canonical settings + metric. config_id is
 -- a stable 64-bit hash of (benchmark, settings, metric); unit and direction are
 -- attributes (NULL when unknown).
 CREATE TABLE IF NOT EXISTS configurations (

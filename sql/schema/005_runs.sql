@@ -1,4 +1,4 @@
--- runs: one pass over a test list on one node after a reset (SPEC 2).
+-- runs: one pass over a test list on one node after a reset.
 CREATE TABLE IF NOT EXISTS runs (
     campaign   VARCHAR NOT NULL,
     run_id     VARCHAR NOT NULL,

@@ -1,4 +1,4 @@
--- job_runs: every analysis run, with what it read and how long it took (SPEC 11).
+-- job_runs: every analysis run, with what it read and how long it took.
 CREATE TABLE IF NOT EXISTS job_runs (
     job_run_id    BIGINT PRIMARY KEY,
     job           VARCHAR NOT NULL,

@@ -1,6 +1,6 @@
 -- order_effects: fixed- vs random-order comparison of every configuration on
--- every hardware type (perfwarehouse analyze order-effects; SPEC 5.1 and 12;
--- seed 000 sections 3 and 5). One row per (campaign, configuration, hardware
+-- every hardware type (perfwarehouse analyze order-effects;
+-- Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5). One row per (campaign, configuration, hardware
 -- type) and job run. CIs and the CI case are NULL when a group has too few
 -- values for the confidence (ci_*_n_required says how many it would need).
 CREATE TABLE IF NOT EXISTS order_effects_history (
@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS order_effects_history (
     ci_random_low        DOUBLE,
     ci_random_high       DOUBLE,
     ci_case              INTEGER,
-    -- beyond SPEC 12
+    -- beyond 
     config_id            UBIGINT NOT NULL,
     unit                 VARCHAR,
     higher_is_better     BOOLEAN,

@@ -1,6 +1,6 @@
 -- predecessor_effects: within random-order runs, each configuration's trials
 -- grouped by the test that ran immediately before (perfwarehouse analyze
--- predecessor-effects; SPEC 5.1 "beyond the paper"). One row per (campaign,
+-- predecessor-effects "beyond the paper"). One row per (campaign,
 -- configuration, hardware type) and job run: Kruskal-Wallis across the
 -- predecessors, and the worst predecessor (largest median shift against the
 -- rest of the configuration's random trials) with both medians' CIs.

@@ -1,5 +1,5 @@
 -- variability: result variability of each configuration on each hardware type
--- (seed 001 section 4.1, SPEC 5.2; job `variability`). Outliers (values >=
+-- (Laaber et al. (PeerJ Preprints 2018), §4.1; job `variability`). Outliers (values >=
 -- outlier_factor x the configuration's median) are dropped first and counted. RSD =
 -- 100 * sd / |mean| in percent (sample sd): over all values (total), per node (mean and
 -- sd across nodes) and per run (mean and sd across runs); the share_* columns split the

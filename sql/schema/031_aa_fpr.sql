@@ -1,5 +1,5 @@
--- aa_fpr: A/A false-positive rate of the two-sided Wilcoxon rank-sum test (seed 001
--- section 4.2.1, SPEC 5.3; job `aa-fpr`): control and test groups drawn `draws` times
+-- aa_fpr: A/A false-positive rate of the two-sided Wilcoxon rank-sum test (Laaber et al. (PeerJ Preprints 2018)
+-- section 4.2.1; job `aa-fpr`): control and test groups drawn `draws` times
 -- from the same configuration with `n_nodes` nodes (strategy `trial`: the same nodes,
 -- trials_per_node different trials each; `instance`: independently drawn nodes, one
 -- trial each), rejections at p < alpha. fp_rate NULL (with reason) when too few nodes.

@@ -1,5 +1,5 @@
--- detectable_regression: the minimal detectable regression in percent (seed 001 section
--- 4.2.2, Algorithm 1 as corrected by SPEC 5.3; job `detectable-regression`) of each
+-- detectable_regression: the minimal detectable regression in percent (Laaber et al. (PeerJ Preprints 2018) section
+-- 4.2.2, Algorithm 1 as corrected by job `detectable-regression`) of each
 -- configuration, hardware type, sampling strategy (`instance` | `trial`) and number of
 -- nodes. status: `detectable` (detectable_pct set, with the FP and TP rates at it),
 -- `none` (no r of R passes: detectable_pct NULL) or `insufficient` (too few nodes or

@@ -1,6 +1,6 @@
 -- detectable_regression_curve: the false- and true-positive rates behind
 -- detectable_regression, one row per configuration, hardware type, strategy, number of
--- nodes and tested regression r_pct (seed 001 Figures 6 and 7). passes = fp_rate <= the
+-- nodes and tested regression r_pct (Laaber et al. (PeerJ Preprints 2018) Figures 6 and 7). passes = fp_rate <= the
 -- maximum and tp_rate >= the minimum. Cells with too few nodes have no rows.
 CREATE TABLE IF NOT EXISTS detectable_regression_curve_history (
     job_run_id         BIGINT NOT NULL,

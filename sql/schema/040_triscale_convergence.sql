@@ -1,5 +1,5 @@
 -- triscale_convergence: one row per trial with iterations, analysed as a TriScale run
--- (seed 003 4.1, SPEC 8): its metric over sliding windows and the convergence test.
+-- (Jacob et al. (TriScale, JSys 2021), §4.1): its metric over sliding windows and the convergence test.
 CREATE TABLE IF NOT EXISTS triscale_convergence_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, config_id UBIGINT,

@@ -1,5 +1,5 @@
 -- triscale_variability: the variability score of each configuration across its sequels
--- (the KPIs of its series), seed 003 4.3 and SPEC 8. NULL bounds when too few sequels.
+-- (the KPIs of its series), Jacob et al. (TriScale, JSys 2021), §4.3. NULL bounds when too few sequels.
 CREATE TABLE IF NOT EXISTS triscale_variability_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, config_id UBIGINT,

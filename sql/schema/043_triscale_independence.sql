@@ -1,5 +1,5 @@
 -- triscale_independence: the independence test of each series of trial values in time
--- order (seed 003 4.5, SPEC 8): which half failed and the lags outside the band.
+-- order (Jacob et al. (TriScale, JSys 2021), §4.5): which half failed and the lags outside the band.
 CREATE TABLE IF NOT EXISTS triscale_independence_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, config_id UBIGINT,

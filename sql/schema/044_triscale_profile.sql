@@ -1,6 +1,6 @@
 -- triscale_profile: one row per profiled environment (hardware type, or node): the
 -- regular series built from its trials, the convergence test over time, and the
--- seasonal periods found in its autocorrelation (seed 003 4.6, SPEC 8).
+-- seasonal periods found in its autocorrelation (Jacob et al. (TriScale, JSys 2021), §4.6).
 CREATE TABLE IF NOT EXISTS triscale_profile_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, node VARCHAR,

@@ -1,6 +1,6 @@
 -- trends: per configuration and hardware type, the Theil-Sen slope of the trial values
 -- against time and against run index, as % of the median per 30 days (per 100 runs),
--- with Sen's CI (SPEC 5.5); drifting when the time CI excludes 0.
+-- with Sen's CI; drifting when the time CI excludes 0.
 CREATE TABLE IF NOT EXISTS trends_history (
     job_run_id BIGINT NOT NULL,
     campaign VARCHAR, hardware_type VARCHAR, config_id UBIGINT,

@@ -1,5 +1,5 @@
 -- pull_cursors: how far `perfwarehouse ingest pull` has ingested each segment of
--- each agent (SPEC 4.3). byte_offset is always just after a newline: bytes
+-- each agent. byte_offset is always just after a newline: bytes
 -- [0, byte_offset) of the segment are in the warehouse, nothing after. The last
 -- whole line before it starts at last_line_offset and has the SHA-256
 -- last_line_sha256 (NULL when byte_offset = 0); a pull checks it against the

@@ -1,4 +1,4 @@
--- measurements: one row per measurement with every key (SPEC 12); what jobs and
+-- measurements: one row per measurement with every key; what jobs and
 -- users query. Reads exactly the Parquet files recorded in data_files:
 -- {parquet_files} is replaced by a list literal built from that table (paths the
 -- warehouse wrote itself, quoted), so a batch becomes visible atomically.

@@ -1,4 +1,4 @@
--- trials: one row per trial (SPEC 2): the trials with values, from the
+-- trials: one row per trial: the trials with values, from the
 -- measurements, and the value-less ones (failed tests). Identity: (campaign,
 -- run_id, position, config_id).
 SELECT campaign, hardware_type, run_id, position, config_id, any_value(status) AS status,
