@@ -308,10 +308,10 @@ def _job_command(job: Any) -> click.Command:
         if kwargs.get("fail_on") and found:
             ctx.exit(FAIL_EXIT)
 
-    extra = [click.Option(["--format", "output_format"], type=click.Choice(["text", "json"]),
-                          default="text", show_default=True,
-                          help="What to print: the summary lines, or one JSON object for "
-                               "scripts (job_run_id, rows per table, summary, verdict).")]
+    extra: list[click.Parameter] = [click.Option(
+        ["--format", "output_format"], type=click.Choice(["text", "json"]), default="text",
+        show_default=True, help="What to print: the summary lines, or one JSON object for "
+                                "scripts (job_run_id, rows per table, summary, verdict).")]
     if job.name in FAIL_ON:
         extra.append(click.Option(
             ["--fail-on", "fail_on"], is_flag=True,

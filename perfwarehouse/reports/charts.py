@@ -838,8 +838,7 @@ def values_over_time(data: Frame, *, title: str) -> alt.LayerChart:
     color = alt.Color("series:N", title="hardware type · configuration",
                       scale=alt.Scale(range=list(CATEGORY)), legend=alt.Legend(
                           orient="bottom", direction="vertical", labelLimit=0))
-    shape = alt.Shape("series:N", title="hardware type · configuration",
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0))
+    shape = alt.Shape("series:N", legend=None)  # a second carrier besides the colour
     x = alt.X("day:Q", title="time since the start of the period (days)")
     points = alt.Chart(df).mark_point(size=14, opacity=0.45).encode(
         x=x, y=alt.Y("value_pct:Q", title="trial value against the configuration's median, "

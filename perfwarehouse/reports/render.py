@@ -261,15 +261,22 @@ _TABLE_SCRIPT = """
       });
     };
   }
+  // The frozen key columns: their left offsets are measured once, on the header row
+  // (every cell of a column has its width), then written to every cell; reading and
+  // writing in turn would lay the whole table out again for each cell.
   function freeze(table) {
-    var rows = Array.prototype.slice.call(table.rows);
-    rows.forEach(function (row) {
-      var left = 0;
-      Array.prototype.forEach.call(row.cells, function (cell) {
-        if (!cell.classList.contains("key")) { return; }
-        cell.style.left = left + "px";
-        left += cell.getBoundingClientRect().width;
-      });
+    var frozen = Number(table.getAttribute("data-frozen")) || 0;
+    if (!frozen) { return; }
+    var head = table.tHead.rows[0].cells;
+    var offsets = [], left = 0;
+    for (var i = 0; i < frozen; i++) {
+      offsets.push(left + "px");
+      left += head[i].getBoundingClientRect().width;
+    }
+    Array.prototype.forEach.call(table.rows, function (row) {
+      for (var j = 0; j < frozen && j < row.cells.length; j++) {
+        row.cells[j].style.left = offsets[j];
+      }
     });
   }
   function csvCell(cell) {

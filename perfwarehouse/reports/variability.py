@@ -132,7 +132,8 @@ def verdict(ranking: pl.DataFrame | None, detect: pl.DataFrame | None) -> Verdic
             found = part.filter(pl.col("status") == "detectable")["detectable_pct"]
             none = part.filter(pl.col("status") == "none").height
             if part.height:
-                median = f"{found.median():.3g} %" if found.len() else "no regression"
+                median = (f"{float(found.median()):.3g} %"  # type: ignore[arg-type]
+                          if found.len() else "no regression")
                 parts.append(
                     f"With {strategy}-based sampling on {k} node{'s' if k != 1 else ''}, the "
                     f"median configuration detects a {median} slowdown; {none:,} of "

@@ -51,4 +51,5 @@ def test_bad_options_are_one_line_errors(cli: CliRunner, tmp_path: Path) -> None
     usage = cli("analyze", "order-effects", "--correction", "fdr")
     assert usage.returncode == 2 and "fdr" in usage.stderr
     empty = cli("analyze", "order-effects", "--campaign", "no-such-campaign")
-    assert empty.returncode == 1 and "no measurements" in empty.stderr
+    assert empty.returncode == 1 and "unknown campaign 'no-such-campaign'" in empty.stderr
+    assert "known: " in empty.stderr and len(empty.stderr.strip().splitlines()) == 1

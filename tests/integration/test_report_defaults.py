@@ -19,7 +19,7 @@ from perfwarehouse.jobs import get, run_job
 from perfwarehouse.reports import get as get_report
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 DRAWS = 40
 ARTEFACT = "divided by 1 + r/100"
