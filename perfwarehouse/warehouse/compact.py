@@ -99,8 +99,25 @@ def compact(warehouse: Warehouse, campaign: str | None = None,
 def auto_compact(session: WriteSession, partitions: Sequence[tuple[str, str]],
                  policy: Policy | None = None) -> list[PartitionCompaction]:
     """Compact the given partitions where :func:`auto_compact_wanted` says it is cheap
-    (called by ingest after a batch landed, under the same write lock)."""
-    policy = policy or Policy()
+    (called by ingest after a batch landed, under the same write lock).
+
+    The batch has landed by then, so a failure here (a full disk) must not say the
+    ingest failed: it is reported as a warning and the partition stays as it was
+    (the swap is atomic; the next writer cleans up).
+    """
+    import warnings
+
+    import duckdb
+
+    try:
+        return _auto_compact(session, partitions, policy or Policy())
+    except (OSError, duckdb.Error) as exc:
+        warnings.warn(f"automatic compaction skipped: {exc}", stacklevel=2)
+        return []
+
+
+def _auto_compact(session: WriteSession, partitions: Sequence[tuple[str, str]],
+                  policy: Policy) -> list[PartitionCompaction]:
     by_partition = _partitions(_current_files(session.warehouse))
     wanted = [by_partition[key] for key in sorted(set(partitions))
               if key in by_partition and auto_compact_wanted(by_partition[key], policy)]
@@ -155,6 +172,8 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
     try:
         configure(con)
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        spill = sqlfiles.quote_literal(str(staging / "spill"))
+        con.execute(f"SET temp_directory = {spill}")  # sorting more than fits spills here
         counts = con.execute(f"SELECT config_id, count(*) FROM {scan} GROUP BY 1 ORDER BY 1"
                              ).fetchall()
         checkpoint("compact-planned")

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
 
+from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
 from perfwarehouse.jobs import JOBS, run_job
 from perfwarehouse.warehouse.compact import compact
@@ -88,12 +89,14 @@ def _sorted(table: pa.Table) -> pl.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def template(small_longterm: Path, small_laaber: Path,
-             tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[str, str]]:
-    """Both small campaigns; the largest partition held in 1,000 small files."""
-    wh = Warehouse(tmp_path_factory.mktemp("compact") / "warehouse", lock_timeout_s=5.0)
-    ingest_jsonl(wh, [small_longterm])
-    ingest_jsonl(wh, [small_laaber])
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[str, str]]:
+    """Two small generated campaigns; the largest partition held in 1,000 small files."""
+    root = tmp_path_factory.mktemp("compact")
+    generate_to_file("ordersage-longterm", root / "lt.jsonl", seed=7, scale=0.005)
+    generate_to_file("laaber-cloud", root / "laaber.jsonl", seed=7, scale=0.1)
+    wh = Warehouse(root / "warehouse", lock_timeout_s=5.0)
+    ingest_jsonl(wh, [root / "lt.jsonl"])
+    ingest_jsonl(wh, [root / "laaber.jsonl"])
     return wh.root, split_partition(wh, 1000)
 
 
@@ -121,6 +124,7 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
     before_sum = checksum(wh)
     jobs_before = {job.name: run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})),
                                      write=False).tables for job in JOBS}
+    assert all(sum(t.num_rows for t in tables.values()) for tables in jobs_before.values())
 
     summary = compact(wh)
     after = [f for f in wh.data_files() if (f.campaign, f.hardware_type) == key]
@@ -216,3 +220,19 @@ print(con.execute({CHECKSUM!r}).fetchall()[0], flush=True)
         reader.kill()
     assert reader.returncode == 0, err
     assert out.strip() == str(before_sum)
+
+
+def test_automatic_compaction_of_a_small_partition_with_many_files(
+        tiny: tuple[Path, tuple[str, str]], tmp_path: Path) -> None:
+    from perfwarehouse.warehouse.compact import auto_compact
+
+    wh = copy_of(tiny, tmp_path)
+    key = tiny[1]
+    before_sum = checksum(wh)
+    with wh.writing("test") as session:  # what ingest does after landing a batch
+        assert auto_compact(session, [key], Policy(auto_min_files=51)) == []  # too few files
+        assert auto_compact(session, [key], Policy(auto_max_rows=10)) == []  # too many rows
+        done = auto_compact(session, [key])  # 50 files >= 32, few rows
+    assert [(p.campaign, p.hardware_type, p.files_before, p.files_after) for p in done] == [
+        (*key, 50, 1)]
+    assert checksum(wh) == before_sum
