@@ -184,7 +184,7 @@ def compute_pieces_on_cluster(scheduler: Any, job: Job, plan: Plan,
         try:
             with reporter.task(f"{job.name} on {workers} workers", total=len(futures),
                                unit="parts") as task:
-                for future in as_completed(futures):
+                for future in as_completed(futures, loop=client.loop):
                     piece = by_key[future.key]
                     try:
                         results[piece.index] = future.result()
