@@ -137,7 +137,7 @@ def main() -> None:
         spans: list[float] = []
         for _ in range(args.runs):
             local.append(run_cli(warehouse.root, name, None))
-            client.restart()
+            client.restart(timeout=900)
             baseline_mb.append(max(client.run(_worker_peak_mb).values()))
             since = time.time()
             remote.append(run_cli(warehouse.root, name, address))

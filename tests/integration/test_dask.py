@@ -22,26 +22,28 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from perfwarehouse.errors import AnalysisError
+from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import CATALOG, get, run_job
 from perfwarehouse.warehouse.store import Warehouse, fetch_one
 
 distributed = pytest.importorskip("distributed")
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
 JOB_NAMES = [e.name for e in CATALOG]
 FEWER_DRAWS = {"aa-fpr": {"draws": 20}, "detectable-regression": {"draws": 20}}
-SLICE_ROWS = 20_000  # several pieces per hardware type, both ways
 
 
 @pytest.fixture(scope="module")
-def both_campaigns(small_longterm: Path, small_laaber: Path,
-                   tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    wh = Warehouse(tmp_path_factory.mktemp("dask") / "warehouse", lock_timeout_s=30.0)
-    ingest_jsonl(wh, [small_longterm])
-    ingest_jsonl(wh, [small_laaber])
+def both_campaigns(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    """Both generated campaigns, small (0.2M measurements, every job has rows)."""
+    base = tmp_path_factory.mktemp("dask")
+    wh = Warehouse(base / "warehouse", lock_timeout_s=30.0)
+    for name, scale in (("ordersage-longterm", 0.005), ("laaber-cloud", 0.05)):
+        generate_to_file(name, base / f"{name}.jsonl", seed=7, scale=scale)
+        ingest_jsonl(wh, [base / f"{name}.jsonl"])
     return wh
 
 
@@ -83,9 +85,8 @@ def test_every_job_gives_the_same_tables_on_the_cluster(
         both_campaigns: Warehouse, client: Any, name: str) -> None:
     job = get(name)
     params = job.params(**FEWER_DRAWS.get(name, {}))
-    here = run_job(both_campaigns, job, params, write=False, slice_rows=SLICE_ROWS).tables
-    there = run_job(both_campaigns, job, params, write=False, slice_rows=SLICE_ROWS,
-                    scheduler=client).tables
+    here = run_job(both_campaigns, job, params, write=False).tables
+    there = run_job(both_campaigns, job, params, write=False, scheduler=client).tables
     assert sum(t.num_rows for t in here.values()) > 0
     _assert_same(here, there)
 
@@ -121,7 +122,7 @@ def test_a_worker_killed_mid_job_costs_only_time(both_campaigns: Warehouse, clie
     wh = both_campaigns
     job = get("variability")
     params = job.params()
-    slice_rows = 2_000  # many small pieces: most are still to come when the kill lands
+    slice_rows = 4_000  # many small pieces: most are still to come when the kill lands
     here = run_job(wh, job, params, write=False, slice_rows=slice_rows).tables
     pids = client.run(os.getpid)
     victim = sorted(pids.values())[0]
@@ -227,8 +228,8 @@ def test_the_command_line_runs_on_a_cluster_local(both_campaigns: Warehouse, tmp
         ids = [int(r.stdout.split("job_run_id ")[1].split(",")[0]) for r in (local, remote, by_env)]
         assert len(set(ids)) == 3
         with both_campaigns.catalog() as con:
-            tables = [con.execute("SELECT * EXCLUDE (job_run_id) FROM triscale_kpi "
-                                  "WHERE job_run_id = ?", [i]).to_arrow_table() for i in ids]
+            tables = [con.sql("SELECT * EXCLUDE (job_run_id) FROM triscale_kpi "
+                              "WHERE job_run_id = ?", params=[i]).to_arrow_table() for i in ids]
         assert tables[0].num_rows > 0
         _assert_same({"kpi": tables[0]}, {"kpi": tables[1]})
         _assert_same({"kpi": tables[0]}, {"kpi": tables[2]})
