@@ -52,7 +52,7 @@ def client() -> Iterator[Any]:
     """Two worker processes (one thread each, under nannies that restart a dead one)."""
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        scheduler_port=0, dashboard_address=None, memory_limit="2GB")
+        scheduler_port=0, dashboard_address=":0", memory_limit="2GB")
     c = distributed.Client(cluster, set_as_default=False)
     try:
         yield c
