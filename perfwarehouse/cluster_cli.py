@@ -28,7 +28,7 @@ def cluster() -> None:
               help="Worker processes.")
 @click.option("--memory-limit", default="auto", show_default=True,
               help="Memory limit of each worker (4GB, 0.5 of the machine, auto = an equal "
-                   "share); a worker above 95 %% of it is restarted.")
+                   "share); a worker above 95 % of it is restarted.")
 @click.option("--threads-per-worker", type=click.IntRange(min=1), default=1, show_default=True,
               help="Pieces each worker computes at once (DuckDB and numba use the cores of "
                    "one piece anyway).")
@@ -45,7 +45,11 @@ def cluster_local(workers: int, memory_limit: str, threads_per_worker: int, host
     import importlib.util
     import logging
 
-    from distributed import LocalCluster
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise click.ClickException("this needs the `distributed` package (pinned in "
+                                   ".ci/requirements.lock): pip install distributed") from None
 
     if dashboard and importlib.util.find_spec("bokeh") is None:
         dashboard = False  # distributed would only warn about it

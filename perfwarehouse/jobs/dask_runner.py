@@ -102,8 +102,11 @@ def _differences(a: tuple[tuple[str, str], ...],
 def connect(scheduler: Any) -> tuple[Any, bool]:
     """A ``distributed.Client`` for ``scheduler`` (an address, or a client already made)
     and whether we made it (and so must close it)."""
-    from distributed import Client
-
+    try:
+        from distributed import Client
+    except ImportError:
+        raise AnalysisError("running on a Dask scheduler needs the `distributed` package "
+                            "(pinned in .ci/requirements.lock): pip install distributed") from None
     if isinstance(scheduler, Client):
         return scheduler, False
     address = str(scheduler)
