@@ -6,7 +6,7 @@ For each job, interleaved, ``--runs`` times:
   (``job_runs.duration_s``: planning, reading, computing; not process start nor the
   write), its wall time and its peak resident memory (``wait4``);
 * cluster: the same command with ``--scheduler`` on a ``LocalCluster`` of ``--workers``
-  worker processes (one thread each) started here; the workers are restarted before
+  worker processes (one thread each) started here; a fresh cluster is started for
   each run so that each one's peak resident memory (``ru_maxrss``, reported by the
   worker itself) belongs to this job; the client's peak too; and every piece's compute
   time on its worker (the scheduler's task stream).
@@ -114,12 +114,6 @@ def main() -> None:
     rows = sum(f.row_count for f in snapshot.files)
     print(f"warehouse {warehouse.root}: {rows:,} measurements in {len(snapshot.files)} files; "
           f"{args.workers} workers, {os.cpu_count()} cores, {args.runs} run(s)", flush=True)
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                           memory_limit=args.memory_limit)
-    client = Client(cluster)
-    client.get_task_stream(count=0)  # installs the scheduler's task-stream plugin
-    address = cluster.scheduler_address
     names = args.jobs.split(",")
     model_n = [int(x) for x in args.model_workers.split(",")]
     report: list[str] = []
@@ -137,7 +131,13 @@ def main() -> None:
         spans: list[float] = []
         for _ in range(args.runs):
             local.append(run_cli(warehouse.root, name, None))
-            client.restart(timeout=900)
+            # a fresh cluster per run, so that each worker's peak memory is this job's
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                                   processes=True, host="127.0.0.1", scheduler_port=0,
+                                   dashboard_address=":0", memory_limit=args.memory_limit)
+            client = Client(cluster)
+            client.get_task_stream(count=0)  # installs the scheduler's task-stream plugin
+            address = cluster.scheduler_address
             baseline_mb.append(max(client.run(_worker_peak_mb).values()))
             since = time.time()
             remote.append(run_cli(warehouse.root, name, address))
@@ -145,6 +145,8 @@ def main() -> None:
             times, span = piece_times(client, since, name)
             durations.append(times)
             spans.append(span)
+            client.close()
+            cluster.close()
         med = {k: statistics.median(r[k] for r in local) for k in local[0]}
         rmed = {k: statistics.median(r[k] for r in remote) for k in remote[0]}
         pieces = durations[len(durations) // 2] or [0.0]
@@ -164,8 +166,6 @@ def main() -> None:
         print("  " + detail, flush=True)
         report.append(line)
         report.append("  " + detail)
-    client.close()
-    cluster.close()
     print("\nsummary (medians of runs):")
     for line in report:
         print(line)
