@@ -86,9 +86,14 @@ def echo(message: str = "", *, err: bool = False) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes.")
 @click.option("--lock-timeout", type=float, default=30.0, show_default=True, metavar="S",
               help="How long to wait for another process that holds the warehouse.")
+@click.option("--scheduler", metavar="ADDRESS", envvar="PERFWAREHOUSE_SCHEDULER",
+              help="Run analyses on the Dask cluster of this scheduler (tcp://HOST:PORT); its "
+                   "workers must see the warehouse at the same path.  "
+                   "[default: $PERFWAREHOUSE_SCHEDULER, else run here]")
 @click.version_option(__version__, "-V", "--version", prog_name="perfwarehouse")
 @click.pass_context
-def cli(ctx: click.Context, warehouse: str | None, quiet: bool, lock_timeout: float) -> None:
+def cli(ctx: click.Context, warehouse: str | None, quiet: bool, lock_timeout: float,
+        scheduler: str | None) -> None:
     """perfwarehouse: a warehouse and batch analytics for systems performance measurements.
 
     Put raw benchmark trials in (ingest), ask SQL questions over whole campaigns
@@ -96,7 +101,8 @@ def cli(ctx: click.Context, warehouse: str | None, quiet: bool, lock_timeout: fl
     read the answers as self-contained HTML (report). `perfwarehouse demo` does
     all of it on a generated 2.3M-trial campaign and the OrderSage fixtures.
     """
-    ctx.obj = Settings(resolve_warehouse_path(warehouse), quiet=quiet, lock_timeout_s=lock_timeout)
+    ctx.obj = Settings(resolve_warehouse_path(warehouse), quiet=quiet, lock_timeout_s=lock_timeout,
+                       scheduler=scheduler or None)
 
 
 # ------------------------------------------------------------------ init
@@ -287,7 +293,8 @@ def _job_command(job: Any) -> click.Command:
         params = job.params(**{k: v for k, v in kwargs.items() if k in names})
         campaign = getattr(params, "campaign", None)
         result = run_job(_warehouse(ctx), job, params,
-                         campaigns=[campaign] if campaign else None, reporter=_reporter(ctx))
+                         campaigns=[campaign] if campaign else None, reporter=_reporter(ctx),
+                         scheduler=_settings(ctx).scheduler)
         rows = sum(t.num_rows for t in result.tables.values())
         found = _job_verdict(job.name, result.tables)
         if kwargs.get("output_format") == "json":
@@ -452,7 +459,7 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
     from perfwarehouse.demo import run_demo
 
     run_demo(_warehouse(ctx), seed=seed, scale=scale, reports_dir=reports_dir,
-             reporter=_reporter(ctx), echo=echo)
+             reporter=_reporter(ctx), echo=echo, scheduler=_settings(ctx).scheduler)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -502,12 +509,14 @@ def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[An
 
 # the other verbs, each in its own light module (heavy imports inside the commands)
 from perfwarehouse.agent.cli import agent, pull  # noqa: E402
+from perfwarehouse.cluster_cli import cluster  # noqa: E402
 from perfwarehouse.compact_cli import compact  # noqa: E402
 from perfwarehouse.compare_cli import compare  # noqa: E402
 from perfwarehouse.ingest.commands import add_import_commands  # noqa: E402
 from perfwarehouse.workbench_cli import agent_surface, peak_rate, plan_surface  # noqa: E402
 
 cli.add_command(agent)
+cli.add_command(cluster)
 cli.add_command(compare)
 cli.add_command(compact)
 agent.add_command(peak_rate)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 DEFAULT_WAREHOUSE = "warehouse"
 ENV_WAREHOUSE = "PERFWAREHOUSE_HOME"
+ENV_SCHEDULER = "PERFWAREHOUSE_SCHEDULER"
 
 
 def resolve_warehouse_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -46,3 +47,4 @@ class Settings:
     warehouse: Path
     quiet: bool = False
     lock_timeout_s: float = 30.0
+    scheduler: str | None = None  # a Dask scheduler address: analyses run on its workers

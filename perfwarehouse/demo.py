@@ -49,7 +49,7 @@ def fixture_directories() -> list[Path]:
 
 def run_demo(
     warehouse: Warehouse, *, seed: int, scale: float, reports_dir: Path, reporter: Reporter,
-    echo: Callable[[str], None],
+    echo: Callable[[str], None], scheduler: str | None = None,
 ) -> None:
     from perfwarehouse.jobs import JOBS, run_job
     from perfwarehouse.reports import REPORTS
@@ -78,7 +78,7 @@ def run_demo(
             from perfwarehouse.generate.load_campaign import R_SAT_MS
 
             params = job.params(r_sat=f"{R_SAT_MS:g}")
-        result = run_job(warehouse, job, params, reporter=reporter)
+        result = run_job(warehouse, job, params, reporter=reporter, scheduler=scheduler)
         rows = sum(t.num_rows for t in result.tables.values())
         step(f"analyze {job.name}: {rows:,} rows in {', '.join(job.outputs)} "
              f"({result.duration_s:.1f} s)")

@@ -25,7 +25,7 @@ PACKAGE = REPO / "perfwarehouse"
 METHODS: tuple[str, ...] = ("ordersage", "laaber", "triscale", "fleet", "loadtest",
                             "changepoints", "compare", "workbench")
 HEAVY = ("numpy", "numba", "scipy", "duckdb", "pyarrow", "polars", "altair", "vl_convert",
-         "rich", "starlette", "uvicorn", "httpx")
+         "rich", "starlette", "uvicorn", "httpx", "dask", "distributed")
 PURE = ("kernels", "stats", *METHODS)
 EDGE_ONLY = ("duckdb", "click", "altair", "vl_convert", "starlette", "uvicorn", "httpx")
 
@@ -47,7 +47,8 @@ DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.latency", "ingest.servic
                   "generate.trials")
 # command-line modules: only light imports at module level
 CLI_MODULES = ("cli", "agent.cli", "ingest.commands", "compare_cli", "compact_cli",
-               "workbench_cli", "registry", "config", "errors", "__init__", "__main__")
+               "workbench_cli", "cluster_cli", "registry", "config", "errors", "__init__",
+               "__main__")
 
 
 def modules() -> list[tuple[str, ast.Module]]:
@@ -141,7 +142,8 @@ def test_the_checker_catches_a_forbidden_import(monkeypatch: pytest.MonkeyPatch)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["analyze", "--help"], ["report", "--help"],
-                                  ["ingest", "--help"], ["--version"]])
+                                  ["ingest", "--help"], ["cluster", "local", "--help"],
+                                  ["--version"]])
 def test_the_command_line_starts_without_heavy_modules(argv: list[str]) -> None:
     code = ("import sys\nfrom perfwarehouse.cli import main\n"
             f"code = main({argv!r})\n"

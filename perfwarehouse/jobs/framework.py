@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -93,8 +94,15 @@ class JobResult:
 def run_job(
     warehouse: Warehouse, job: Job, params: Any, *, campaigns: Sequence[str] | None = None,
     reporter: Reporter | None = None, write: bool = True, slice_rows: int = SLICE_ROWS,
+    scheduler: Any = None,
 ) -> JobResult:
-    """Run ``job`` over the warehouse's measurements (all campaigns unless given)."""
+    """Run ``job`` over the warehouse's measurements (all campaigns unless given).
+
+    With ``scheduler`` (a Dask scheduler address such as ``tcp://10.0.0.5:8786``, or a
+    ``distributed.Client``) the pieces run on that cluster's workers, which must see the
+    warehouse at the same path; the results are the same tables as a local run, and
+    they are written here, by this process, in one catalog transaction.
+    """
     reporter = reporter or SilentReporter()
     snapshot = warehouse.snapshot(campaigns)
     files = snapshot.files
@@ -109,9 +117,8 @@ def run_job(
         raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
     started_at = datetime.now(timezone.utc)
     start = time.monotonic()
-    catalog_data = _catalog_tables(warehouse, job, files)
     tables = compute_job(warehouse, job, params, files, reporter, snapshot.configurations,
-                         slice_rows, catalog_data)
+                         slice_rows, _catalog_tables(warehouse, job, files), scheduler=scheduler)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
     if not write:
@@ -120,53 +127,143 @@ def run_job(
     return JobResult(job_run_id, tables, duration, summary)
 
 
+@dataclass(frozen=True)
+class Piece:
+    """One unit of a job's work: a partition (campaign x hardware type, or campaign), or
+    one slice ``config_id mod k = i`` of its configurations, and the exact Parquet files
+    (of the snapshot) that hold the partition. Its result is a pure function of the
+    files, the key, the slice and the job's parameters: computed here or on a worker,
+    the tables are the same."""
+
+    index: int
+    partition_by: tuple[str, ...]
+    key: tuple[str, ...]
+    config_slice: tuple[int, int] | None
+    files: tuple[DataFile, ...]
+
+    @property
+    def label(self) -> str:
+        """``campaign=C hardware_type=H slice 2/5``: how errors and logs name the piece."""
+        text = " ".join(f"{k}={v}" for k, v in zip(self.partition_by, self.key))
+        if self.config_slice is not None:
+            text += f" slice {self.config_slice[0] + 1}/{self.config_slice[1]}"
+        return text
+
+    @property
+    def file_rows(self) -> int:
+        """Measurements in the piece's files (all slices of the partition)."""
+        return sum(f.row_count for f in self.files)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a job will compute: the parameters after ``prepare``, the SQL text of its
+    per-piece query with the values it binds besides the partition key, and the pieces in
+    the order their results are concatenated (sorted partitions, then slices)."""
+
+    root: str
+    params: Any
+    query: str
+    extra: Mapping[str, Any]
+    pieces: tuple[Piece, ...]
+    configurations: pa.Table | None
+    catalog_data: Mapping[str, pa.Table] = field(default_factory=dict)
+
+    def reader(self, job: Job, files: Sequence[DataFile]) -> duckdb.DuckDBPyConnection:
+        """A reader of ``files`` that also sees the job's catalog tables."""
+        con = Warehouse(Path(self.root)).reader(files, self.configurations)
+        for name in job.catalog_tables:
+            if name in self.catalog_data:
+                con.register(name, self.catalog_data[name])
+            else:
+                con.execute(_schema_of(name))
+        return con
+
+
+def plan_job(
+    warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile],
+    configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
+    catalog_data: Mapping[str, pa.Table] | None = None,
+) -> Plan:
+    """Split ``job`` into pieces (and run its ``prepare`` step over all ``files``)."""
+    by_key: dict[tuple[str, ...], list[DataFile]] = {}
+    for f in files:
+        by_key.setdefault(tuple(getattr(f, k) for k in job.partition_by), []).append(f)
+    pieces: list[Piece] = []
+    for key in sorted(by_key):
+        part = tuple(by_key[key])
+        rows = sum(f.row_count for f in part)
+        k = -(-rows // max(1, slice_rows)) if job.per_configuration else 1
+        for i in range(k):
+            pieces.append(Piece(len(pieces), job.partition_by, key,
+                                (i, k) if k > 1 else None, part))
+    query = sqlfiles.load(f"queries/{job.query}")
+    extra = dict(job.query_params(params)) if job.query_params else {}
+    plan = Plan(str(warehouse.root), params, query, extra, tuple(pieces), configurations,
+                dict(catalog_data or {}))
+    if job.prepare_query and job.prepare:
+        prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
+        con = plan.reader(job, files)
+        try:
+            params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
+        finally:
+            con.close()
+        plan = dataclasses.replace(plan, params=params)
+    return plan
+
+
+def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
+    """The job's pure ``compute`` over one piece: query the piece's files (only its
+    configuration slice, if any) and apply ``compute``. Runs wherever the warehouse's
+    files are readable at ``plan.root`` (this process, or a Dask worker)."""
+    warehouse = Warehouse(Path(plan.root))
+    con = plan.reader(job, piece.files)
+    try:
+        if piece.config_slice is not None:
+            con.execute("CREATE OR REPLACE VIEW measurements AS "
+                        + warehouse.measurements_sql(piece.files, piece.config_slice))
+        bound = dict(zip(piece.partition_by, piece.key)) | dict(plan.extra)
+        table = fetch_arrow(con, plan.query, _used(plan.query, bound))
+    finally:
+        con.close()
+    if not table.num_rows:
+        return {}
+    return dict(job.compute(table, plan.params))
+
+
 def compute_job(
     warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], reporter: Reporter,
     configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
-    catalog_data: Mapping[str, pa.Table] | None = None,
+    catalog_data: Mapping[str, pa.Table] | None = None, *, scheduler: Any = None,
 ) -> Tables:
-    """Query each partition of ``files`` and apply the job's pure functions. The queries
-    see ``measurements`` and, when given, the ``configurations`` table; a
+    """Plan the job's pieces, compute each (here, or on the Dask cluster at
+    ``scheduler``), concatenate each output in the plan's order and ``finalize``.
+    The queries see ``measurements`` and, when given, the ``configurations`` table; a
     per-configuration job sees a partition in slices of at most about ``slice_rows``
     measurements."""
-    rows: dict[tuple[str, ...], int] = {}
-    for f in files:
-        key = tuple(getattr(f, k) for k in job.partition_by)
-        rows[key] = rows.get(key, 0) + f.row_count
-    partitions = sorted(rows)
-    slices = {key: -(-n // max(1, slice_rows)) if job.per_configuration else 1
-              for key, n in rows.items()}
-    query = sqlfiles.load(f"queries/{job.query}")
-    extra = dict(job.query_params(params)) if job.query_params else {}
-    pieces: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
-    con = warehouse.reader(files, configurations)
-    try:
-        for name in job.catalog_tables:
-            if catalog_data and name in catalog_data:
-                con.register(name, catalog_data[name])
-            else:
-                con.execute(_schema_of(name))
-        if job.prepare_query and job.prepare:
-            prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
-            params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
-        with reporter.task(f"{job.name}", total=sum(slices.values()), unit="parts") as task:
-            for key in partitions:
-                bound = dict(zip(job.partition_by, key)) | extra
-                for i in range(slices[key]):
-                    if slices[key] > 1:
-                        _view_measurements(con, warehouse, files, (i, slices[key]))
-                    table = fetch_arrow(con, query, _used(query, bound))
-                    if table.num_rows:
-                        for name, result in job.compute(table, params).items():
-                            pieces[name].append(result)
-                    task.advance()
-                if slices[key] > 1:
-                    _view_measurements(con, warehouse, files, None)
-    finally:
-        con.close()
-    tables = {name: _concat(parts) for name, parts in pieces.items()}
+    plan = plan_job(warehouse, job, params, files, configurations, slice_rows, catalog_data)
+    if scheduler is not None:
+        from perfwarehouse.jobs.dask_runner import compute_pieces_on_cluster
+
+        results = compute_pieces_on_cluster(scheduler, job, plan, reporter)
+    else:
+        results = []
+        with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
+            for piece in plan.pieces:
+                results.append(compute_piece(job, plan, piece))
+                task.advance()
+    return assemble(job, plan, results)
+
+
+def assemble(job: Job, plan: Plan, results: Sequence[Mapping[str, pa.Table]]) -> Tables:
+    """Concatenate the pieces' outputs in the plan's order and apply ``finalize``."""
+    parts: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
+    for result in results:
+        for name, table in result.items():
+            parts[name].append(table)
+    tables = {name: _concat(tables) for name, tables in parts.items()}
     if job.finalize:
-        tables = job.finalize(tables, params)
+        tables = job.finalize(tables, plan.params)
     return tables
 
 
@@ -181,8 +278,8 @@ def _catalog_tables(warehouse: Warehouse, job: Job,
         present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         for name in job.catalog_tables:
             if name in present:  # names come from the job registry, never from users
-                out[name] = fetch_arrow(con, f"SELECT * FROM {name} WHERE list_contains(?, campaign)",
-                                        [campaigns])
+                out[name] = fetch_arrow(
+                    con, f"SELECT * FROM {name} WHERE list_contains(?, campaign)", [campaigns])
     return out
 
 
@@ -192,13 +289,6 @@ def _schema_of(table: str) -> str:
         if name.split("_", 1)[1] == table:
             return statement
     raise KeyError(table)
-
-
-def _view_measurements(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, files: Sequence[DataFile],
-                       config_slice: tuple[int, int] | None) -> None:
-    """Point the reader's ``measurements`` view at one slice of configurations (or all)."""
-    con.execute("CREATE OR REPLACE VIEW measurements AS "
-                + warehouse.measurements_sql(files, config_slice))
 
 
 def _used(query: str, values: Mapping[str, Any]) -> dict[str, Any] | None:
