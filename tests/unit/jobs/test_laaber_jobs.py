@@ -70,7 +70,8 @@ def test_detectable_job_rows_equal_the_python_api(configs):
         key = laaber.config_key("hw-a", cfg.name, '{"threads":1}', row["metric"])
         api = laaber.detectable_regression(
             values, node, run, strategy=row["strategy"], n_nodes=row["n_nodes"],
-            higher_is_better=cfg.higher_is_better, draws=40, seed=9, key=key)
+            higher_is_better=cfg.higher_is_better, draws=40, seed=9, key=key,
+            higher_is_better_mode=params.higher_is_better_mode)
         assert row["detectable_pct"] == api.detectable_pct
         assert row["reason"] == api.reason
         assert row["status"] == ("detectable" if api.detectable_pct else
