@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
+from perfwarehouse.ingest import json_policy
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import (
@@ -206,37 +207,56 @@ def _refusal(problems: list[TrialParseError]) -> TrialParseError:
 def canonical_settings(text: str) -> str:
     """Canonical JSON of a settings object: sorted keys, compact separators.
 
-    Raises ``ValueError`` when ``text`` is not a JSON object.
+    Raises ``ValueError`` (a :class:`~perfwarehouse.ingest.json_policy.PolicyError`
+    naming the rule) when ``text`` is not a JSON object or breaks the JSON policy
+    (duplicate keys, too deep).
     """
-    value = json.loads(text)
+    value = json_policy.loads_text(text)
+    json_policy.check_value(value, "settings", depth=2)
     if not isinstance(value, dict):
-        raise ValueError("settings must be a JSON object")
+        raise json_policy.PolicyError("bad-settings", "settings is not a JSON object")
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _canonicalise_settings(con: duckdb.DuckDBPyConnection) -> list[TrialParseError]:
-    """Rewrite ``raw_trials.settings`` canonically; problems for settings that are not objects."""
+    """Rewrite ``raw_trials.settings`` canonically; problems for settings that are not
+    objects or break the JSON policy, and for ``env`` values that break it."""
     distinct = [r[0] for r in con.execute(
         "SELECT DISTINCT settings FROM raw_trials WHERE settings IS NOT NULL").fetchall()]
-    mapping, bad = [], []
+    mapping, bad = [], {}
     for text in distinct:
         try:
             mapping.append((text, canonical_settings(text)))
+        except json_policy.PolicyError as exc:
+            bad[text] = (exc.rule, exc.detail)
         except ValueError:
-            bad.append(text)
+            bad[text] = ("bad-settings", "settings is not a JSON object")
     if any(a != b for a, b in mapping):
         con.register("_settings_map", pa.table({
             "raw": [a for a, _ in mapping], "canonical": [b for _, b in mapping]}))
         con.execute("""UPDATE raw_trials SET settings = m.canonical FROM _settings_map m
                        WHERE raw_trials.settings = m.raw AND m.raw <> m.canonical""")
         con.unregister("_settings_map")
-    if not bad:
-        return []
-    rows = con.execute(
-        "SELECT source, line, settings FROM raw_trials WHERE list_contains(?, settings) "
-        "ORDER BY source, line LIMIT ?", [bad, MAX_REPORTED]).fetchall()
-    return [TrialParseError(s, ln, "bad-settings", f"settings is not a JSON object: {t[:80]}")
-            for s, ln, t in rows]
+    bad_env = {}
+    for (text,) in con.execute(
+            "SELECT DISTINCT env FROM raw_trials WHERE env IS NOT NULL").fetchall():
+        try:
+            json_policy.check_value(json_policy.loads_text(text), "env", depth=2)
+        except json_policy.PolicyError as exc:
+            bad_env[text] = (exc.rule, exc.detail)
+    problems = []
+    for column, broken in (("settings", bad), ("env", bad_env)):
+        if not broken:
+            continue
+        rows = con.execute(
+            f"SELECT source, line, {column} FROM raw_trials WHERE list_contains(?, {column}) "
+            "ORDER BY source, line LIMIT ?", [list(broken), MAX_REPORTED]).fetchall()
+        for source, line, text in rows:
+            rule, detail = broken[text]
+            if rule == "bad-settings":
+                detail = f"settings is not a JSON object: {text[:80]}"
+            problems.append(TrialParseError(source, line, rule, detail))
+    return problems
 
 
 def _validate(con: duckdb.DuckDBPyConnection, limit: int) -> list[TrialParseError]:

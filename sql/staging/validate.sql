@@ -18,18 +18,20 @@ record_rules AS (
             CASE WHEN "values" IS NULL THEN 'values' END,
             CASE WHEN started_at IS NULL THEN 'started_at' END,
             CASE WHEN nullif(status, '') IS NULL THEN 'status' END) AS missing,
-        v, order_kind, position, run_index, run_size, duration_s, status,
+        v, order_kind, position, run_index, run_size, duration_s, status, started_at,
         len(list_filter("values", lambda x: x IS NULL OR NOT isfinite(x))) AS non_finite,
         len("values") AS n_values,
-        concat_ws(', ', CASE WHEN starts_with(campaign, chr(0)) THEN 'campaign' END,
-            CASE WHEN starts_with(run_id, chr(0)) THEN 'run_id' END,
-            CASE WHEN starts_with(node, chr(0)) THEN 'node' END,
-            CASE WHEN starts_with(hardware_type, chr(0)) THEN 'hardware_type' END,
-            CASE WHEN starts_with(order_kind, chr(0)) THEN 'order_kind' END,
-            CASE WHEN starts_with(benchmark, chr(0)) THEN 'benchmark' END,
-            CASE WHEN starts_with(metric, chr(0)) THEN 'metric' END,
-            CASE WHEN starts_with(unit, chr(0)) THEN 'unit' END,
-            CASE WHEN starts_with(status, chr(0)) THEN 'status' END) AS not_strings
+        concat_ws(', ',
+            CASE WHEN strlen(url_encode(campaign)) > 200 OR length(campaign) > 200 OR regexp_matches(campaign, '[\x00-\x1f\x7f]') THEN 'campaign' END,
+            CASE WHEN length(run_id) > 200 OR regexp_matches(run_id, '[\x00-\x1f\x7f]') THEN 'run_id' END,
+            CASE WHEN length(node) > 200 OR regexp_matches(node, '[\x00-\x1f\x7f]') THEN 'node' END,
+            CASE WHEN strlen(url_encode(hardware_type)) > 200 OR length(hardware_type) > 200 OR regexp_matches(hardware_type, '[\x00-\x1f\x7f]') THEN 'hardware_type' END,
+            CASE WHEN length(benchmark) > 200 OR regexp_matches(benchmark, '[\x00-\x1f\x7f]') THEN 'benchmark' END,
+            CASE WHEN length(metric) > 200 OR regexp_matches(metric, '[\x00-\x1f\x7f]') THEN 'metric' END,
+            CASE WHEN length(unit) > 200 OR regexp_matches(unit, '[\x00-\x1f\x7f]') THEN 'unit' END,
+            CASE WHEN length(status) > 200 OR regexp_matches(status, '[\x00-\x1f\x7f]') THEN 'status' END) AS bad_names,
+        started_at < TIMESTAMPTZ '1970-01-01 00:00:00+00'
+            OR started_at > TIMESTAMPTZ '9999-12-31 23:59:59.999999+00' AS bad_time
     FROM raw_trials
 ),
 bad_integers AS (
@@ -112,8 +114,12 @@ keyed AS (  -- the n-th distinct trial of its run (duplicates are their own prob
 SELECT source, line, 'missing-key' AS rule, 'missing required field(s): ' || missing AS detail
 FROM record_rules WHERE missing <> ''
 UNION ALL
-SELECT source, line, 'wrong-type', not_strings || ' must be a string'
-FROM record_rules WHERE not_strings <> ''
+SELECT source, line, 'bad-name', bad_names || ' must be at most 200 characters (campaign and '
+       || 'hardware_type at most 200 bytes URL-encoded: they name directories) without control characters'
+FROM record_rules WHERE bad_names <> ''
+UNION ALL
+SELECT source, line, 'bad-timestamp', 'started_at ' || CAST(started_at AS VARCHAR) || ' is outside 1970-9999'
+FROM record_rules WHERE bad_time
 UNION ALL
 SELECT source, line, 'unsupported-version',
        'format version "v" is ' || coalesce(CAST(v AS VARCHAR), 'missing') || '; this perfwarehouse reads version 1'
@@ -121,7 +127,7 @@ FROM record_rules WHERE v IS DISTINCT FROM 1
 UNION ALL
 SELECT source, line, 'unknown-order-kind',
        'order_kind is ' || CAST(to_json(order_kind) AS VARCHAR) || '; expected "fixed" or "random"'
-FROM record_rules WHERE order_kind NOT IN ('fixed', 'random') AND NOT starts_with(order_kind, chr(0))
+FROM record_rules WHERE order_kind NOT IN ('fixed', 'random')
 UNION ALL
 SELECT source, line, 'bad-integer', name || ' is ' || CAST(x AS VARCHAR) || '; expected a whole number >= 0'
 FROM bad_integers

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+import re
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import numpy as np
-import orjson
 import pyarrow as pa
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import json_policy
 from perfwarehouse.warehouse.sqlfiles import quote_literal
 from perfwarehouse.warehouse.store import fetch_one
 
@@ -50,23 +50,26 @@ DUCKDB_COLUMNS = {
 def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | None:
     """Load ``path`` into ``raw_trials`` with DuckDB; the number of records, or None if it can't.
 
-    String fields are read as JSON so that a list or an object where a string
-    belongs is caught (DuckDB would silently turn it into text): such a value
-    is marked with a leading NUL, which validation reports as ``wrong-type``.
+    Every field is read as JSON and converted in SQL only when its JSON type is the
+    one :mod:`~perfwarehouse.ingest.json_policy` allows (a string where a string
+    belongs, a number - not a boolean - where a number belongs, a boolean for
+    ``higher_is_better``, an RFC 3339 text for ``started_at``); anything else raises
+    inside the query, so the whole file falls back to :func:`parse`, which names the
+    line and rule. DuckDB itself refuses a duplicated field, a BOM, broken UTF-8
+    and nesting deeper than 128; ``settings`` and ``env`` are checked for duplicate
+    keys and depth when they are canonicalised (``stage.land``).
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
     """
-    types = {k: ("JSON" if k in STRING_FIELDS else v) for k, v in DUCKDB_COLUMNS.items()}
-    columns = "{" + ", ".join(f"{quote_literal(k)}: {quote_literal(v)}"
-                              for k, v in types.items()) + "}"
-    strings = ",\n".join(_string_field(k) for k in STRING_FIELDS)
+    if _suspicious(path):
+        return None
+    columns = "{" + ", ".join(f"{quote_literal(k)}: 'JSON'" for k in DUCKDB_COLUMNS) + "}"
+    fields = ",\n".join(_fast_field(k) for k in DUCKDB_COLUMNS)
     try:
         con.execute("BEGIN TRANSACTION")
         con.execute(f"""
             INSERT INTO raw_trials BY NAME
-            SELECT {quote_literal(source)} AS source, {strings},
-                   * EXCLUDE ({", ".join(STRING_FIELDS)})
-                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env)
+            SELECT {quote_literal(source)} AS source, {fields}
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
                            columns = {columns}, maximum_object_size = 16777216)""")
         # rows keep the file's order, so a record's rank in this insert is its line
@@ -81,13 +84,51 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     return int(n)
 
 
-def _string_field(name: str) -> str:
-    """SQL turning a JSON-typed string field into text (ids may be integers, as in :func:`parse`)."""
-    integer_ok = "'BIGINT', 'UBIGINT'" if name in ID_FIELDS else "''"
-    return (f"CASE WHEN {name} IS NULL THEN NULL "
-            f"WHEN json_type({name}) = 'VARCHAR' THEN {name} ->> '$' "
-            f"WHEN json_type({name}) IN ({integer_ok}) THEN CAST({name} AS VARCHAR) "
-            f"ELSE chr(0) || CAST({name} AS VARCHAR) END AS {name}")
+_TRAILING_COMMA = re.compile(rb",\s*[}\]]")
+
+
+def _suspicious(path: Path) -> bool:
+    """Whether the file may hold what DuckDB accepts but the policy does not (a trailing
+    comma; a false alarm inside a string only costs the slower reader)."""
+    with open(path, "rb") as f:
+        tail = b""
+        while chunk := f.read(1 << 24):
+            if _TRAILING_COMMA.search(tail + chunk):
+                return True
+            tail = chunk[-64:]
+    return False
+
+
+_NUMBER_TYPES = "'BIGINT', 'UBIGINT', 'DOUBLE'"
+
+
+def _fast_field(name: str) -> str:
+    """SQL converting one JSON-typed field, raising (-> fallback) where the policy refuses."""
+    x = name if name != "values" else '"values"'
+    refuse = f"error('policy: {name}')"
+    kind = DUCKDB_COLUMNS[name]
+    if name in STRING_FIELDS:
+        integer_ok = "'BIGINT', 'UBIGINT'" if name in ID_FIELDS else "''"
+        body = (f"WHEN json_type({x}) = 'VARCHAR' THEN {x} ->> '$' "
+                f"WHEN json_type({x}) IN ({integer_ok}) THEN CAST({x} AS VARCHAR)")
+    elif kind == "DOUBLE":  # numbers, or numeric text (as the reference tolerates)
+        body = f"WHEN json_type({x}) IN ({_NUMBER_TYPES}, 'VARCHAR') THEN CAST({x} AS DOUBLE)"
+    elif kind == "BOOLEAN":
+        body = f"WHEN json_type({x}) = 'BOOLEAN' THEN CAST({x} AS BOOLEAN)"
+    elif kind == "DOUBLE[]":
+        body = (f"WHEN json_type({x}) = 'ARRAY' AND list_bool_and(list_transform("
+                f"json_type({x}, '$[*]'), lambda t: t IN ({_NUMBER_TYPES}, 'VARCHAR'))) IS NOT FALSE "
+                f"THEN CAST({x} AS DOUBLE[])")
+    elif kind == "TIMESTAMPTZ":
+        body = (f"WHEN json_type({x}) = 'VARCHAR' AND regexp_full_match({x} ->> '$', "
+                f"{quote_literal(json_policy.FAST_TIMESTAMP_RE)}) "
+                f"THEN CAST({x} ->> '$' AS TIMESTAMPTZ)")
+    elif name == "seed":
+        body = f"WHEN json_type({x}) = 'VARCHAR' THEN {x} ->> '$' ELSE CAST({x} AS VARCHAR)"
+        return f"CASE WHEN {x} IS NULL THEN NULL {body} END AS {x}"
+    else:  # settings, env: JSON text, checked when canonicalised
+        return f"CAST({x} AS VARCHAR) AS {x}"
+    return f"CASE WHEN {x} IS NULL THEN NULL {body} ELSE {refuse} END AS {x}"
 
 
 def fix_line_numbers(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
@@ -147,21 +188,14 @@ def _parse_line(
         return {}, TrialParseError(source, lineno, rule, detail)
 
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return problem("broken-utf8", f"invalid UTF-8 at byte {exc.start} of the line")
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        if unterminated:
-            return problem("truncated-line", "the last line ends before its JSON object does")
-        try:  # Python's json accepts NaN/Infinity; say so precisely
-            json.loads(raw)
-            return problem("non-finite", "NaN or Infinity is not a number in a trial log")
-        except ValueError:
-            return problem("invalid-json", str(exc).split(":")[0])
-    if not isinstance(obj, dict):
-        return problem("not-an-object", "each line must be one JSON object (a trial)")
+        obj = json_policy.loads_line(raw, unterminated=unterminated)
+        if not isinstance(obj, dict):
+            return problem("not-an-object", "each line must be one JSON object (a trial)")
+        json_policy.check_record_keys(obj, tuple(DUCKDB_COLUMNS))
+        for name in DUCKDB_COLUMNS:
+            json_policy.check_value(obj.get(name), name, depth=2)
+    except json_policy.PolicyError as exc:
+        return problem(exc.rule, exc.detail)
     record: dict[str, Any] = {}
     for name in STRING_FIELDS:
         value = obj.get(name)
@@ -170,20 +204,21 @@ def _parse_line(
                     and not isinstance(value, bool):
                 value = str(value)
             else:
-                return problem("wrong-type", f"{name} must be a string, got {json.dumps(value)[:40]}")
+                return problem("wrong-type", f"{name} must be a string, got {_shown(value)}")
         record[name] = value
     for name in NUMBER_FIELDS:
         value = obj.get(name)
         if value is not None:
             number = _number(value)
             if number is None:
-                return problem("wrong-type", f"{name} must be a number, got {json.dumps(value)[:40]}")
+                return problem("wrong-type", f"{name} must be a number, got {_shown(value)}")
             record[name] = number
     seed = obj.get("seed")
-    record["seed"] = None if seed is None else (seed if isinstance(seed, str) else json.dumps(seed))
+    record["seed"] = None if seed is None else (seed if isinstance(seed, str) else _dumps(seed))
     hib = obj.get("higher_is_better")
     if hib is not None and not isinstance(hib, bool):
-        return problem("wrong-type", f"higher_is_better must be true, false or null, got {json.dumps(hib)[:40]}")
+        return problem("wrong-type",
+                       f"higher_is_better must be true, false or null, got {_shown(hib)}")
     record["higher_is_better"] = hib
     values = obj.get("values")
     if values is not None:
@@ -192,18 +227,26 @@ def _parse_line(
         numbers = [_number(v) for v in values]
         if any(n is None for n in numbers):
             bad = next(v for v, n in zip(values, numbers) if n is None)
-            return problem("non-numeric", f"values contain {json.dumps(bad)[:40]}, not a number")
+            return problem("non-numeric", f"values contain {_shown(bad)}, not a number")
         record["values"] = numbers
     for name in ("settings", "env"):
         value = obj.get(name)
-        record[name] = None if value is None else json.dumps(value, sort_keys=True)
+        record[name] = None if value is None else _dumps(value)
     started = obj.get("started_at")
     if started is not None:
-        parsed = _timestamp(started)
-        if parsed is None:
-            return problem("bad-timestamp", f"started_at {json.dumps(started)[:40]} is not RFC 3339")
-        record["started_at"] = parsed
+        try:
+            record["started_at"] = json_policy.parse_timestamp(started)
+        except json_policy.PolicyError as exc:
+            return problem(exc.rule, exc.detail)
     return record, None
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value)[:40]
 
 
 def _number(value: Any) -> float | None:
@@ -219,15 +262,3 @@ def _number(value: Any) -> float | None:
             return None
         return number if math.isfinite(number) or value.strip().lower() in ("nan", "inf", "-inf") else None
     return None
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed
