@@ -9,12 +9,14 @@ parsers found. :func:`land` then, in order:
 2. under the warehouse's write lock, compares the batch with what the warehouse
    holds: the same content again changes nothing; a trial already present with
    the same values is skipped; with different values it is a conflict;
-3. writes the new measurements as Parquet into a staging directory, moves the
-   files into the hive layout and records them, the dimension rows, the trials
-   and the batch in **one** catalog transaction. Files become visible to the
-   ``measurements`` view only through that transaction, so a process killed at
-   any instant leaves the warehouse as before or after the batch; leftovers are
-   removed by the next writer (:meth:`Warehouse._recover`).
+3. writes the new measurements as Parquet into a staging directory outside
+   ``measurements/``, records them, the dimension rows, the trials and the batch
+   in **one** catalog transaction, and only then renames the files into the hive
+   layout (:meth:`Warehouse.publish`). So a process killed at any instant leaves
+   the warehouse as before or after the batch, and an engine reading
+   ``measurements/`` directly never sees an uncommitted file; a batch committed
+   but not yet renamed is finished by the next open, read-only or not
+   (:meth:`Warehouse._recover_read_only`).
 """
 
 from __future__ import annotations
@@ -174,15 +176,21 @@ def land(
             _on_commit_alone(session, on_commit)
             return IngestSummary(batch.source, batch.format, "nothing-new",
                                  trials_skipped=skipped, seconds=time.monotonic() - started)
-        with reporter.task("writing Parquet", total=None, unit="rows"):
-            files = _write_parquet(con, warehouse, batch_id)
-        checkpoint("parquet-moved")
-        values = sum(f["row_count"] for f in files)
-        campaigns = tuple(r[0] for r in con.execute(
-            "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
-        with reporter.task("committing", total=None, unit="rows"):
-            _commit(session, con, batch, batch_id, files, problems, started_at,
-                    added, values, skipped, on_commit)
+        try:
+            with reporter.task("writing Parquet", total=None, unit="rows"):
+                files = _write_parquet(con, warehouse, batch_id)
+            checkpoint("parquet-moved")  # (staged: the name is kept for the kill tests)
+            values = sum(f["row_count"] for f in files)
+            campaigns = tuple(r[0] for r in con.execute(
+                "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
+            with reporter.task("committing", total=None, unit="rows"):
+                _commit(session, con, batch, batch_id, files, problems, started_at,
+                        added, values, skipped, on_commit)
+        except BaseException:
+            if not _is_committed(warehouse, batch_id):
+                # a refusal, a moved cursor, an error: nobody will publish it
+                shutil.rmtree(warehouse.batch_staging(batch_id), ignore_errors=True)
+            raise
     return IngestSummary(
         batch.source, batch.format, "landed", batch_id=batch_id, trials_added=added,
         values_added=values, trials_skipped=skipped, quarantined=len({(p.source, p.line) for p in problems}),
@@ -369,8 +377,10 @@ def _check_dimension_conflicts(
 def _write_parquet(
     con: duckdb.DuckDBPyConnection, warehouse: Warehouse, batch_id: int
 ) -> list[dict[str, object]]:
-    """Write the batch's measurements and move them into the hive layout; return their records."""
-    staging = warehouse.staging_path / f"b{batch_id:06d}"
+    """Write the batch's measurements into its staging directory (outside
+    ``measurements/``, so no reader sees them yet); return their records, with the
+    paths they will have once published."""
+    staging = warehouse.batch_staging(batch_id)
     staging.mkdir(parents=True, exist_ok=True)
     query = sqlfiles.load("queries/measurement_rows")
     con.execute(
@@ -383,16 +393,12 @@ def _write_parquet(
     for path in sorted(staging.rglob("*.parquet")):
         rel_dir = path.parent.relative_to(staging)
         campaign, hardware_type = (urllib.parse.unquote(p.split("=", 1)[1]) for p in rel_dir.parts)
-        target = warehouse.data_path / rel_dir / path.name
-        target.parent.mkdir(parents=True, exist_ok=True)
         rows = pq.read_metadata(path).num_rows
         size = path.stat().st_size
         checkpoint("parquet-staged")
-        os.replace(path, target)
         files.append({"path": str(Path(DATA) / rel_dir / path.name), "batch_id": batch_id,
                       "campaign": campaign, "hardware_type": hardware_type,
                       "row_count": rows, "bytes": size})
-    shutil.rmtree(staging)
     return files
 
 
@@ -454,15 +460,29 @@ def _commit(
                 "INSERT INTO ingest_batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'landed', ?, ?)",
                 [batch_id, batch.source, batch.format, batch.content_hash, added, values,
                  skipped, len({(p.source, p.line) for p in problems}), started_at, now])
-            session.refresh_views(cat)
             if on_commit:
                 on_commit(cat, batch_id)
             checkpoint("before-commit")
             cat.execute("COMMIT")
-            checkpoint("after-commit")
         except BaseException:
             cat.execute("ROLLBACK")
             raise
+        checkpoint("after-commit")
+        # committed: only now do the files appear in measurements/ (readers wait for this
+        # open catalog; one killed here is finished by the next open, read-only or not)
+        session.warehouse.publish(batch_id, [str(f["path"]) for f in files])
+        checkpoint("after-publish")
+        session.refresh_views(cat)  # persistent views bind to files, so after publishing
+
+
+def _is_committed(warehouse: Warehouse, batch_id: int) -> bool:
+    """Whether the catalog holds batch ``batch_id`` (asked after a failure)."""
+    try:
+        with warehouse.catalog() as cat:
+            return bool(fetch_one(cat, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                                  [batch_id])[0])
+    except Exception:  # cannot tell: keep the files (the next writer decides)
+        return True
 
 
 def _on_commit_alone(session: WriteSession, on_commit: OnCommit | None) -> None:
