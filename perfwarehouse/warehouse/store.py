@@ -305,7 +305,7 @@ class Warehouse:
         if not self.data_path.exists():
             return
         known = {row[0] for row in con.execute("SELECT path FROM data_files").fetchall()}
-        for dirpath, dirs, names in os.walk(self.data_path, topdown=False):
+        for dirpath, _dirs, names in os.walk(self.data_path, topdown=False):
             for name in names:
                 rel = os.path.relpath(os.path.join(dirpath, name), self.root)
                 if rel not in known:
