@@ -129,6 +129,15 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
             for line, status in con.execute(
                 "SELECT line, status FROM _mapped WHERE value IS NULL AND status = 'ok' "
                 "ORDER BY line LIMIT 1000").fetchall() if line not in known)
+    # per row (a trial takes the earliest time of its rows, which would hide a bad one)
+    known = {p.line for p in batch.problems if p.source == source}
+    batch.add_problems(
+        TrialParseError(source, line, "bad-timestamp", f"started_at {moment} is outside 1970-9999")
+        for line, moment in con.execute(
+            "SELECT line, CAST(started_at AS VARCHAR) FROM _mapped "
+            "WHERE started_at < TIMESTAMPTZ '1970-01-01 00:00:00+00' "
+            "OR started_at > TIMESTAMPTZ '9999-12-31 23:59:59.999999+00' "
+            "ORDER BY line LIMIT 1000").fetchall() if line not in known)
     con.execute("CREATE OR REPLACE TEMP TABLE _bad_rows (line BIGINT)")
     bad_lines = sorted({p.line for p in batch.problems if p.source == source})
     if bad_lines:
