@@ -5,8 +5,20 @@ Layout (SPEC 3)::
     <root>/catalog.duckdb                     dimension, batch, job and result tables
     <root>/measurements/campaign=C/hardware_type=H/b000012-0.parquet
     <root>/_schema/...                        an empty file giving the view its types
-    <root>/_staging/                          batches being written (removed on recovery)
+    <root>/_staging/bNNNNNN/campaign=C/...     a batch's files before they are published
     <root>/.write.lock                        the single-writer lock (names its holder)
+
+A batch's Parquet files are written under ``_staging/`` (outside ``measurements/``),
+recorded in the catalog in one transaction, and only **then** renamed into
+``measurements/`` (:meth:`Warehouse.publish`). So an engine reading
+``measurements/`` directly never sees a file the catalog does not list. A writer
+killed between its commit and the renames leaves a committed batch in
+``_staging/``: every open of the warehouse, read-only ones too, finishes it
+(:meth:`Warehouse._finish_committed`). A batch that never committed is removed,
+with any file of ``measurements/`` the catalog does not list and empty partition
+directories, by whoever next holds the write lock (a writer, or a reader that
+finds the lock free: :meth:`Warehouse._undo_uncommitted`); a reader never removes
+anything while a live writer holds the lock.
 
 This module is the only place that calls ``duckdb.connect`` on the catalog.
 Readers open the catalog read-only; writers take the write lock first and keep
@@ -27,7 +39,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from perfwarehouse.errors import WarehouseError
+from perfwarehouse.errors import WarehouseBusy, WarehouseError
 from perfwarehouse.faults import checkpoint
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.lock import retry_while_locked, write_lock
@@ -133,6 +145,7 @@ class Warehouse:
         con = self._connect(read_only=True)
         try:
             _check_version(con, self.root)
+            self._recover_read_only(con)
             self.create_views(con, _data_files(con), temporary=True)
             yield con
         finally:
@@ -213,7 +226,8 @@ class Warehouse:
                 if _migrate(con):
                     session.refresh_views(con)
                 _check_version(con, self.root)
-                self._recover(con)
+                if self._recover(con):
+                    session.refresh_views(con)
             yield session
 
     def _create_catalog(self) -> None:
@@ -240,19 +254,93 @@ class Warehouse:
         if not path.exists() or "attributes" not in _parquet_columns(path):
             write_empty_schema_file(path)  # new, or of the layout before schema version 2
 
-    def _recover(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Undo what a killed writer left: staging files and unrecorded data files."""
+    # --------------------------------------------------------------- recovery
+    def batch_staging(self, batch_id: int) -> Path:
+        """Where batch ``batch_id`` writes its files before they are published."""
+        return self.staging_path / f"b{batch_id:06d}"
+
+    def publish(self, batch_id: int, paths: Sequence[str]) -> None:
+        """Rename a committed batch's staged files into ``measurements/`` (idempotent:
+        a concurrent finisher may have moved some already), then drop its staging dir."""
+        staging = self.batch_staging(batch_id)
+        for number, rel in enumerate(paths):
+            target = self.root / rel
+            source = staging / Path(rel).relative_to(DATA)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, target)
+            except FileNotFoundError:
+                if not target.exists():
+                    raise
+            if number == 0:
+                checkpoint("published-one")
+        shutil.rmtree(staging, ignore_errors=True)
+
+    def _staged_batches(self) -> dict[int, Path]:
+        """The batch directories in ``_staging/`` (by batch id); others are leftovers too."""
+        if not self.staging_path.is_dir():
+            return {}
+        found = {}
+        with os.scandir(self.staging_path) as entries:
+            for entry in entries:
+                name = entry.name
+                found[int(name[1:]) if name[:1] == "b" and name[1:].isdigit() else -1] = \
+                    Path(entry.path)
+        return found
+
+    def _finish_committed(self, con: duckdb.DuckDBPyConnection) -> set[int]:
+        """Publish the staged files of batches the catalog holds; the staged batch ids
+        the catalog does not hold (not committed: left for :meth:`_undo_uncommitted`)."""
+        staged = self._staged_batches()
+        if not staged:
+            return set()
+        ids = [i for i in staged if i >= 0]
+        rows = con.execute("SELECT batch_id, path FROM data_files WHERE list_contains(?, batch_id) "
+                           "ORDER BY path", [ids]).fetchall()
+        committed = {r[0] for r in con.execute(
+            "SELECT batch_id FROM ingest_batches WHERE list_contains(?, batch_id)", [ids]).fetchall()}
+        for batch_id in sorted(committed):
+            self.publish(batch_id, [path for b, path in rows if b == batch_id])
+        return set(staged) - committed
+
+    def _undo_uncommitted(self, con: duckdb.DuckDBPyConnection) -> None:
+        """With the write lock held: remove uncommitted staging, files of ``measurements/``
+        the catalog does not list (left by older versions) and empty directories."""
         if self.staging_path.exists():
             shutil.rmtree(self.staging_path)
         if not self.data_path.exists():
             return
         known = {row[0] for row in con.execute(  # retired files: kept for readers (compact.py)
             "SELECT path FROM data_files UNION ALL SELECT path FROM retired_files").fetchall()}
-        for dirpath, _dirs, names in os.walk(self.data_path):
+        for dirpath, _dirs, names in os.walk(self.data_path, topdown=False):
             for name in names:
                 rel = os.path.relpath(os.path.join(dirpath, name), self.root)
                 if rel not in known:
                     os.remove(os.path.join(dirpath, name))
+            if dirpath != str(self.data_path) and not os.listdir(dirpath):
+                os.rmdir(dirpath)
+
+    def _recover(self, con: duckdb.DuckDBPyConnection) -> bool:
+        """Under the write lock: finish committed batches, undo everything else; whether
+        a committed batch was finished (its persistent views then need refreshing)."""
+        staged = set(self._staged_batches())
+        finished = bool(staged - self._finish_committed(con))
+        self._undo_uncommitted(con)
+        return finished
+
+    def _recover_read_only(self, con: duckdb.DuckDBPyConnection) -> None:
+        """On a read-only open: finish committed batches (safe without the lock: the
+        catalog holds them and renames are idempotent); undo uncommitted ones only if the
+        write lock is free right now (else a live writer may be about to commit them)."""
+        if not self.staging_path.is_dir():
+            return
+        try:
+            if not self._finish_committed(con):
+                return
+            with write_lock(self.root, "perfwarehouse recovery (read-only open)", 0):
+                self._undo_uncommitted(con)
+        except (OSError, WarehouseBusy):
+            return  # read-only file system, or a writer is at work: it recovers itself
 
 
 class WriteSession:
