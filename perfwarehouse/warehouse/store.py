@@ -262,7 +262,12 @@ class Warehouse:
     def publish(self, batch_id: int, paths: Sequence[str]) -> None:
         """Rename a committed batch's staged files into ``measurements/`` (idempotent:
         a concurrent finisher may have moved some already), then drop its staging dir."""
-        staging = self.batch_staging(batch_id)
+        self.publish_staged(self.batch_staging(batch_id), paths)
+
+    def publish_staged(self, staging: Path, paths: Sequence[str]) -> None:
+        """Rename the committed files ``paths`` (relative to the root, under
+        ``measurements/``) from ``staging`` (which mirrors ``measurements/``) into place,
+        then drop ``staging``. Used by ingest (a batch) and compaction (its new files)."""
         for number, rel in enumerate(paths):
             target = self.root / rel
             source = staging / Path(rel).relative_to(DATA)
@@ -276,32 +281,38 @@ class Warehouse:
                 checkpoint("published-one")
         shutil.rmtree(staging, ignore_errors=True)
 
-    def _staged_batches(self) -> dict[int, Path]:
-        """The batch directories in ``_staging/`` (by batch id); others are leftovers too."""
+    def _staged_dirs(self) -> list[Path]:
+        """The directories in ``_staging/``: a batch's (``bNNNNNN``) or a compaction's
+        (``compact-TOKEN``) files, laid out as in ``measurements/``; others are leftovers."""
         if not self.staging_path.is_dir():
-            return {}
-        found = {}
+            return []
         with os.scandir(self.staging_path) as entries:
-            for entry in entries:
-                name = entry.name
-                found[int(name[1:]) if name[:1] == "b" and name[1:].isdigit() else -1] = \
-                    Path(entry.path)
-        return found
+            return sorted(Path(entry.path) for entry in entries)
 
-    def _finish_committed(self, con: duckdb.DuckDBPyConnection) -> set[int]:
-        """Publish the staged files of batches the catalog holds; the staged batch ids
-        the catalog does not hold (not committed: left for :meth:`_undo_uncommitted`)."""
-        staged = self._staged_batches()
-        if not staged:
-            return set()
-        ids = [i for i in staged if i >= 0]
-        rows = con.execute("SELECT batch_id, path FROM data_files WHERE list_contains(?, batch_id) "
-                           "ORDER BY path", [ids]).fetchall()
-        committed = {r[0] for r in con.execute(
-            "SELECT batch_id FROM ingest_batches WHERE list_contains(?, batch_id)", [ids]).fetchall()}
-        for batch_id in sorted(committed):
-            self.publish(batch_id, [path for b, path in rows if b == batch_id])
-        return set(staged) - committed
+    def _finish_committed(self, con: duckdb.DuckDBPyConnection) -> list[Path]:
+        """Publish the staged files the catalog lists (``data_files``: their batch or
+        compaction committed); the staging dirs it does not list (not committed: left
+        for :meth:`_undo_uncommitted`). A batch or compaction commits all its files in
+        one transaction, so a staged dir is listed wholly or not at all."""
+        uncommitted = []
+        for staging in self._staged_dirs():
+            rels = sorted(str(Path(DATA) / p.relative_to(staging))
+                          for p in staging.rglob("*.parquet")) if staging.is_dir() else []
+            listed = [r[0] for r in con.execute(
+                "SELECT path FROM data_files WHERE list_contains(?, path) ORDER BY path",
+                [rels]).fetchall()] if rels else []
+            if not listed and staging.name[:1] == "b" and staging.name[1:].isdigit():
+                # a batch whose files were all renamed already: committed, finished
+                batch = int(staging.name[1:])
+                if fetch_one(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                             [batch])[0]:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    continue
+            if listed:
+                self.publish_staged(staging, listed)
+            else:
+                uncommitted.append(staging)
+        return uncommitted
 
     def _undo_uncommitted(self, con: duckdb.DuckDBPyConnection) -> None:
         """With the write lock held: remove uncommitted staging, files of ``measurements/``
@@ -323,8 +334,8 @@ class Warehouse:
     def _recover(self, con: duckdb.DuckDBPyConnection) -> bool:
         """Under the write lock: finish committed batches, undo everything else; whether
         a committed batch was finished (its persistent views then need refreshing)."""
-        staged = set(self._staged_batches())
-        finished = bool(staged - self._finish_committed(con))
+        staged = set(self._staged_dirs())
+        finished = bool(staged - set(self._finish_committed(con)))
         self._undo_uncommitted(con)
         return finished
 

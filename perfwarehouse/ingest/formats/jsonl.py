@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -381,3 +382,12 @@ def _dumps(value: Any) -> str:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+
+
+def _timestamp(value: Any) -> datetime | None:
+    """``value`` as a timestamp under the reading policy (``revision_time`` options of the
+    CLI and the agent); None if the policy refuses it."""
+    try:
+        return json_policy.parse_timestamp(value)
+    except json_policy.PolicyError:
+        return None
