@@ -54,6 +54,14 @@ CASES = {
     "long-campaign": ({"campaign": "c" * 300}, "bad-name"),
     "nul-benchmark": ({"benchmark": "\u0000./bench1.sh"}, "bad-name"),
     "lone-surrogate": (_replace('"metric": "runtime"', '"metric": "\\ud800"'), "invalid-string"),
+    # the revision key and attributes (main's features) under the same policy
+    "attributes-not-object": ({"attributes": 5}, "wrong-type"),
+    "dup-unknown-key": (_replace('"position": 1', '"ci": 1, "ci": 2, "position": 1'),
+                        "duplicate-key"),
+    "dup-in-attributes": (lambda line: _replace('"k": 1', '"k": 1, "k": 2')(
+        line.replace('"v": 1', '"attributes": {"a": {"k": 1}}, "v": 1', 1)), "duplicate-key"),
+    "revision-time-10000": ({"revision_time": "10000-01-01T00:00:00Z"}, "bad-timestamp"),
+    "nul-revision": ({"revision": "\u0000abc"}, "bad-name"),
 }
 
 

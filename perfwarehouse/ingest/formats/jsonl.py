@@ -6,7 +6,8 @@ Two readers produce the same ``raw_trials`` rows:
   line by line, naming the line and rule of every problem (broken UTF-8,
   truncated or invalid JSON, wrong types);
 * :func:`read_fast` lets DuckDB's vectorised JSON reader load a whole file. It is
-  tried first; if DuckDB cannot parse the file, the caller falls back to
+  tried first; if DuckDB cannot parse the file, or the file may break the reading
+  policy (:mod:`~perfwarehouse.ingest.json_policy`), the caller falls back to
   :func:`parse` to say exactly which line is wrong and why.
 
 Semantic rules (missing keys, order kinds, duplicates, ...) are checked once,
@@ -64,11 +65,12 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     Every field is read as JSON and converted in SQL only when its JSON type is the
     one :mod:`~perfwarehouse.ingest.json_policy` allows (a string where a string
     belongs, a number - not a boolean - where a number belongs, a boolean for
-    ``higher_is_better``, an RFC 3339 text for ``started_at``); anything else raises
-    inside the query, so the whole file falls back to :func:`parse`, which names the
-    line and rule. DuckDB itself refuses a duplicated field, a BOM, broken UTF-8
-    and nesting deeper than 128; ``settings`` and ``env`` are checked for duplicate
-    keys and depth when they are canonicalised (``stage.land``).
+    ``higher_is_better``, an RFC 3339 text for ``started_at`` and ``revision_time``);
+    anything else raises inside the query, so the whole file falls back to
+    :func:`parse`, which names the line and rule. DuckDB itself refuses a duplicated
+    field, a BOM, broken UTF-8 and nesting deeper than 128; ``settings``, ``env`` and
+    ``attributes`` are checked for duplicate keys and depth when they are canonicalised
+    (``stage.land``), ``latency`` when it is converted (``ingest.latency``).
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
     """
