@@ -43,6 +43,17 @@ from perfwarehouse.errors import UsageError
 BLOCK = 1 << 20
 MIN_TOKEN_CHARS = 16
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+MAX_OFFSET_DIGITS = 18  # a byte offset of more digits is past any file (answered 416)
+# What one client can hold (slow or idle clients, slowloris): connections beyond
+# LIMIT_CONCURRENCY get 503 (a pull retries those); a request's line and headers must
+# arrive whole within HEADER_TIMEOUT_S and be at most MAX_HEADER_BYTES; an idle
+# keep-alive connection is closed after KEEP_ALIVE_S; a client that stops reading a
+# response for SEND_TIMEOUT_S loses its connection.
+LIMIT_CONCURRENCY = 64
+HEADER_TIMEOUT_S = 10.0
+KEEP_ALIVE_S = 5
+MAX_HEADER_BYTES = 16 * 1024
+SEND_TIMEOUT_S = 60.0
 MEDIA_TYPE = "application/jsonl"
 
 
@@ -156,6 +167,10 @@ def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
                 os.close(fd)
                 return JSONResponse({"error": "only one range, as bytes=FIRST-LAST, is supported"},
                                     status_code=400)
+            if max(len(match.group(1)), len(match.group(2))) > MAX_OFFSET_DIGITS:
+                os.close(fd)
+                return Response(status_code=416, headers={**headers,
+                                                          "Content-Range": f"bytes */{size}"})
             if match.group(1):
                 start = int(match.group(1))
                 end = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
@@ -179,6 +194,7 @@ def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
         Route("/segments", list_segments, methods=["GET"]),
         Route("/segments/{name}", get_segment, methods=["GET"]),
     ])
+    app.router.redirect_slashes = False  # /segments/ is not a resource: 404, not a redirect
     return BearerAuth(app, token)
 
 
@@ -203,13 +219,60 @@ class BearerAuth:
         authorised = hmac.compare_digest(credential.strip(), self.expected) \
             and scheme.lower() == b"bearer"
         if authorised:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, _bounded(send))
             return
         body = json.dumps({"error": "missing or wrong bearer token"}).encode()
         await send({"type": "http.response.start", "status": 401, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             (b"www-authenticate", b'Bearer realm="perfwarehouse-agent"')]})
         await send({"type": "http.response.body", "body": body})
+
+
+def _bounded(send):  # type: ignore[no-untyped-def]
+    """``send`` that gives up (closing the connection) on a client that stops reading."""
+    import asyncio
+
+    async def bounded_send(message) -> None:  # type: ignore[no-untyped-def]
+        await asyncio.wait_for(send(message), SEND_TIMEOUT_S)
+
+    return bounded_send
+
+
+def _protocol(header_timeout_s: float):  # type: ignore[no-untyped-def]
+    """uvicorn's h11 protocol, closing a connection whose request line and headers do not
+    arrive whole within ``header_timeout_s`` (uvicorn itself only times out idle
+    keep-alive connections, so a client trickling headers could hold one forever)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        _deadline = None
+        _cycle_when_armed = None
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._cycle_when_armed = self.cycle
+            self._deadline = self.loop.call_later(header_timeout_s, self._too_slow)
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.cycle is self._cycle_when_armed and not self.transport.is_closing():
+                self.transport.close()  # no new request started in time
+
+        def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc) -> None:  # type: ignore[no-untyped-def]
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+    return BoundedH11Protocol
 
 
 def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
@@ -237,7 +300,9 @@ def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            server_header=False)
+                            server_header=False, http=_protocol(HEADER_TIMEOUT_S),
+                            limit_concurrency=LIMIT_CONCURRENCY, timeout_keep_alive=KEEP_ALIVE_S,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES, backlog=128)
     server = uvicorn.Server(config)
     if ready:
         ready(f"serving {Path(spool_dir).resolve()} read-only on http://{shown}:{bound_port} "

@@ -81,7 +81,9 @@ def choose_period(since: datetime | None, until: datetime | None, last_at: datet
         if last_at is None:
             return None
         day = last_at.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        until = day + timedelta(days=1)
+        # the warehouse holds times up to 9999-12-31 (UTC): the day after may not exist
+        until = day + timedelta(days=1) if day.year < 9999 or day.month < 12 or day.day < 31 \
+            else datetime.max.replace(tzinfo=timezone.utc)
     since = since or until - timedelta(days=default_days)
     return Period(since, until)
 

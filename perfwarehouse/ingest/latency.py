@@ -19,6 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import json_policy
 from perfwarehouse.loadtest import histograms
 from perfwarehouse.warehouse.store import fetch_arrow, fetch_one
 
@@ -48,8 +49,12 @@ def convert(con: duckdb.DuckDBPyConnection) -> list[TrialParseError]:
             continue
         seen.add(key)
         try:
-            value = json.loads(text)
+            value = json_policy.loads_text(text)
+            json_policy.check_value(value, "latency", depth=2)
             hist = histograms.from_latency(value)
+        except json_policy.PolicyError as exc:  # duplicate keys, too deep: the policy's rule
+            problems.append(TrialParseError(source, line or 0, exc.rule, exc.detail))
+            continue
         except ValueError as exc:
             problems.append(TrialParseError(source, line or 0, "bad-latency", str(exc)))
             continue

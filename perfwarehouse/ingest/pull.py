@@ -28,8 +28,10 @@ and 5xx) are retried with exponential backoff, a bounded number of times.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
+import re
 import shutil
 import tempfile
 import threading
@@ -61,6 +63,7 @@ from perfwarehouse.warehouse.store import Warehouse
 
 DEFAULT_CHUNK_BYTES = 64 << 20
 MAX_LINE_BYTES = 64 << 20
+MAX_LISTING_BYTES = 16 << 20  # the segment list of one agent
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 FORMAT = "pull"
 TEMP_PREFIX = "perfwarehouse-pull-"
@@ -182,21 +185,26 @@ class AgentClient:
     def close(self) -> None:
         self.http.close()
 
-    def _get(self, path: str, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    def _get(self, path: str, headers: dict[str, str] | None = None,
+             limit: int = MAX_LISTING_BYTES) -> tuple[int, dict[str, str], bytes]:
+        """(status, headers, body) of one GET, retried on transient failures. The body is
+        streamed and never read past ``limit`` bytes: an agent sending more is refused."""
         where = f"agent {self.source.name} ({self.source.url})"
+        headers = {**(headers or {}), "Accept-Encoding": "identity"}
         for attempt in range(self.retries + 1):
             try:
-                response = self.http.get(path, headers=headers)
+                with self.http.stream("GET", path, headers=headers) as response:
+                    status = response.status_code
+                    if status not in RETRYABLE_STATUS:
+                        if status in (401, 403):
+                            raise AgentError(
+                                f"{where} refused the token in {self.source.token_file} (HTTP "
+                                f"{status}); it must match the agent's --token-file")
+                        return status, dict(response.headers), _capped(response, limit, where,
+                                                                       path)
+                    problem = f"HTTP {status}"
             except self._transient as exc:
                 problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            else:
-                if response.status_code not in RETRYABLE_STATUS:
-                    if response.status_code in (401, 403):
-                        raise AgentError(
-                            f"{where} refused the token in {self.source.token_file} (HTTP "
-                            f"{response.status_code}); it must match the agent's --token-file")
-                    return response
-                problem = f"HTTP {response.status_code}"
             if attempt == self.retries:
                 raise TransientAgentError(f"{where}: {problem}; gave up after {attempt + 1} "
                                           "attempts")
@@ -207,12 +215,12 @@ class AgentClient:
         raise AssertionError("unreachable")
 
     def segments(self) -> list[tuple[str, int]]:
-        response = self._get("/segments")
-        if response.status_code != 200:
+        status, _headers, body = self._get("/segments")
+        if status != 200:
             raise AgentError(f"agent {self.source.name}: listing segments answered HTTP "
-                             f"{response.status_code}")
+                             f"{status}")
         try:
-            listed = response.json()["segments"]
+            listed = json.loads(body)["segments"]
             segments = [(str(s["name"]), int(s["size"])) for s in listed]
         except (ValueError, KeyError, TypeError):
             raise AgentError(f"agent {self.source.name} ({self.source.url}) did not answer with a "
@@ -220,21 +228,53 @@ class AgentClient:
         return [(name, size) for name, size in segments if is_segment_name(name)]
 
     def fetch(self, segment: str, start: int, end: int) -> bytes:
-        """Bytes ``[start, end)`` of ``segment``; fewer only if the segment is shorter."""
-        response = self._get(f"/segments/{segment}", {"Range": f"bytes={start}-{end - 1}"})
-        if response.status_code == 404:
+        """Bytes ``[start, end)`` of ``segment``; fewer only if the segment is shorter.
+
+        Never reads more than ``end - start`` bytes of the answer, and checks its
+        ``Content-Range`` against what was asked: an agent answering with more (or other)
+        bytes is refused with :class:`AgentError` before anything is parsed or landed.
+        """
+        status, headers, body = self._get(f"/segments/{segment}",
+                                          {"Range": f"bytes={start}-{end - 1}"},
+                                          limit=end - start)
+        if status == 404:
             raise SegmentChangedError(f"segment {segment} is no longer on the agent")
-        if response.status_code == 416:
+        if status == 416:
             return b""
-        if response.status_code != 206:
+        if status != 206:
             raise AgentError(f"agent {self.source.name}: range request for {segment} answered "
-                             f"HTTP {response.status_code}")
-        content_range = response.headers.get("content-range", "")
-        expected = f"bytes {start}-"
-        if not content_range.startswith(expected):
+                             f"HTTP {status}")
+        content_range = headers.get("content-range", "")
+        match = _CONTENT_RANGE.fullmatch(content_range.strip())
+        if not match or int(match.group(1)) != start:
             raise AgentError(f"agent {self.source.name}: {segment} came back as {content_range!r}"
                              f", not from byte {start}")
-        return response.content
+        first, last = int(match.group(1)), int(match.group(2))
+        if last >= end or last - first + 1 != len(body):
+            raise AgentError(
+                f"agent {self.source.name}: {segment} answered bytes {first}-{last} with "
+                f"{len(body):,} bytes of body for bytes {start}-{end - 1} asked; refused, "
+                "nothing of it was ingested")
+        return body
+
+
+_CONTENT_RANGE = re.compile(r"bytes (\d{1,18})-(\d{1,18})/(\d{1,18}|\*)")
+
+
+def _capped(response, limit: int, where: str, path: str) -> bytes:  # type: ignore[no-untyped-def]
+    """The body of a streamed ``response``, refused as soon as it exceeds ``limit`` bytes."""
+    declared = response.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise AgentError(f"{where} answered {path} with {declared} bytes, more than the "
+                         f"{limit:,} asked for; refused, nothing of it was ingested")
+    chunks, size = [], 0
+    for chunk in response.iter_raw():
+        size += len(chunk)
+        if size > limit:
+            raise AgentError(f"{where} sent more than the {limit:,} bytes asked for {path}; "
+                             "refused, nothing of it was ingested")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 # -------------------------------------------------------------------- pull

@@ -9,19 +9,20 @@ parsers found. :func:`land` then, in order:
 2. under the warehouse's write lock, compares the batch with what the warehouse
    holds: the same content again changes nothing; a trial already present with
    the same values is skipped; with different values it is a conflict;
-3. writes the new measurements as Parquet into a staging directory, moves the
-   files into the hive layout and records them, the dimension rows, the trials
-   and the batch in **one** catalog transaction. Files become visible to the
-   ``measurements`` view only through that transaction, so a process killed at
-   any instant leaves the warehouse as before or after the batch; leftovers are
-   removed by the next writer (:meth:`Warehouse._recover`).
+3. writes the new measurements as Parquet into a staging directory outside
+   ``measurements/``, records them, the dimension rows, the trials and the batch
+   in **one** catalog transaction, and only then renames the files into the hive
+   layout (:meth:`Warehouse.publish`). So a process killed at any instant leaves
+   the warehouse as before or after the batch, and an engine reading
+   ``measurements/`` directly never sees an uncommitted file; a batch committed
+   but not yet renamed is finished by the next open, read-only or not
+   (:meth:`Warehouse._recover_read_only`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -37,7 +38,7 @@ import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
-from perfwarehouse.ingest import latency
+from perfwarehouse.ingest import json_policy, latency
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.compact import auto_compact
@@ -168,15 +169,21 @@ def land(
             _on_commit_alone(session, on_commit)
             return IngestSummary(batch.source, batch.format, "nothing-new",
                                  trials_skipped=skipped, seconds=time.monotonic() - started)
-        with reporter.task("writing Parquet", total=None, unit="rows"):
-            files = _write_parquet(con, warehouse, batch_id)
-        checkpoint("parquet-moved")
-        values = sum(f["row_count"] for f in files)
-        campaigns = tuple(r[0] for r in con.execute(
-            "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
-        with reporter.task("committing", total=None, unit="rows"):
-            _commit(session, con, batch, batch_id, files, problems, started_at,
-                    added, values, skipped, on_commit)
+        try:
+            with reporter.task("writing Parquet", total=None, unit="rows"):
+                files = _write_parquet(con, warehouse, batch_id)
+            checkpoint("parquet-moved")  # (staged: the name is kept for the kill tests)
+            values = sum(f["row_count"] for f in files)
+            campaigns = tuple(r[0] for r in con.execute(
+                "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
+            with reporter.task("committing", total=None, unit="rows"):
+                _commit(session, con, batch, batch_id, files, problems, started_at,
+                        added, values, skipped, on_commit)
+        except BaseException:
+            if not _is_committed(warehouse, batch_id):
+                # a refusal, a moved cursor, an error: nobody will publish it
+                shutil.rmtree(warehouse.batch_staging(batch_id), ignore_errors=True)
+            raise
         # many small files in a small partition: compact it now (README "Compaction")
         auto_compact(session, [(str(f["campaign"]), str(f["hardware_type"])) for f in files])
     return IngestSummary(
@@ -257,37 +264,59 @@ def _refusal(problems: list[TrialParseError]) -> TrialParseError:
 def canonical_settings(text: str) -> str:
     """Canonical JSON of a settings object: sorted keys, compact separators.
 
-    Raises ``ValueError`` when ``text`` is not a JSON object.
+    Raises ``ValueError`` (a :class:`~perfwarehouse.ingest.json_policy.PolicyError`
+    naming the rule) when ``text`` is not a JSON object or breaks the JSON policy
+    (duplicate keys, too deep).
     """
-    value = json.loads(text)
+    value = json_policy.loads_text(text)
+    json_policy.check_value(value, "settings", depth=2)
     if not isinstance(value, dict):
-        raise ValueError("settings must be a JSON object")
+        raise json_policy.PolicyError("bad-settings", "settings is not a JSON object")
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _canonicalise_settings(con: duckdb.DuckDBPyConnection) -> list[TrialParseError]:
-    """Rewrite ``raw_trials.settings`` canonically; problems for settings that are not objects."""
+    """Rewrite ``raw_trials.settings`` canonically; problems for settings that are not
+    objects or break the JSON policy, and for ``env`` values that break it."""
     distinct = [r[0] for r in con.execute(
         "SELECT DISTINCT settings FROM raw_trials WHERE settings IS NOT NULL").fetchall()]
-    mapping, bad = [], []
+    mapping, bad = [], {}
     for text in distinct:
         try:
             mapping.append((text, canonical_settings(text)))
+        except json_policy.PolicyError as exc:
+            bad[text] = (exc.rule, exc.detail)
         except ValueError:
-            bad.append(text)
+            bad[text] = ("bad-settings", "settings is not a JSON object")
     if any(a != b for a, b in mapping):
         con.register("_settings_map", pa.table({
             "raw": [a for a, _ in mapping], "canonical": [b for _, b in mapping]}))
         con.execute("""UPDATE raw_trials SET settings = m.canonical FROM _settings_map m
                        WHERE raw_trials.settings = m.raw AND m.raw <> m.canonical""")
         con.unregister("_settings_map")
-    if not bad:
-        return []
-    rows = con.execute(
-        "SELECT source, line, settings FROM raw_trials WHERE list_contains(?, settings) "
-        "ORDER BY source, line LIMIT ?", [bad, MAX_REPORTED]).fetchall()
-    return [TrialParseError(s, ln, "bad-settings", f"settings is not a JSON object: {t[:80]}")
-            for s, ln, t in rows]
+    # env; attributes (the merged object stands at the record's level: its values are
+    # top-level keys); latency is checked where it is converted (latency.convert)
+    bad_json: dict[str, dict[str, tuple[str, str]]] = {"env": {}, "attributes": {}}
+    for column, depth in (("env", 2), ("attributes", 1)):
+        for (text,) in con.execute(f"SELECT DISTINCT {column} FROM raw_trials "
+                                   f"WHERE {column} IS NOT NULL").fetchall():
+            try:
+                json_policy.check_value(json_policy.loads_text(text), column, depth=depth)
+            except json_policy.PolicyError as exc:
+                bad_json[column][text] = (exc.rule, exc.detail)
+    problems = []
+    for column, broken in (("settings", bad), *bad_json.items()):
+        if not broken:
+            continue
+        rows = con.execute(
+            f"SELECT source, line, {column} FROM raw_trials WHERE list_contains(?, {column}) "
+            "ORDER BY source, line LIMIT ?", [list(broken), MAX_REPORTED]).fetchall()
+        for source, line, text in rows:
+            rule, detail = broken[text]
+            if rule == "bad-settings":
+                detail = f"settings is not a JSON object: {text[:80]}"
+            problems.append(TrialParseError(source, line, rule, detail))
+    return problems
 
 
 def _validate(con: duckdb.DuckDBPyConnection, limit: int) -> list[TrialParseError]:
@@ -402,8 +431,10 @@ def _check_dimension_conflicts(
 def _write_parquet(
     con: duckdb.DuckDBPyConnection, warehouse: Warehouse, batch_id: int
 ) -> list[dict[str, object]]:
-    """Write the batch's measurements and move them into the hive layout; return their records."""
-    staging = warehouse.staging_path / f"b{batch_id:06d}"
+    """Write the batch's measurements into its staging directory (outside
+    ``measurements/``, so no reader sees them yet); return their records, with the
+    paths they will have once published."""
+    staging = warehouse.batch_staging(batch_id)
     staging.mkdir(parents=True, exist_ok=True)
     query = sqlfiles.load("queries/measurement_rows")
     con.execute(
@@ -416,16 +447,12 @@ def _write_parquet(
     for path in sorted(staging.rglob("*.parquet")):
         rel_dir = path.parent.relative_to(staging)
         campaign, hardware_type = (urllib.parse.unquote(p.split("=", 1)[1]) for p in rel_dir.parts)
-        target = warehouse.data_path / rel_dir / path.name
-        target.parent.mkdir(parents=True, exist_ok=True)
         rows = pq.read_metadata(path).num_rows
         size = path.stat().st_size
         checkpoint("parquet-staged")
-        os.replace(path, target)
         files.append({"path": str(Path(DATA) / rel_dir / path.name), "batch_id": batch_id,
                       "campaign": campaign, "hardware_type": hardware_type,
                       "row_count": rows, "bytes": size})
-    shutil.rmtree(staging)
     return files
 
 
@@ -472,15 +499,29 @@ def _commit(
                 "INSERT INTO ingest_batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'landed', ?, ?)",
                 [batch_id, batch.source, batch.format, batch.content_hash, added, values,
                  skipped, len({(p.source, p.line) for p in problems}), started_at, now])
-            session.refresh_views(cat)
             if on_commit:
                 on_commit(cat, batch_id)
             checkpoint("before-commit")
             cat.execute("COMMIT")
-            checkpoint("after-commit")
         except BaseException:
             cat.execute("ROLLBACK")
             raise
+        checkpoint("after-commit")
+        # committed: only now do the files appear in measurements/ (readers wait for this
+        # open catalog; one killed here is finished by the next open, read-only or not)
+        session.warehouse.publish(batch_id, [str(f["path"]) for f in files])
+        checkpoint("after-publish")
+        session.refresh_views(cat)  # persistent views bind to files, so after publishing
+
+
+def _is_committed(warehouse: Warehouse, batch_id: int) -> bool:
+    """Whether the catalog holds batch ``batch_id`` (asked after a failure)."""
+    try:
+        with warehouse.catalog() as cat:
+            return bool(fetch_one(cat, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                                  [batch_id])[0])
+    except Exception:  # cannot tell: keep the files (the next writer decides)
+        return True
 
 
 def _on_commit_alone(session: WriteSession, on_commit: OnCommit | None) -> None:

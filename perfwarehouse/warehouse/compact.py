@@ -12,25 +12,33 @@ Atomic and crash-safe as ingest is. Under the write lock:
 1. expired retired files (below) are deleted: their rows leave ``retired_files``
    in one transaction, then the files are unlinked (a kill in between leaves
    unknown files, which the next writer's recovery removes);
-2. the new files are written into ``_staging/`` and checked (row count), then
-   moved into the partition directory; until the commit nobody reads them, and a
-   killed compaction leaves them unknown to the catalog: the next writer removes
+2. the new files are written into ``_staging/compact-TOKEN/`` (outside
+   ``measurements/``, laid out as it is) and checked (row count); a killed
+   compaction leaves them there, unknown to the catalog: the next writer removes
    them (:meth:`Warehouse._recover`);
 3. **one** catalog transaction swaps the files: the old ones leave ``data_files``
-   and enter ``retired_files``, the new ones enter ``data_files``, the views are
-   refreshed. A reader sees the old set or the new set, never both, never neither.
+   and enter ``retired_files``, the new ones enter ``data_files``. A reader of the
+   catalog sees the old set or the new set, never both, never neither;
+4. only then are the new files renamed into ``measurements/``
+   (:meth:`Warehouse.publish_staged`), as ingest publishes a batch: an engine reading
+   ``measurements/`` directly never sees a compacted file before the commit that
+   lists it. A compaction killed between its commit and the renames is finished by
+   the next open of the warehouse, read-only or not (:meth:`Warehouse._recover`).
+   The persistent views are refreshed after the renames.
 
 Readers are never blocked (the catalog is open read-write only for the swap) and a
 job that took its snapshot before the swap finishes on the old files: they stay on
 disk for a grace period (:attr:`Policy.grace_s`, one hour by default; recovery
 keeps them) and are deleted by the first compaction after it. A reader that reads
 one snapshot for longer than the grace period may find its files gone and must be
-rerun. Compaction is idempotent: a compacted partition plans nothing.
+rerun. During the grace period the retired files are still in ``measurements/``
+(with the new files holding the same rows): an engine reading that directory on its
+own must skip the paths of ``retired_files`` (README "Reading measurements/ from other
+engines"). Compaction is idempotent: a compacted partition plans nothing.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 import uuid
@@ -52,7 +60,7 @@ from perfwarehouse.warehouse.compact_plan import (
     expired,
     files_to_rewrite,
 )
-from perfwarehouse.warehouse.store import DataFile, Warehouse, WriteSession, configure
+from perfwarehouse.warehouse.store import DATA, DataFile, Warehouse, WriteSession, configure
 
 MEMORY_LIMIT = "2GB"
 
@@ -130,13 +138,15 @@ def compact_partitions(session: WriteSession, partitions: Sequence[Sequence[Data
     old: list[str] = []
     new: list[dict[str, object]] = []
     done = []
-    staging_dirs = []
+    staging_dirs: list[Path] = []
+    staged_records: list[list[dict[str, object]]] = []
     for files in partitions:
         todo = files_to_rewrite(files, policy)
         if not todo:
             continue
         staging, records = _rewrite(session.warehouse, todo, policy)
         staging_dirs.append(staging)
+        staged_records.append(records)
         old += [f.path for f in todo]
         new += records
         done.append(PartitionCompaction(todo[0].campaign, todo[0].hardware_type, len(files),
@@ -144,17 +154,38 @@ def compact_partitions(session: WriteSession, partitions: Sequence[Sequence[Data
                                         sum(f.row_count for f in todo)))
     if not done:
         return []
-    checkpoint("compact-moved")
-    _swap(session, old, new)
-    for staging in staging_dirs:
-        shutil.rmtree(staging, ignore_errors=True)
+    checkpoint("compact-moved")  # (staged: the name is kept for the kill tests)
+    try:
+        _swap(session, old, new)
+    except BaseException:
+        if not _is_committed(session.warehouse, new):
+            for staging in staging_dirs:  # nobody will publish them
+                shutil.rmtree(staging, ignore_errors=True)
+        raise
+    # committed: only now do the new files appear in measurements/
+    for staging, records in zip(staging_dirs, staged_records):
+        session.warehouse.publish_staged(staging, [str(r["path"]) for r in records])
+    checkpoint("compact-after-publish")
+    with session.catalog() as cat:
+        session.refresh_views(cat)  # persistent views bind to files, so after publishing
     return done
+
+
+def _is_committed(warehouse: Warehouse, new: list[dict[str, object]]) -> bool:
+    """Whether the catalog lists the new files (asked after a failure of the swap)."""
+    try:
+        with warehouse.catalog() as cat:
+            return bool(cat.execute("SELECT count(*) FROM data_files WHERE path = ?",
+                                    [str(new[0]["path"])]).fetchone()[0])
+    except Exception:  # cannot tell: keep the files (the next writer decides)
+        return True
 
 
 def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
              policy: Policy) -> tuple[Path, list[dict[str, object]]]:
-    """Write the clustered files of one partition and move them into its directory
-    (unrecorded: invisible until the swap). Returns the staging dir and the records."""
+    """Write the clustered files of one partition into a staging directory (outside
+    ``measurements/``: invisible until published after the swap). Returns the staging
+    dir and the records (with the paths the files will have once published)."""
     import duckdb
 
     campaign, hardware_type = todo[0].campaign, todo[0].hardware_type
@@ -179,7 +210,8 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
         checkpoint("compact-planned")
         for k, (lo, hi) in enumerate(config_ranges(counts, policy.max_file_rows)):
             name = f"{stem}-{k}.parquet"
-            path = staging / name
+            path = staging / partition_dir.relative_to(DATA) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
             con.execute(
                 f"COPY (SELECT * FROM {scan} WHERE config_id BETWEEN {int(lo)} AND {int(hi)} "
                 f"ORDER BY {', '.join(SORT_KEY)}) TO {sqlfiles.quote_literal(str(path))} "
@@ -196,10 +228,6 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
         shutil.rmtree(staging)
         raise RuntimeError(f"compaction of {campaign}/{hardware_type} lost rows; nothing changed")
     checkpoint("compact-written")
-    for path, record in written:
-        target = warehouse.root / str(record["path"])
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, target)
     return staging, [r for _, r in written]
 
 
@@ -215,7 +243,6 @@ def _swap(session: WriteSession, old: list[str], new: list[dict[str, object]]) -
             cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _new_files")
             cat.execute("INSERT INTO retired_files SELECT path, ?::TIMESTAMPTZ FROM _old_files "
                         "ON CONFLICT DO NOTHING", [now])
-            session.refresh_views(cat)
             checkpoint("compact-before-commit")
             cat.execute("COMMIT")
             checkpoint("compact-after-commit")

@@ -5,8 +5,20 @@ Layout (SPEC 3)::
     <root>/catalog.duckdb                     dimension, batch, job and result tables
     <root>/measurements/campaign=C/hardware_type=H/b000012-0.parquet
     <root>/_schema/...                        an empty file giving the view its types
-    <root>/_staging/                          batches being written (removed on recovery)
+    <root>/_staging/bNNNNNN/campaign=C/...     a batch's files before they are published
     <root>/.write.lock                        the single-writer lock (names its holder)
+
+A batch's Parquet files are written under ``_staging/`` (outside ``measurements/``),
+recorded in the catalog in one transaction, and only **then** renamed into
+``measurements/`` (:meth:`Warehouse.publish`). So an engine reading
+``measurements/`` directly never sees a file the catalog does not list. A writer
+killed between its commit and the renames leaves a committed batch in
+``_staging/``: every open of the warehouse, read-only ones too, finishes it
+(:meth:`Warehouse._finish_committed`). A batch that never committed is removed,
+with any file of ``measurements/`` the catalog does not list and empty partition
+directories, by whoever next holds the write lock (a writer, or a reader that
+finds the lock free: :meth:`Warehouse._undo_uncommitted`); a reader never removes
+anything while a live writer holds the lock.
 
 This module is the only place that calls ``duckdb.connect`` on the catalog.
 Readers open the catalog read-only; writers take the write lock first and keep
@@ -27,7 +39,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from perfwarehouse.errors import WarehouseError
+from perfwarehouse.errors import WarehouseBusy, WarehouseError
 from perfwarehouse.faults import checkpoint
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.lock import retry_while_locked, write_lock
@@ -133,6 +145,7 @@ class Warehouse:
         con = self._connect(read_only=True)
         try:
             _check_version(con, self.root)
+            self._recover_read_only(con)
             self.create_views(con, _data_files(con), temporary=True)
             yield con
         finally:
@@ -216,7 +229,8 @@ class Warehouse:
                 if _migrate(con):
                     session.refresh_views(con)
                 _check_version(con, self.root)
-                self._recover(con)
+                if self._recover(con):
+                    session.refresh_views(con)
             yield session
 
     def _create_catalog(self) -> None:
@@ -243,19 +257,104 @@ class Warehouse:
         if not path.exists() or "attributes" not in _parquet_columns(path):
             write_empty_schema_file(path)  # new, or of the layout before schema version 2
 
-    def _recover(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Undo what a killed writer left: staging files and unrecorded data files."""
+    # --------------------------------------------------------------- recovery
+    def batch_staging(self, batch_id: int) -> Path:
+        """Where batch ``batch_id`` writes its files before they are published."""
+        return self.staging_path / f"b{batch_id:06d}"
+
+    def publish(self, batch_id: int, paths: Sequence[str]) -> None:
+        """Rename a committed batch's staged files into ``measurements/`` (idempotent:
+        a concurrent finisher may have moved some already), then drop its staging dir."""
+        self.publish_staged(self.batch_staging(batch_id), paths)
+
+    def publish_staged(self, staging: Path, paths: Sequence[str]) -> None:
+        """Rename the committed files ``paths`` (relative to the root, under
+        ``measurements/``) from ``staging`` (which mirrors ``measurements/``) into place,
+        then drop ``staging``. Used by ingest (a batch) and compaction (its new files)."""
+        for number, rel in enumerate(paths):
+            target = self.root / rel
+            source = staging / Path(rel).relative_to(DATA)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, target)
+            except FileNotFoundError:
+                if not target.exists():
+                    raise
+            if number == 0:
+                checkpoint("published-one")
+        shutil.rmtree(staging, ignore_errors=True)
+
+    def _staged_dirs(self) -> list[Path]:
+        """The directories in ``_staging/``: a batch's (``bNNNNNN``) or a compaction's
+        (``compact-TOKEN``) files, laid out as in ``measurements/``; others are leftovers."""
+        if not self.staging_path.is_dir():
+            return []
+        with os.scandir(self.staging_path) as entries:
+            return sorted(Path(entry.path) for entry in entries)
+
+    def _finish_committed(self, con: duckdb.DuckDBPyConnection) -> list[Path]:
+        """Publish the staged files the catalog lists (``data_files``: their batch or
+        compaction committed); the staging dirs it does not list (not committed: left
+        for :meth:`_undo_uncommitted`). A batch or compaction commits all its files in
+        one transaction, so a staged dir is listed wholly or not at all."""
+        uncommitted = []
+        for staging in self._staged_dirs():
+            rels = sorted(str(Path(DATA) / p.relative_to(staging))
+                          for p in staging.rglob("*.parquet")) if staging.is_dir() else []
+            listed = [r[0] for r in con.execute(
+                "SELECT path FROM data_files WHERE list_contains(?, path) ORDER BY path",
+                [rels]).fetchall()] if rels else []
+            if not listed and staging.name[:1] == "b" and staging.name[1:].isdigit():
+                # a batch whose files were all renamed already: committed, finished
+                batch = int(staging.name[1:])
+                if fetch_one(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                             [batch])[0]:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    continue
+            if listed:
+                self.publish_staged(staging, listed)
+            else:
+                uncommitted.append(staging)
+        return uncommitted
+
+    def _undo_uncommitted(self, con: duckdb.DuckDBPyConnection) -> None:
+        """With the write lock held: remove uncommitted staging, files of ``measurements/``
+        the catalog does not list (left by older versions) and empty directories."""
         if self.staging_path.exists():
             shutil.rmtree(self.staging_path)
         if not self.data_path.exists():
             return
         known = {row[0] for row in con.execute(  # retired files: kept for readers (compact.py)
             "SELECT path FROM data_files UNION ALL SELECT path FROM retired_files").fetchall()}
-        for dirpath, _dirs, names in os.walk(self.data_path):
+        for dirpath, _dirs, names in os.walk(self.data_path, topdown=False):
             for name in names:
                 rel = os.path.relpath(os.path.join(dirpath, name), self.root)
                 if rel not in known:
                     os.remove(os.path.join(dirpath, name))
+            if dirpath != str(self.data_path) and not os.listdir(dirpath):
+                os.rmdir(dirpath)
+
+    def _recover(self, con: duckdb.DuckDBPyConnection) -> bool:
+        """Under the write lock: finish committed batches, undo everything else; whether
+        a committed batch was finished (its persistent views then need refreshing)."""
+        staged = set(self._staged_dirs())
+        finished = bool(staged - set(self._finish_committed(con)))
+        self._undo_uncommitted(con)
+        return finished
+
+    def _recover_read_only(self, con: duckdb.DuckDBPyConnection) -> None:
+        """On a read-only open: finish committed batches (safe without the lock: the
+        catalog holds them and renames are idempotent); undo uncommitted ones only if the
+        write lock is free right now (else a live writer may be about to commit them)."""
+        if not self.staging_path.is_dir():
+            return
+        try:
+            if not self._finish_committed(con):
+                return
+            with write_lock(self.root, "perfwarehouse recovery (read-only open)", 0):
+                self._undo_uncommitted(con)
+        except (OSError, WarehouseBusy):
+            return  # read-only file system, or a writer is at work: it recovers itself
 
 
 class WriteSession:

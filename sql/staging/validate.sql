@@ -18,20 +18,27 @@ record_rules AS (
             CASE WHEN "values" IS NULL THEN 'values' END,
             CASE WHEN started_at IS NULL THEN 'started_at' END,
             CASE WHEN nullif(status, '') IS NULL THEN 'status' END) AS missing,
-        v, order_kind, position, run_index, run_size, duration_s, status,
+        v, order_kind, position, run_index, run_size, duration_s, status, started_at,
         len(list_filter("values", lambda x: x IS NULL OR NOT isfinite(x))) AS non_finite,
         len("values") AS n_values,
-        concat_ws(', ', CASE WHEN starts_with(campaign, chr(0)) THEN 'campaign' END,
-            CASE WHEN starts_with(run_id, chr(0)) THEN 'run_id' END,
-            CASE WHEN starts_with(node, chr(0)) THEN 'node' END,
-            CASE WHEN starts_with(hardware_type, chr(0)) THEN 'hardware_type' END,
-            CASE WHEN starts_with(order_kind, chr(0)) THEN 'order_kind' END,
-            CASE WHEN starts_with(benchmark, chr(0)) THEN 'benchmark' END,
-            CASE WHEN starts_with(metric, chr(0)) THEN 'metric' END,
-            CASE WHEN starts_with(unit, chr(0)) THEN 'unit' END,
-            CASE WHEN starts_with(status, chr(0)) THEN 'status' END,
-            CASE WHEN starts_with(revision, chr(0)) THEN 'revision' END) AS not_strings,
-        starts_with(attributes, chr(0)) AS bad_attributes
+        concat_ws(', ',
+            CASE WHEN strlen(url_encode(campaign)) > 200 OR length(campaign) > 200 OR regexp_matches(campaign, '[\x00-\x1f\x7f]') THEN 'campaign' END,
+            CASE WHEN length(run_id) > 200 OR regexp_matches(run_id, '[\x00-\x1f\x7f]') THEN 'run_id' END,
+            CASE WHEN length(node) > 200 OR regexp_matches(node, '[\x00-\x1f\x7f]') THEN 'node' END,
+            CASE WHEN strlen(url_encode(hardware_type)) > 200 OR length(hardware_type) > 200 OR regexp_matches(hardware_type, '[\x00-\x1f\x7f]') THEN 'hardware_type' END,
+            CASE WHEN length(benchmark) > 200 OR regexp_matches(benchmark, '[\x00-\x1f\x7f]') THEN 'benchmark' END,
+            CASE WHEN length(metric) > 200 OR regexp_matches(metric, '[\x00-\x1f\x7f]') THEN 'metric' END,
+            CASE WHEN length(unit) > 200 OR regexp_matches(unit, '[\x00-\x1f\x7f]') THEN 'unit' END,
+            CASE WHEN length(status) > 200 OR regexp_matches(status, '[\x00-\x1f\x7f]') THEN 'status' END,
+            CASE WHEN length(revision) > 200 OR regexp_matches(revision, '[\x00-\x1f\x7f]') THEN 'revision' END) AS bad_names,
+        -- attributes is an object's JSON text (both JSONL readers refuse anything else;
+        -- this guards every other writer of raw_trials)
+        attributes IS NOT NULL AND NOT starts_with(attributes, '{') AS bad_attributes,
+        started_at < TIMESTAMPTZ '1970-01-01 00:00:00+00'
+            OR started_at > TIMESTAMPTZ '9999-12-31 23:59:59.999999+00' AS bad_time,
+        revision_time,
+        revision_time < TIMESTAMPTZ '1970-01-01 00:00:00+00'
+            OR revision_time > TIMESTAMPTZ '9999-12-31 23:59:59.999999+00' AS bad_revision_time
     FROM raw_trials
 ),
 bad_integers AS (
@@ -119,8 +126,15 @@ keyed AS (  -- the n-th distinct trial of its run (duplicates are their own prob
 SELECT source, line, 'missing-key' AS rule, 'missing required field(s): ' || missing AS detail
 FROM record_rules WHERE missing <> ''
 UNION ALL
-SELECT source, line, 'wrong-type', not_strings || ' must be a string'
-FROM record_rules WHERE not_strings <> ''
+SELECT source, line, 'bad-name', bad_names || ' must be at most 200 characters (campaign and '
+       || 'hardware_type at most 200 bytes URL-encoded: they name directories) without control characters'
+FROM record_rules WHERE bad_names <> ''
+UNION ALL
+SELECT source, line, 'bad-timestamp', 'started_at ' || CAST(started_at AS VARCHAR) || ' is outside 1970-9999'
+FROM record_rules WHERE bad_time
+UNION ALL
+SELECT source, line, 'bad-timestamp', 'revision_time ' || CAST(revision_time AS VARCHAR) || ' is outside 1970-9999'
+FROM record_rules WHERE bad_revision_time
 UNION ALL
 SELECT source, line, 'wrong-type', 'attributes must be a JSON object'
 FROM record_rules WHERE bad_attributes
@@ -131,7 +145,7 @@ FROM record_rules WHERE v IS DISTINCT FROM 1
 UNION ALL
 SELECT source, line, 'unknown-order-kind',
        'order_kind is ' || CAST(to_json(order_kind) AS VARCHAR) || '; expected "fixed" or "random"'
-FROM record_rules WHERE order_kind NOT IN ('fixed', 'random') AND NOT starts_with(order_kind, chr(0))
+FROM record_rules WHERE order_kind NOT IN ('fixed', 'random')
 UNION ALL
 SELECT source, line, 'bad-integer', name || ' is ' || CAST(x AS VARCHAR) || '; expected a whole number >= 0'
 FROM bad_integers
@@ -168,7 +182,7 @@ SELECT source, line, 'inconsistent-revision',
        || coalesce(revision, 'none') || coalesce(' at ' || CAST(revision_time AS VARCHAR), '')
        || ' (a run tests one revision)'
 FROM keyed WHERE (revision, revision_time) IS DISTINCT FROM revision_first
-    AND NOT starts_with(coalesce(revision, ''), chr(0))  -- a wrong type is its own problem
+    AND NOT regexp_matches(coalesce(revision, ''), '[\x00-\x1f\x7f]')  -- a bad name is its own problem
 UNION ALL
 SELECT source, line, 'run-size',
        'run ' || run_id || ' has ' || CAST(run_records AS VARCHAR) || ' trials but its test list has '

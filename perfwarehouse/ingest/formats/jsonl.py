@@ -6,7 +6,8 @@ Two readers produce the same ``raw_trials`` rows:
   line by line, naming the line and rule of every problem (broken UTF-8,
   truncated or invalid JSON, wrong types);
 * :func:`read_fast` lets DuckDB's vectorised JSON reader load a whole file. It is
-  tried first; if DuckDB cannot parse the file, the caller falls back to
+  tried first; if DuckDB cannot parse the file, or the file may break the reading
+  policy (:mod:`~perfwarehouse.ingest.json_policy`), the caller falls back to
   :func:`parse` to say exactly which line is wrong and why.
 
 Semantic rules (missing keys, order kinds, duplicates, ...) are checked once,
@@ -19,10 +20,10 @@ object, so the importers of other tools' formats go through the same checks.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
-from datetime import datetime, timezone
+import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ import orjson
 import pyarrow as pa
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import json_policy
 from perfwarehouse.warehouse.sqlfiles import quote_literal
 from perfwarehouse.warehouse.store import fetch_one
 
@@ -54,30 +56,33 @@ DUCKDB_COLUMNS = {
 }
 # Keys with a column of their own; every other top-level key goes to ``attributes``.
 KNOWN_KEYS = frozenset(DUCKDB_COLUMNS) - {"attributes"}
+KNOWN_KEYS_ORDERED = tuple(k for k in DUCKDB_COLUMNS if k != "attributes")
 
 
 def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | None:
     """Load ``path`` into ``raw_trials`` with DuckDB; the number of records, or None if it can't.
 
-    String fields are read as JSON so that a list or an object where a string
-    belongs is caught (DuckDB would silently turn it into text): such a value
-    is marked with a leading NUL, which validation reports as ``wrong-type``.
+    Every field is read as JSON and converted in SQL only when its JSON type is the
+    one :mod:`~perfwarehouse.ingest.json_policy` allows (a string where a string
+    belongs, a number - not a boolean - where a number belongs, a boolean for
+    ``higher_is_better``, an RFC 3339 text for ``started_at`` and ``revision_time``);
+    anything else raises inside the query, so the whole file falls back to
+    :func:`parse`, which names the line and rule. DuckDB itself refuses a duplicated
+    field, a BOM, broken UTF-8 and nesting deeper than 128; ``settings``, ``env`` and
+    ``attributes`` are checked for duplicate keys and depth when they are canonicalised
+    (``stage.land``), ``latency`` when it is converted (``ingest.latency``).
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
     """
-    types = {k: ("JSON" if k in STRING_FIELDS else v) for k, v in DUCKDB_COLUMNS.items()
-             if k != "attributes"}
-    columns = "{" + ", ".join(f"{quote_literal(k)}: {quote_literal(v)}"
-                              for k, v in types.items()) + "}"
-    strings = ",\n".join(_string_field(k) for k in STRING_FIELDS)
+    if _suspicious(path):
+        return None
+    columns = "{" + ", ".join(f"{quote_literal(k)}: 'JSON'" for k in KNOWN_KEYS_ORDERED) + "}"
+    fields = ",\n".join(_fast_field(k) for k in KNOWN_KEYS_ORDERED)
     try:
         con.execute("BEGIN TRANSACTION")
         con.execute(f"""
             INSERT INTO raw_trials BY NAME
-            SELECT {quote_literal(source)} AS source, {strings},
-                   * EXCLUDE ({", ".join(STRING_FIELDS)})
-                     REPLACE (CAST(settings AS VARCHAR) AS settings, CAST(env AS VARCHAR) AS env,
-                              CAST(latency AS VARCHAR) AS latency)
+            SELECT {quote_literal(source)} AS source, {fields}
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
                            columns = {columns}, maximum_object_size = 16777216)""")
         # rows keep the file's order, so a record's rank in this insert is its line
@@ -96,14 +101,18 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
 def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
     """Second pass of :func:`read_fast`: ``attributes`` of the records that have an
     ``attributes`` key or keys without a column (before line numbers are fixed, so
-    ``line`` is still the record's rank). An ``attributes`` that is not an object is
-    marked with a leading NUL (``wrong-type`` in validation)."""
+    ``line`` is still the record's rank). An ``attributes`` that is not an object, or a
+    key given twice (at the top or in ``attributes``: a map refuses duplicate keys),
+    raises: the file falls back to :func:`parse`. Nested values are checked for
+    duplicate keys and depth when validated (``stage._canonicalise_settings``)."""
     known = sorted(KNOWN_KEYS)
     con.execute(f"""
         UPDATE raw_trials SET attributes = a.attributes FROM (
             SELECT ordinality AS rank,
                 CASE WHEN json_type(json, '$.attributes') NOT IN ('OBJECT', 'NULL')
-                     THEN chr(0) || CAST(json -> '$.attributes' AS VARCHAR)
+                     THEN error('policy: attributes')
+                WHEN len(json_keys(json)) <> len(list_distinct(json_keys(json)))
+                     THEN error('policy: duplicate key')
                 ELSE nullif(CAST(to_json(map_from_entries(list_concat(
                     list_transform(coalesce(json_keys(json, '$.attributes'), []),
                         lambda k: {{'k': k, 'v': json_extract(json -> '$.attributes',
@@ -126,13 +135,51 @@ def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) ->
 _POINTER = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
 
 
-def _string_field(name: str) -> str:
-    """SQL turning a JSON-typed string field into text (ids may be integers, as in :func:`parse`)."""
-    integer_ok = "'BIGINT', 'UBIGINT'" if name in ID_FIELDS else "''"
-    return (f"CASE WHEN {name} IS NULL THEN NULL "
-            f"WHEN json_type({name}) = 'VARCHAR' THEN {name} ->> '$' "
-            f"WHEN json_type({name}) IN ({integer_ok}) THEN CAST({name} AS VARCHAR) "
-            f"ELSE chr(0) || CAST({name} AS VARCHAR) END AS {name}")
+_TRAILING_COMMA = re.compile(rb",\s*[}\]]")
+
+
+def _suspicious(path: Path) -> bool:
+    """Whether the file may hold what DuckDB accepts but the policy does not (a trailing
+    comma; a false alarm inside a string only costs the slower reader)."""
+    with open(path, "rb") as f:
+        tail = b""
+        while chunk := f.read(1 << 24):
+            if _TRAILING_COMMA.search(tail + chunk):
+                return True
+            tail = chunk[-64:]
+    return False
+
+
+_NUMBER_TYPES = "'BIGINT', 'UBIGINT', 'DOUBLE'"
+
+
+def _fast_field(name: str) -> str:
+    """SQL converting one JSON-typed field, raising (-> fallback) where the policy refuses."""
+    x = name if name != "values" else '"values"'
+    refuse = f"error('policy: {name}')"
+    kind = DUCKDB_COLUMNS[name]
+    if name in STRING_FIELDS:
+        integer_ok = "'BIGINT', 'UBIGINT'" if name in ID_FIELDS else "''"
+        body = (f"WHEN json_type({x}) = 'VARCHAR' THEN {x} ->> '$' "
+                f"WHEN json_type({x}) IN ({integer_ok}) THEN CAST({x} AS VARCHAR)")
+    elif kind == "DOUBLE":  # numbers, or numeric text (as the reference tolerates)
+        body = f"WHEN json_type({x}) IN ({_NUMBER_TYPES}, 'VARCHAR') THEN CAST({x} AS DOUBLE)"
+    elif kind == "BOOLEAN":
+        body = f"WHEN json_type({x}) = 'BOOLEAN' THEN CAST({x} AS BOOLEAN)"
+    elif kind == "DOUBLE[]":
+        body = (f"WHEN json_type({x}) = 'ARRAY' AND list_bool_and(list_transform("
+                f"json_type({x}, '$[*]'), lambda t: t IN ({_NUMBER_TYPES}, 'VARCHAR'))) IS NOT FALSE "
+                f"THEN CAST({x} AS DOUBLE[])")
+    elif kind == "TIMESTAMPTZ":
+        body = (f"WHEN json_type({x}) = 'VARCHAR' AND regexp_full_match({x} ->> '$', "
+                f"{quote_literal(json_policy.FAST_TIMESTAMP_RE)}) "
+                f"THEN CAST({x} ->> '$' AS TIMESTAMPTZ)")
+    elif name == "seed":
+        body = f"WHEN json_type({x}) = 'VARCHAR' THEN {x} ->> '$' ELSE CAST({x} AS VARCHAR)"
+        return f"CASE WHEN {x} IS NULL THEN NULL {body} END AS {x}"
+    else:  # settings, env: JSON text, checked when canonicalised
+        return f"CAST({x} AS VARCHAR) AS {x}"
+    return f"CASE WHEN {x} IS NULL THEN NULL {body} ELSE {refuse} END AS {x}"
 
 
 def fix_line_numbers(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
@@ -213,19 +260,9 @@ def _parse_line(
         return {}, TrialParseError(source, lineno, rule, detail)
 
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return problem("broken-utf8", f"invalid UTF-8 at byte {exc.start} of the line")
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        if unterminated:
-            return problem("truncated-line", "the last line ends before its JSON object does")
-        try:  # Python's json accepts NaN/Infinity; say so precisely
-            json.loads(raw)
-            return problem("non-finite", "NaN or Infinity is not a number in a trial log")
-        except ValueError:
-            return problem("invalid-json", str(exc).split(":")[0])
+        obj = json_policy.loads_line(raw, unterminated=unterminated)
+    except json_policy.PolicyError as exc:
+        return problem(exc.rule, exc.detail)
     if not isinstance(obj, dict):
         return problem("not-an-object", "each line must be one JSON object (a trial)")
     return check_record(obj, source, lineno)
@@ -237,11 +274,26 @@ def check_record(
     """Types of one decoded record: its ``raw_trials`` columns, or the problem (line ``lineno``).
 
     The reference parser calls it on every line; importers of other formats call it on
-    the records their parser returns, so every input meets the same per-record rules.
+    the records their parser returns, so every input meets the same per-record rules
+    (:mod:`~perfwarehouse.ingest.json_policy`: duplicate keys, depth, types, timestamps).
     """
     def problem(rule: str, detail: str) -> tuple[dict[str, Any], TrialParseError]:
         return {}, TrialParseError(source, lineno, rule, detail)
 
+    attributes = obj.get("attributes")
+    try:
+        # every top-level key is used (unknown ones go to attributes): none twice
+        json_policy.check_record_keys(obj, tuple(obj))
+        for name in KNOWN_KEYS_ORDERED:
+            value = obj.get(name)
+            if name == "values" and isinstance(value, list) \
+                    and all(type(v) is float or type(v) is int for v in value):
+                continue  # the usual case: nothing nested
+            json_policy.check_value(value, name, depth=2)
+        if isinstance(attributes, dict):
+            json_policy.check_record_keys(attributes, tuple(attributes))
+    except json_policy.PolicyError as exc:
+        return problem(exc.rule, exc.detail)
     record: dict[str, Any] = {}
     for name in STRING_FIELDS:
         value = obj.get(name)
@@ -250,20 +302,21 @@ def check_record(
                     and not isinstance(value, bool):
                 value = str(value)
             else:
-                return problem("wrong-type", f"{name} must be a string, got {json.dumps(value)[:40]}")
+                return problem("wrong-type", f"{name} must be a string, got {_shown(value)}")
         record[name] = value
     for name in NUMBER_FIELDS:
         value = obj.get(name)
         if value is not None:
             number = _number(value)
             if number is None:
-                return problem("wrong-type", f"{name} must be a number, got {json.dumps(value)[:40]}")
+                return problem("wrong-type", f"{name} must be a number, got {_shown(value)}")
             record[name] = number
     seed = obj.get("seed")
-    record["seed"] = None if seed is None else (seed if isinstance(seed, str) else json.dumps(seed))
+    record["seed"] = None if seed is None else (seed if isinstance(seed, str) else _dumps(seed))
     hib = obj.get("higher_is_better")
     if hib is not None and not isinstance(hib, bool):
-        return problem("wrong-type", f"higher_is_better must be true, false or null, got {json.dumps(hib)[:40]}")
+        return problem("wrong-type",
+                       f"higher_is_better must be true, false or null, got {_shown(hib)}")
     record["higher_is_better"] = hib
     values = obj.get("values")
     if values is not None:
@@ -275,7 +328,7 @@ def check_record(
             numbers = [_number(v) for v in values]
         if any(n is None for n in numbers):
             bad = next(v for v, n in zip(values, numbers) if n is None)
-            return problem("non-numeric", f"values contain {json.dumps(bad)[:40]}, not a number")
+            return problem("non-numeric", f"values contain {_shown(bad)}, not a number")
         record["values"] = numbers
     for name in ("settings", "env", "latency"):
         value = obj.get(name)
@@ -283,19 +336,26 @@ def check_record(
     for name in ("started_at", "revision_time"):
         stamp = obj.get(name)
         if stamp is not None:
-            parsed = _timestamp(stamp)
-            if parsed is None:
-                return problem("bad-timestamp", f"{name} {json.dumps(stamp)[:40]} is not RFC 3339")
-            record[name] = parsed
-    attributes = obj.get("attributes")
+            try:
+                record[name] = json_policy.parse_timestamp(stamp, name)
+            except json_policy.PolicyError as exc:
+                return problem(exc.rule, exc.detail)
     if attributes is not None and not isinstance(attributes, dict):
         return problem("wrong-type", "attributes must be a JSON object")
     extra_keys = obj.keys() - _COLUMN_KEYS
     extra = {k: obj[k] for k in extra_keys} if extra_keys else {}
     if extra or attributes:
         merged = {**extra, **(attributes or {})}
+        try:  # the merged object stands at the record's level (as the fast path checks it)
+            json_policy.check_value(merged, "attributes", depth=1)
+        except json_policy.PolicyError as exc:
+            return problem(exc.rule, exc.detail)
         record["attributes"] = _dumps(merged) if merged else None
     return record, None
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value)[:40]
 
 
 def _number(value: Any) -> float | None:
@@ -324,18 +384,12 @@ def _dumps(value: Any) -> str:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+
+
 def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    return _timestamp_text(value)
-
-
-@functools.lru_cache(maxsize=4096)  # records of a run or file often share their time
-def _timestamp_text(value: str) -> datetime | None:
+    """``value`` as a timestamp under the reading policy (``revision_time`` options of the
+    CLI and the agent); None if the policy refuses it."""
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
+        return json_policy.parse_timestamp(value)
+    except json_policy.PolicyError:
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed

@@ -34,6 +34,7 @@ from typing import Any
 import duckdb
 
 from perfwarehouse.errors import TrialParseError, UsageError
+from perfwarehouse.ingest import json_policy
 from perfwarehouse.ingest.stage import Batch
 from perfwarehouse.warehouse.sqlfiles import quote_literal
 
@@ -90,10 +91,9 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
     fmt = mapping.format or ("parquet" if path.suffix == ".parquet" else "csv")
     source = str(path)
     try:
-        if fmt == "csv":  # text cells, materialised: rowid + 2 is the line (header = line 1)
-            con.execute(f"""CREATE OR REPLACE TEMP TABLE _source AS SELECT * FROM read_csv(
-                {quote_literal(source)}, all_varchar = true, header = true)""")
-            row_line = "rowid + 2"
+        if fmt == "csv":  # text cells, materialised; rows DuckDB rejects become problems
+            batch.add_problems(_read_csv(con, source))
+            row_line = "_line"
         else:
             con.execute(f"""CREATE OR REPLACE TEMP VIEW _source AS SELECT * FROM read_parquet(
                 {quote_literal(source)}, file_row_number = true)""")
@@ -101,7 +101,7 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
         available = [r[0] for r in con.execute("DESCRIBE _source").fetchall()]
     except duckdb.Error as exc:
         raise TrialParseError(source, 0, "unreadable", str(exc).splitlines()[0]) from None
-    available = [c for c in available if c != "file_row_number"]
+    available = [c for c in available if c not in ("file_row_number", "_line")]
     columns = _resolve_columns(mapping, available, source)
     layout = mapping.layout or ("trials" if "values" in columns else "measurements")
     value_field = "values" if layout == "trials" else "value"
@@ -120,6 +120,24 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
     select = ",\n".join(f"{expressions[name]} AS {name}" for name in FIELDS)
     con.execute(f"""CREATE OR REPLACE TEMP VIEW _mapped AS
         SELECT {row_line} AS line, {select} FROM _source""")
+    if layout == "measurements" and value_field in columns:
+        known = {p.line for p in batch.problems if p.source == source}
+        batch.add_problems(
+            TrialParseError(source, line, "missing-value",
+                            f"the {columns[value_field]!r} cell of a trial with status "
+                            f"{status!r} is empty")
+            for line, status in con.execute(
+                "SELECT line, status FROM _mapped WHERE value IS NULL AND status = 'ok' "
+                "ORDER BY line LIMIT 1000").fetchall() if line not in known)
+    # per row (a trial takes the earliest time of its rows, which would hide a bad one)
+    known = {p.line for p in batch.problems if p.source == source}
+    batch.add_problems(
+        TrialParseError(source, line, "bad-timestamp", f"started_at {moment} is outside 1970-9999")
+        for line, moment in con.execute(
+            "SELECT line, CAST(started_at AS VARCHAR) FROM _mapped "
+            "WHERE started_at < TIMESTAMPTZ '1970-01-01 00:00:00+00' "
+            "OR started_at > TIMESTAMPTZ '9999-12-31 23:59:59.999999+00' "
+            "ORDER BY line LIMIT 1000").fetchall() if line not in known)
     con.execute("CREATE OR REPLACE TEMP TABLE _bad_rows (line BIGINT)")
     bad_lines = sorted({p.line for p in batch.problems if p.source == source})
     if bad_lines:
@@ -139,6 +157,40 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
                    GROUP BY ALL"""
     con.execute(f"INSERT INTO raw_trials BY NAME SELECT {quote_literal(source)} AS source, * "
                 f"FROM ({query})")
+
+
+_REJECTED = {"MISSING COLUMNS": "ragged-row", "TOO MANY COLUMNS": "ragged-row",
+             "INVALID ENCODING": "broken-utf8", "INVALID UNICODE": "broken-utf8"}
+
+
+def _read_csv(con: duckdb.DuckDBPyConnection, source: str) -> list[TrialParseError]:
+    """Materialise a CSV as text cells in ``_source``, with its line in ``_line`` (header =
+    line 1); a row DuckDB cannot take (ragged, not UTF-8) is a problem of its line, so
+    ``--quarantine`` can set it aside and keep the others."""
+    con.execute("DROP TABLE IF EXISTS _csv_rejects")
+    con.execute("DROP TABLE IF EXISTS _csv_scans")
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE _source AS SELECT * FROM read_csv(
+        {quote_literal(source)}, all_varchar = true, header = true, store_rejects = true,
+        rejects_table = '_csv_rejects', rejects_scan = '_csv_scans')""")
+    rejected = con.execute("""SELECT line, min(error_type), min(csv_line) FROM _csv_rejects
+                              GROUP BY line ORDER BY line""").fetchall()
+    # accepted rows keep the file's order: the k-th is the k-th line not rejected
+    con.execute("ALTER TABLE _source ADD COLUMN _line BIGINT")
+    con.execute("""UPDATE _source SET _line = m.line FROM (
+        SELECT l AS line, row_number() OVER (ORDER BY l) - 1 AS rank
+        FROM range(2, (SELECT count(*) FROM _source) + ? + 2) t(l)
+        WHERE NOT list_contains(?, l)) m WHERE _source.rowid = m.rank""",
+                [len(rejected), [r[0] for r in rejected]])
+    problems = []
+    for line, error, text in rejected:
+        rule = _REJECTED.get(str(error), "unreadable")
+        detail = {"ragged-row": f"the row has another number of cells than the header "
+                                f"({str(error).lower()})",
+                  "broken-utf8": "the line is not valid UTF-8"}.get(rule, str(error).lower())
+        problem = TrialParseError(source, int(line), rule, detail)
+        problem.raw = text  # type: ignore[attr-defined]
+        problems.append(problem)
+    return problems
 
 
 def _resolve_columns(mapping: Mapping, available: list[str], source: str) -> dict[str, str]:
@@ -188,8 +240,18 @@ def _type_problems(
                             AND {expr} IS NULL""")
     if not checks:
         return []
+    if "started_at" in columns and expressions["started_at"].startswith("TRY_CAST"):
+        column = _ident(columns["started_at"])
+        checks.append(f"""SELECT {row_line} AS line, 'started_at' AS field, {column} AS text
+                          FROM _source
+                          WHERE {column} IS NOT NULL AND trim({column}) <> ''
+                            AND {expressions["started_at"]} IS NOT NULL
+                            AND NOT regexp_full_match(trim({column}),
+                                {quote_literal(json_policy.FAST_TIMESTAMP_RE)})""")
     rows = con.execute(" UNION ALL ".join(checks) + " ORDER BY line LIMIT 1000").fetchall()
     rule = {"started_at": "bad-timestamp", "higher_is_better": "wrong-type"}
+    kinds = {"started_at": "an RFC 3339 timestamp (offsets up to +-14:00)"}
     return [TrialParseError(source, line, rule.get(name, "non-numeric"),
-                            f"{name} {text!r} is not a {'timestamp' if name == 'started_at' else 'number' if name in NUMERIC else 'valid value'}")
+                            f"{name} {text!r} is not "
+                            f"{kinds.get(name, 'a number' if name in NUMERIC else 'a valid value')}")
             for line, name, text in rows]
