@@ -56,24 +56,33 @@ def run_cli(warehouse: Path, job: str, scheduler: str | None) -> dict[str, float
         args += ["--scheduler", scheduler]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.monotonic()
-        proc = subprocess.Popen([*args, "analyze", job], stdout=out, stderr=err, text=True)
+        # /usr/bin/time reports its own child's peak: a child forked from this (large)
+        # process would inherit this process's peak in ru_maxrss, time's child does not
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "PEAK_KB %M", *args, "analyze", job],
+                                stdout=out, stderr=err, text=True)
         _pid, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage
         wall = time.monotonic() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         text = out.read()
+        errors = err.read()
         if proc.returncode:
-            raise SystemExit(f"{' '.join(args)} analyze {job} failed:\n{text}\n{err.read()}")
+            raise SystemExit(f"{' '.join(args)} analyze {job} failed:\n{text}\n{errors}")
     match = re.search(r"job_run_id \d+, ([0-9.]+) s\)", text)
+    peak = re.findall(r"PEAK_KB (\d+)", errors)
     return {"job_s": float(match.group(1)) if match else float("nan"), "wall_s": wall,
-            "peak_mb": usage.ru_maxrss / 1024}
+            "peak_mb": int(peak[-1]) / 1024 if peak else usage.ru_maxrss / 1024}
 
 
 def _worker_peak_mb() -> float:
-    import resource as r
-
-    return r.getrusage(r.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's own peak RSS (VmHWM: unlike ``ru_maxrss``, not inherited from the
+    process that forked it)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def lpt_makespan(times: list[float], n: int) -> float:
