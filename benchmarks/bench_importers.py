@@ -6,13 +6,16 @@ For every registered format with a generator in SCALERS, writes a large file (at
 least ``--values`` values) under benchmarks/out/ by scaling up that format's fixture,
 then, ``--repeat`` times and alternating:
 
-* baseline: ``json.load`` of the file (reading and decoding, nothing else);
+* baseline: ``json.load`` of the file (reading and decoding, nothing else); for text
+  formats (go test, redis-benchmark CSV, JMeter JTL) reading, decoding and splitting it
+  into lines and comma-separated fields;
 * parse: the format's pure ``parse`` (bytes in, records out);
 * ingest: ``ingest_import`` into a new warehouse (parse, the per-record checks,
   validation, Parquet, catalog: everything).
 
-Prints medians, trials/s and the ratios to the baseline. A format without a generator
-is listed as skipped (its author adds one to SCALERS).
+Prints medians, trials/s and the ratios to the baseline. The load generators whose
+output is one trial per small file (wrk, hey, k6, Locust stats, sysbench) are listed as
+skipped: a large file of theirs does not exist.
 """
 
 from __future__ import annotations
@@ -74,7 +77,96 @@ def scale_gbench(n_values: int) -> bytes:
     return json.dumps(doc, indent=2).encode()
 
 
-SCALERS: dict[str, Callable[[int], bytes]] = {"pyperf": scale_pyperf, "gbench": scale_gbench}
+def scale_hyperfine(n_values: int) -> bytes:
+    """Commands of 100 runs each (a long parameter scan's export)."""
+    doc = json.loads((FIXTURES / "hyperfine" / "good" / "plain.json").read_text())
+    template = doc["results"][0]
+    results = []
+    for c in range(-(-n_values // 100)):
+        row = dict(template, command=f"cmd{c:06d}")
+        row["times"] = [1e-3 * (1 + 1e-4 * i) for i in range(100)]
+        row["exit_codes"] = [0] * 100
+        results.append(row)
+    return json.dumps({"results": results}).encode()
+
+
+def scale_jmh(n_values: int) -> bytes:
+    """Benchmarks x 5 forks x 20 measurement iterations."""
+    doc = json.loads((FIXTURES / "jmh" / "good" / "listbench.json").read_text())
+    template = doc[0]
+    out = []
+    for b in range(-(-n_values // 100)):
+        entry = copy.deepcopy(template)
+        entry["benchmark"] = f"bench.Generated.m{b:06d}"
+        entry["forks"] = 5
+        entry["primaryMetric"]["rawData"] = [[1e4 + f + 1e-2 * i for i in range(20)]
+                                             for f in range(5)]
+        entry["secondaryMetrics"] = {}
+        out.append(entry)
+    return json.dumps(out).encode()
+
+
+def scale_gotest(n_values: int) -> bytes:
+    """`go test -bench -count` text: lines of 4 metrics each."""
+    lines = ["goos: linux", "goarch: amd64", "pkg: example.invalid/gen", "cpu: generated"]
+    for i in range(-(-n_values // 4)):
+        lines.append(f"BenchmarkGen{i // 10:06d}-2\t2000\t{7000 + i % 97} ns/op\t"
+                     f"{500 + i % 13}.5 MB/s\t0 B/op\t0 allocs/op")
+    return ("\n".join([*lines, "PASS", "ok  \texample.invalid/gen\t1.0s"]) + "\n").encode()
+
+
+def scale_asv(n_values: int) -> bytes:
+    """One version-2 result file: benchmarks with 100 recorded samples each."""
+    path = FIXTURES / "asv" / "good" / "bench-host-1" / "4b8f2a91-virtualenv-py3.11-numpy.json"
+    doc = json.loads(path.read_text())
+    columns = doc["result_columns"]
+    results = {}
+    for b in range(-(-n_values // 100)):
+        row = dict.fromkeys(columns)
+        row.update(result=[1e-3], params=[], version="v", started_at=1700003600000,
+                   duration=0.5, samples=[[1e-3 * (1 + 1e-4 * i) for i in range(100)]])
+        results[f"benchmarks.Gen.time_{b:06d}"] = [row[c] for c in columns]
+    doc["results"] = results
+    return json.dumps(doc).encode()
+
+
+def scale_redis_benchmark(n_values: int) -> bytes:
+    """`redis-benchmark --csv` with many tests (one trial of 7 metrics per row)."""
+    lines = ['"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",'
+             '"p95_latency_ms","p99_latency_ms","max_latency_ms"']
+    for i in range(-(-n_values // 7)):
+        lines.append(f'"T{i:07d}","{9000 + i % 101}.5","0.299","0.024","0.103","1.903",'
+                     '"4.143","15.135"')
+    return ("\n".join(lines) + "\n").encode()
+
+
+def scale_jmeter(n_values: int) -> bytes:
+    """A JTL (CSV with header) of one trial with ``n_values`` request samples."""
+    rows = (FIXTURES / "jmeter" / "good" / "jmeter_t4_header.jtl").read_text().splitlines()
+    header, first = rows[0], rows[1].split(",")
+    out = [header]
+    for i in range(n_values):
+        first[0], first[1] = str(1732371000003 + i), str(20 + i % 50)
+        out.append(",".join(first))
+    return ("\n".join(out) + "\n").encode()
+
+
+#: formats whose output is one trial per (small) file: nothing to scale up
+ONE_TRIAL_FILES = ("hey", "k6", "locust", "sysbench", "wrk")
+
+SCALERS: dict[str, Callable[[int], bytes]] = {
+    "pyperf": scale_pyperf, "gbench": scale_gbench, "hyperfine": scale_hyperfine,
+    "jmh": scale_jmh, "gotest": scale_gotest, "asv": scale_asv,
+    "redis-benchmark": scale_redis_benchmark, "jmeter": scale_jmeter,
+}
+
+
+def _baseline(data: bytes) -> None:
+    """json.load for JSON; for text formats, decoding and splitting lines and fields."""
+    if data[:1] in (b"{", b"["):
+        json.loads(data)
+    else:
+        [line.split(",") for line in data.decode().splitlines()]
 
 
 def main() -> None:
@@ -91,14 +183,16 @@ def main() -> None:
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     options = ImportOptions(node="bench-node")
-    print(f"{'format':8} {'MB':>6} {'trials':>9} {'values':>10} {'json.load s':>11} "
+    print(f"{'format':15} {'MB':>6} {'trials':>9} {'values':>10} {'baseline s':>11} "
           f"{'parse s':>8} {'ingest s':>9} {'trials/s':>10} {'parse/json':>10} "
           f"{'ingest/json':>11}", flush=True)
     for fmt in args.formats or sorted(IMPORTERS):
         if fmt not in SCALERS:
-            print(f"{fmt:8} skipped: no generator in SCALERS")
+            why = ("one trial per small file, nothing to scale" if fmt in ONE_TRIAL_FILES
+                   else "no generator in SCALERS")
+            print(f"{fmt:15} skipped: {why}")
             continue
-        path = out / f"large-{fmt}.json"
+        path = out / f"large-{fmt}.data"
         path.write_bytes(SCALERS[fmt](args.values))
         data = path.read_bytes()
         module = load(fmt)
@@ -109,8 +203,7 @@ def main() -> None:
         times: dict[str, list[float]] = {"json": [], "parse": [], "ingest": []}
         for _ in range(args.repeat):
             t = time.perf_counter()
-            with open(path, "rb") as f:
-                json.load(f)
+            _baseline(path.read_bytes())
             times["json"].append(time.perf_counter() - t)
             t = time.perf_counter()
             module.parse(path.read_bytes(), str(path), options)
@@ -124,7 +217,7 @@ def main() -> None:
             finally:
                 shutil.rmtree(root)
         med = {k: statistics.median(v) for k, v in times.items()}
-        print(f"{fmt:8} {len(data) / 1e6:6.1f} {n_trials:9,} {n_values:10,} "
+        print(f"{fmt:15} {len(data) / 1e6:6.1f} {n_trials:9,} {n_values:10,} "
               f"{med['json']:11.2f} {med['parse']:8.2f} {med['ingest']:9.2f} "
               f"{n_trials / med['ingest']:10,.0f} {med['parse'] / med['json']:10.1f} "
               f"{med['ingest'] / med['json']:11.1f}", flush=True)

@@ -36,17 +36,22 @@ _COMMON_HELP = """\
 All files of one command are one batch (all land or none). `.gz` files are read
 transparently. The mapping of each format is in the README ("Importing results of
 other tools"). Where the file does not name the machine, pass --node (and
---hardware-type). --dry-run parses and validates and says what would land, changing
-nothing."""
+--hardware-type). A run whose start time the file does not say starts at the file's
+modification time (UTC). Load levels a load generator's output does not state (e.g. the
+clients of hey) come from --setting (clients=8, rate_rps=500, loop=closed). --dry-run
+parses and validates and says what would land, changing nothing."""
 
 _AUTO_HELP = """\
 Ingest results of other tools, detecting each file's format from its content.
 
 Prints the format chosen for each file; a file that no format, or more than one,
 recognises is refused (name the format then: `perfwarehouse ingest FORMAT PATH`).
+A directory holding an asv results layout (machine.json beside result files) is read
+whole as asv; any other directory stands for the files below it each format recognises.
 All files are one batch (all land or none). `.gz` files are read transparently. Where
-a file does not name the machine, pass --node (and --hardware-type). --dry-run parses
-and validates and says what would land, changing nothing."""
+a file does not name the machine, pass --node (and --hardware-type). A run whose start
+time the file does not say starts at the file's modification time (UTC). --dry-run
+parses and validates and says what would land, changing nothing."""
 
 
 def _parse_setting(_ctx: click.Context, _param: click.Parameter,

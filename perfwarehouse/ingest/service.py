@@ -168,6 +168,8 @@ class ImportFile:
     path: Path
     data: bytes
     format: str
+    #: a results directory read whole (asv): relative posix path -> decompressed bytes
+    files: dict[str, bytes] | None = None
 
 
 def read_input(path: Path) -> bytes:
@@ -208,6 +210,11 @@ def collect_inputs(fmt: str, paths: Sequence[Path]) -> list[ImportFile]:
         load(fmt)
     out: list[ImportFile] = []
     for path in (Path(p) for p in paths):
+        if path.is_dir() and fmt in ("asv", "auto"):
+            whole = _results_directory(path, fmt)
+            if whole is not None:
+                out.append(whole)
+                continue
         if path.is_dir():
             found = []
             for child in sorted(p for p in path.rglob("*") if p.is_file()):
@@ -240,6 +247,19 @@ def collect_inputs(fmt: str, paths: Sequence[Path]) -> list[ImportFile]:
     return out
 
 
+def _results_directory(path: Path, fmt: str) -> ImportFile | None:
+    """An asv results directory as one input (every file below it, gunzipped, by its
+    relative posix path); ``None`` when ``ingest auto`` finds no asv layout there."""
+    from perfwarehouse.ingest.formats import asv
+
+    children = sorted(p for p in path.rglob("*") if p.is_file())
+    relpaths = [c.relative_to(path).as_posix() for c in children]
+    if fmt == "auto" and not asv.is_results_directory(relpaths):
+        return None
+    files = {rel: read_input(child) for rel, child in zip(relpaths, children)}
+    return ImportFile(path, b"", "asv", files)
+
+
 def _names() -> list[str]:
     from perfwarehouse.ingest.formats import IMPORTERS
 
@@ -262,11 +282,17 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
     parsed = []
     for item in inputs:
         source = str(item.path)
-        batch.hash_bytes(f"{item.format}:{item.path.name}", item.data)
-        records = load(item.format).parse(item.data, source, options)
+        if item.files is not None:  # a results directory (asv)
+            for rel in sorted(item.files):
+                batch.hash_bytes(f"{item.format}:{item.path.name}/{rel}", item.files[rel])
+            records = load(item.format).parse_directory(item.files, source, options)
+        else:
+            batch.hash_bytes(f"{item.format}:{item.path.name}", item.data)
+            records = load(item.format).parse(item.data, source, options)
         if not records:
             raise TrialParseError(source, 0, "empty",
                                   f"no trials in this {item.format} file (nothing was ingested)")
+        _default_start(records, item.path)
         parsed.append((source, item.format, records))
         if task is not None:
             task.advance()
@@ -284,10 +310,64 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
                 if not record.get("hardware_type") and node in types:
                     record["hardware_type"] = types[node]
         apply_options(records, options, source, default_campaign=fmt)
+    _distinct_run_indexes(parsed)
+    for source, _fmt, records in parsed:
         table, problems = jsonl.check_records(records, source)
         batch.record_sources.add(source)
         batch.add_arrow(table)
         batch.add_problems(problems)
+
+
+def _default_start(records: list[dict], path: Path) -> None:
+    """``started_at`` the file does not say := the file's modification time (UTC, RFC 3339;
+    for a directory, its newest file's), so that runs of different files order in time."""
+    from datetime import datetime, timezone
+
+    if all(r.get("started_at") for r in records):
+        return
+    mtime = path.stat().st_mtime
+    if path.is_dir():
+        mtime = max((p.stat().st_mtime for p in path.rglob("*") if p.is_file()), default=mtime)
+    stamp = datetime.fromtimestamp(mtime, timezone.utc).isoformat().replace("+00:00", "Z")
+    for record in records:
+        if not record.get("started_at"):
+            record["started_at"] = stamp
+
+
+def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]]) -> None:
+    """Give the runs of one (campaign, node) distinct ``run_index`` values when inputs of
+    the batch collide (hyperfine and go test number every file's run 0).
+
+    Runs of one file keep the parser's numbering unless another file of the batch uses
+    the same (campaign, node, run_index) for another run; then every run of that
+    (campaign, node) is renumbered 0, 1, ... by its start time (then file order, the
+    parser's run_index, run_id). Runs already in the warehouse are told apart by their
+    ``run_id`` (the trial split of ``jobs/series.py``).
+    """
+    runs: dict[tuple, dict[str, tuple]] = {}  # (campaign, node) -> run_id -> sort key
+    owner: dict[tuple, tuple[str, int]] = {}  # (campaign, node, run_index) -> (run_id, file)
+    clash: set[tuple] = set()
+    for order, (_source, _fmt, records) in enumerate(parsed):
+        for record in records:
+            group = (record.get("campaign"), record.get("node"))
+            run_id, index = record.get("run_id"), record.get("run_index")
+            key = (str(record.get("started_at") or ""), order,
+                   index if isinstance(index, int) else 0, str(run_id))
+            known = runs.setdefault(group, {})
+            known[run_id] = min(known.get(run_id, key), key)
+            seen = owner.setdefault((*group, index), (run_id, order))
+            if seen[0] != run_id and seen[1] != order:
+                clash.add(group)
+    if not clash:
+        return
+    new = {group: {run_id: i for i, (run_id, _k) in
+                   enumerate(sorted(runs[group].items(), key=lambda item: item[1]))}
+           for group in clash}
+    for _source, _fmt, records in parsed:
+        for record in records:
+            group = (record.get("campaign"), record.get("node"))
+            if group in new:
+                record["run_index"] = new[group][record.get("run_id")]
 
 
 def _known_types(warehouse: Warehouse) -> dict[str, str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 SERIES_BY = ("campaign", "day", "week", "month")
 DAY_S = 86400.0
@@ -82,7 +83,12 @@ def trial_table(rows: pa.Table) -> pa.Table:
     run = rows.column("run_index").to_numpy()
     value = rows.column("value").to_numpy().astype(np.float64)
     n = config.size
-    change = np.flatnonzero((config[1:] != config[:-1]) | (run[1:] != run[:-1])) + 1
+    split = (config[1:] != config[:-1]) | (run[1:] != run[:-1])
+    if "run_id" in rows.column_names:  # two runs with one run_index are two trials
+        ids = pc.dictionary_encode(rows.column("run_id")).combine_chunks().indices
+        ids = ids.to_numpy(zero_copy_only=False)
+        split |= ids[1:] != ids[:-1]
+    change = np.flatnonzero(split) + 1
     first = np.concatenate(([0], change)).astype(np.int64)
     sizes = np.diff(np.concatenate((first, [n])))
     values = value[first].copy()

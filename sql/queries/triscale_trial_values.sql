@@ -18,4 +18,4 @@ FROM measurements AS m
 LEFT JOIN names
     ON m.config_id = names.config_id AND m.run_id = names.first_run AND m.iteration = 0
 WHERE m.campaign = $campaign AND m.hardware_type = $hardware_type AND m.status = 'ok'
-ORDER BY m.config_id, t, m.run_index, m.iteration
+ORDER BY m.config_id, t, m.run_index, m.run_id, m.iteration

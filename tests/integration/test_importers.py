@@ -10,11 +10,13 @@ A new format is covered by adding its fixture directory; its value count goes in
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -23,7 +25,11 @@ from tests.conftest import REPO, CliRunner
 
 FIXTURES = REPO / "tests" / "fixtures" / "importers"
 FORMATS = sorted(d.name for d in FIXTURES.iterdir() if d.is_dir())
-GOOD = [(fmt, p) for fmt in FORMATS for p in sorted((FIXTURES / fmt / "good").iterdir())]
+#: formats whose good/ directory is one results directory (ingested whole)
+DIRECTORY_FORMATS = {"asv"}
+GOOD = [(fmt, p) for fmt in FORMATS
+        for p in ([FIXTURES / fmt / "good"] if fmt in DIRECTORY_FORMATS
+                  else sorted((FIXTURES / fmt / "good").iterdir()))]
 BROKEN = [(fmt, p) for fmt in FORMATS if (FIXTURES / fmt / "broken").is_dir()
           for p in sorted((FIXTURES / fmt / "broken").iterdir())]
 
@@ -60,10 +66,32 @@ def _count_gbench(path: Path) -> Counter[str]:
     return counts
 
 
-# format -> independent count of the values per benchmark a fixture holds
+def _unit_test(fmt: str) -> ModuleType:
+    return importlib.import_module(f"tests.unit.ingest.test_{fmt.replace('-', '_')}")
+
+
+def _count_of_unit_test(fmt: str) -> Callable[[Path], Counter[str]]:
+    """The parser unit test's own independent value count (``count_values``)."""
+    return lambda path: _unit_test(fmt).count_values(path)
+
+
+def _count_load_trials(fmt: str) -> Callable[[Path], Counter[str]]:
+    """Load tests: the number of trials (one per load level run; each holds one value
+    per reported metric), from the unit test's independent count per load level."""
+    return lambda path: Counter({TRIALS: sum(_unit_test(fmt).independent_count(path)
+                                             .values())})
+
+
+TRIALS = "(trials)"
+LOAD_FORMATS = ("hey", "jmeter", "k6", "locust", "redis-benchmark", "sysbench", "wrk")
+
+# format -> independent count of the values per benchmark a fixture holds (load tests:
+# of its trials, compared with the distinct (run_id, position) that land)
 COUNTS: dict[str, Callable[[Path], Counter[str]]] = {
     "pyperf": _count_pyperf,
     "gbench": _count_gbench,
+    **{fmt: _count_of_unit_test(fmt) for fmt in ("asv", "gotest", "hyperfine", "jmh")},
+    **{fmt: _count_load_trials(fmt) for fmt in LOAD_FORMATS},
 }
 
 
@@ -115,9 +143,10 @@ def test_a_good_fixture_lands_once_and_as_the_file_says(cli: CliRunner, tmp_path
 
     if fmt not in COUNTS:
         pytest.skip(f"no independent value count for {fmt}: add one to COUNTS")
+    query = ("SELECT benchmark, count(*) FROM measurements GROUP BY 1" if fmt not in LOAD_FORMATS
+             else f"SELECT '{TRIALS}', count(DISTINCT (run_id, position)) FROM trials")
     with warehouse.catalog() as con:
-        landed = dict(con.execute("SELECT benchmark, count(*) FROM measurements "
-                                  "GROUP BY 1").fetchall())
+        landed = dict(con.execute(query).fetchall())
     assert landed == dict(COUNTS[fmt](path))
 
 

@@ -15,6 +15,17 @@ from types import ModuleType
 IMPORTERS: dict[str, str] = {
     "pyperf": "perfwarehouse.ingest.formats.pyperf",
     "gbench": "perfwarehouse.ingest.formats.gbench",
+    "hyperfine": "perfwarehouse.ingest.formats.hyperfine",
+    "jmh": "perfwarehouse.ingest.formats.jmh",
+    "gotest": "perfwarehouse.ingest.formats.gotest",
+    "asv": "perfwarehouse.ingest.formats.asv",
+    "wrk": "perfwarehouse.ingest.formats.wrk",
+    "hey": "perfwarehouse.ingest.formats.hey",
+    "redis-benchmark": "perfwarehouse.ingest.formats.redis_benchmark",
+    "sysbench": "perfwarehouse.ingest.formats.sysbench",
+    "locust": "perfwarehouse.ingest.formats.locust",
+    "jmeter": "perfwarehouse.ingest.formats.jmeter",
+    "k6": "perfwarehouse.ingest.formats.k6",
 }
 
 

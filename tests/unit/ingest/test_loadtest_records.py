@@ -52,9 +52,9 @@ def test_the_schema_accepts_a_latency_distribution(latency: object) -> None:
 
 
 @pytest.mark.parametrize("latency", [
-    {"unit": "s", "samples": [1.0]}, {"unit": "ms", "percentiles": [[101, 1.0]]},
+    {"unit": "min", "samples": [1.0]}, {"unit": "ms", "percentiles": [[101, 1.0]]},
     {"unit": "ms", "percentiles": [[50]]}, {"unit": "ms", "samples": [-1.0]},
-    {"percentiles": [[50, 1.0]]}])
+    {"unit": "ms"}, {"unit": "ms", "samples": [1.0], "percentiles": [[50, 1.0]]}])
 def test_the_schema_refuses_a_bad_latency(latency: object) -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(record(latency), SCHEMA)
