@@ -1,4 +1,4 @@
-"""Deciding a node's hardware type from its id (SPEC 4.1.1)."""
+"""Deciding a node's hardware type from its id."""
 
 from __future__ import annotations
 

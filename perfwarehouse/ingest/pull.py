@@ -1,4 +1,4 @@
-"""``perfwarehouse ingest pull``: fetch what is new on each agent, exactly once (SPEC 4.3).
+"""``perfwarehouse ingest pull``: fetch what is new on each agent, exactly once.
 
 For every agent of ``ingest/sources.toml`` and every segment it lists, the
 warehouse keeps a cursor (``pull_cursors``): the byte offset up to which the

@@ -1,4 +1,4 @@
-"""Validate, de-duplicate and land one batch of parsed trials (SPEC 4.2).
+"""Validate, de-duplicate and land one batch of parsed trials.
 
 A :class:`Batch` is an in-memory DuckDB database holding the parsed records
 (``raw_trials``, see ``sql/staging/raw_trials.sql``) and the problems the
@@ -52,7 +52,7 @@ from perfwarehouse.warehouse.store import (
 )
 
 MAX_REPORTED = 1000
-MEMORY_LIMIT = "3GB"  # per batch; DuckDB spills beyond it (SPEC 10: demo peak <= 4 GB)
+MEMORY_LIMIT = "3GB"  # per batch; DuckDB spills beyond it (demo peak <= 4 GB)
 # Called inside the catalog transaction that lands a batch, with that connection and the
 # batch id (None when the batch adds nothing), so a caller can record its own state (a
 # pull cursor) atomically with the batch. Raising rolls the batch back.

@@ -1,4 +1,4 @@
-"""Jobs ``aa-fpr`` and ``detectable-regression`` (seed 001, 4.2; SPEC 5.3).
+"""Jobs ``aa-fpr`` and ``detectable-regression`` (Laaber et al. (PeerJ Preprints 2018), §4.2).
 
 Outputs ``aa_fpr``, ``detectable_regression`` and ``detectable_regression_curve``
 (DDL ``sql/schema/031..033``). The sampling and the scan rule live in
@@ -153,7 +153,7 @@ class DetectableParams:
     higher_is_better_mode: str = param(
         "cost", "Higher-is-better metrics (throughput): cost (the default: compare 1/value, "
         "so an r % regression means the cost per unit of work grows by r %, as for a time) "
-        "or divide (SPEC 5.3 to the letter: the test values are divided by 1 + r/100 and "
+        "or divide (to the letter: the test values are divided by 1 + r/100 and "
         "compared with the r/2 % threshold; r = 100 then sits exactly on the threshold and "
         "nearly every throughput configuration comes out 'none').",
         choices=laaber.HIGHER_IS_BETTER_MODES)

@@ -1,4 +1,4 @@
-"""Warehouse jobs: query -> pure function -> result tables (SPEC 5).
+"""Warehouse jobs: query -> pure function -> result tables.
 
 A :class:`Job` names an SQL query (``sql/queries/<name>.sql``) that is run once
 per partition of the measurements (campaign x hardware type, or campaign), a
@@ -9,7 +9,7 @@ job never opens a connection, and memory is bounded by one partition. A job
 whose ``compute`` treats each configuration on its own says so
 (``per_configuration=True``); a partition of more than :data:`SLICE_ROWS`
 measurements is then computed in slices of whole configurations, so memory stays
-bounded however large one hardware type grows (SPEC 10: a 23M-trial campaign).
+bounded however large one hardware type grows (a 23M-trial campaign).
 
 A job that needs a fact about all partitions before computing any of them
 (for example the size of a family of comparisons, which sets the confidence

@@ -2,7 +2,7 @@
 
 For n points sorted by x, the slopes s_ab = fl(fl(y_b - y_a) / fl(x_b - x_a)) of
 all pairs with x_a < x_b are the values ``scipy.stats.theilslopes`` sorts
-(SPEC 8, "Theil-Sen"). With n = 10^6 there are 5 x 10^11 of them, so they are
+("Theil-Sen"). With n = 10^6 there are 5 x 10^11 of them, so they are
 never materialised; the k-th smallest is found by *selection*:
 
 * **Counting** the slopes <= t for any t in O(n log n): with u_i(t) = y_i - t x_i,

@@ -25,7 +25,7 @@ import pyarrow as pa
 WIDTH = 620
 HEIGHT = 280
 P_FLOOR = 1e-30
-"""p-values below this are drawn at it (seed 000, Figure 2 does the same)."""
+"""p-values below this are drawn at it (Duplyakin et al. (OrderSage, USENIX ATC 2023), Figure 2 does the same)."""
 
 # Colours: the Okabe-Ito palette (distinguishable with every common colour-vision
 # deficiency); a meaning is never carried by colour alone (shape, text or a legend
@@ -198,10 +198,10 @@ def format_confidence(pct: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-# ------------------------------------------------------- order effects (seed 000)
+# ------------------------------------------------------- order effects (Duplyakin et al. (OrderSage, USENIX ATC 2023))
 def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
                           max_points: int = 1500) -> alt.HConcatChart:
-    """Seed 000 Figures 2-3: Kruskal-Wallis p-values (left) and η²_H (right), both
+    """Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 2-3: Kruskal-Wallis p-values (left) and η²_H (right), both
     against the configurations sorted by increasing η²_H.
 
     ``data``: one row per configuration with ``config``, ``hardware_type``, ``kw_p``,
@@ -246,7 +246,7 @@ def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
 
 
 def order_delta_curve(data: Frame, *, title: str, max_points: int = 800) -> alt.Chart:
-    """Seed 000 Figure 4: Δ% = (mean fixed − mean random)/mean fixed × 100, sorted,
+    """Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 4: Δ% = (mean fixed − mean random)/mean fixed × 100, sorted,
     one curve per ``group`` (x: the configuration's position as % of its group)."""
     df = frame(data, ["group", "config", "hardware_type", "delta_pct"])
     df = df.filter(pl.col("delta_pct").is_not_null()).sort(["group", "delta_pct"])
@@ -274,7 +274,7 @@ def order_delta_curve(data: Frame, *, title: str, max_points: int = 800) -> alt.
 
 
 def ci_examples(data: Frame, *, title: str) -> alt.HConcatChart:
-    """Seed 000 Figure 5: one example configuration per CI case, with each order's
+    """Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 5: one example configuration per CI case, with each order's
     median (diamond) and its distribution-free CI (bar, dashed limits across).
 
     ``data``: two rows (``fixed``, ``random``) per example with ``case_label``,
@@ -320,7 +320,7 @@ def ci_examples(data: Frame, *, title: str) -> alt.HConcatChart:
 
 
 def ci_case_counts(data: Frame, *, title: str) -> alt.LayerChart:
-    """Seed 000 Figure 6: share of configurations in each CI case, one bar per ``group``,
+    """Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 6: share of configurations in each CI case, one bar per ``group``,
     each part labelled with its case number (not only its colour).
 
     ``data``: ``group``, ``case_label`` (one of :data:`CI_CASES`), ``n``.
@@ -355,7 +355,7 @@ def ci_case_counts(data: Frame, *, title: str) -> alt.LayerChart:
 
 
 def polluters(data: Frame, *, title: str) -> alt.LayerChart:
-    """The polluter leaderboard (beyond seed 000, its future work): per hardware type,
+    """The polluter leaderboard (beyond Duplyakin et al. (OrderSage, USENIX ATC 2023), its future work): per hardware type,
     the tests that are the significant worst predecessor of the most configurations.
 
     ``data``: ``hardware_type``, ``predecessor`` (the full name, never cut),
@@ -388,9 +388,9 @@ def polluters(data: Frame, *, title: str) -> alt.LayerChart:
     )
 
 
-# ------------------------------------------------------ variability (seed 001)
+# ------------------------------------------------------ variability (Laaber et al. (PeerJ Preprints 2018))
 def rsd_heatmap(data: Frame, *, title: str) -> alt.Chart:
-    """Median total RSD per benchmark and hardware type (seed 001 section 4.1, Table 3).
+    """Median total RSD per benchmark and hardware type (Laaber et al. (PeerJ Preprints 2018), §4.1, Table 3).
 
     ``data``: ``benchmark``, ``hardware_type``, ``rsd_pct`` (median over the
     benchmark's configurations), ``n_configs``.
@@ -458,7 +458,7 @@ def hardware_ranking(data: Frame, *, title: str) -> alt.LayerChart:
 
 def rsd_sources(data: Frame, *, title: str) -> alt.Chart:
     """Where the variance comes from: between nodes, between runs of a node, within
-    runs (seed 001 section 4.1), as the mean share per ``group``.
+    runs (Laaber et al. (PeerJ Preprints 2018), §4.1), as the mean share per ``group``.
 
     ``data``: ``group``, ``source`` (``between nodes`` | ``between runs`` |
     ``within runs``), ``share_pct``, ``n_configs``.
@@ -485,7 +485,7 @@ def rsd_sources(data: Frame, *, title: str) -> alt.Chart:
 
 def rsd_components(data: Frame, *, title: str) -> alt.Chart:
     """Total RSD and the mean per-node and per-run RSD (with ±1 sd across nodes/runs)
-    of the most variable configurations (seed 001 section 4.1, Figures 2-4).
+    of the most variable configurations (Laaber et al. (PeerJ Preprints 2018), §4.1, Figures 2-4).
 
     ``data``: ``config``, ``hardware_type``, ``component`` (``total`` | ``per node`` |
     ``per run``), ``rsd_pct``, ``low_pct``, ``high_pct``.
@@ -518,7 +518,7 @@ def rsd_components(data: Frame, *, title: str) -> alt.Chart:
 
 
 def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Chart:
-    """Seed 001 Tables 6-7 as a heatmap: the minimal detectable regression per
+    """Laaber et al. (PeerJ Preprints 2018) Tables 6-7 as a heatmap: the minimal detectable regression per
     configuration and number of nodes (rows) and hardware type (columns).
 
     ``data``: ``row`` (configuration · k nodes), ``hardware_type``, ``detectable_pct``
@@ -555,7 +555,7 @@ def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Ch
 
 
 def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> alt.Chart:
-    """Seed 001 Figures 8-9: how many configuration × hardware type combinations can
+    """Laaber et al. (PeerJ Preprints 2018) Figures 8-9: how many configuration × hardware type combinations can
     detect each regression size, per number of nodes.
 
     ``data``: ``r_label`` (``1``, ``2`` … ``100``, ``no``), ``r_order``, ``nodes``
@@ -581,7 +581,7 @@ def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> a
 
 
 def aa_false_positives(data: Frame, *, title: str) -> alt.Chart:
-    """A/A false-positive rate of the rank-sum test (seed 001 section 4.2.1) as a box
+    """A/A false-positive rate of the rank-sum test (Laaber et al. (PeerJ Preprints 2018), §4.2.1) as a box
     per strategy and number of nodes, from pre-computed quantiles.
 
     ``data``: ``strategy``, ``nodes`` (text), ``q0``, ``q1``, ``q2``, ``q3``, ``q4``
@@ -610,7 +610,7 @@ def aa_false_positives(data: Frame, *, title: str) -> alt.Chart:
 
 
 def fp_tp_curves(data: Frame, *, title: str) -> alt.Chart:
-    """Mean false- and true-positive rate against the regression tested (seed 001
+    """Mean false- and true-positive rate against the regression tested (Laaber et al. (PeerJ Preprints 2018)
     Figures 6-7), one line per strategy · nodes, FP dashed.
 
     ``data``: ``r_pct``, ``group``, ``rate`` (``false positives`` | ``true positives``),
@@ -641,11 +641,11 @@ def fp_tp_curves(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-# ------------------------------------------------------------- TriScale (seed 003)
+# ------------------------------------------------------------- TriScale (Jacob et al. (TriScale, JSys 2021))
 def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
                     unit: str | None, measure: str,
                     x_title: str = "time since the start of the run (s)") -> alt.LayerChart:
-    """Seed 003 Figure 3a: one run's raw values over time, the measure over sliding
+    """Jacob et al. (TriScale, JSys 2021), Figure 3a: one run's raw values over time, the measure over sliding
     windows, the Theil-Sen line of the window measures and its CI, and the tolerance
     band, all on the raw scale (the test itself works on [-1, 1]).
 
@@ -674,7 +674,7 @@ def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
 
 
 def kpi_chart(data: Frame, *, title: str) -> alt.LayerChart:
-    """KPIs (seed 003 section 4.3, Figure 3b): each series' one-sided percentile bound
+    """KPIs (Jacob et al. (TriScale, JSys 2021), §4.3, Figure 3b): each series' one-sided percentile bound
     (diamond) and, when given, its run metrics (ticks).
 
     ``data``: ``label``, ``kind`` (``metric`` | ``KPI``), ``value_pct`` (relative to
@@ -709,7 +709,7 @@ def kpi_chart(data: Frame, *, title: str) -> alt.LayerChart:
 
 
 def variability_scores(data: Frame, *, title: str) -> alt.Chart:
-    """Variability scores across sequels (seed 003 section 4.4, Figure 3c): the
+    """Variability scores across sequels (Jacob et al. (TriScale, JSys 2021), §4.4, Figure 3c): the
     interval covering the chosen percentile range of the KPIs, as % of its midpoint.
 
     ``data``: ``label``, ``low_pct``, ``high_pct`` (bounds relative to the midpoint, %),
@@ -738,7 +738,7 @@ def variability_scores(data: Frame, *, title: str) -> alt.Chart:
 
 
 def autocorrelation(data: Frame, periods: Frame, *, title: str, lag_unit: str) -> alt.LayerChart:
-    """Seed 003 Figure 5: sample autocorrelation against lag with its 95 % band; the
+    """Jacob et al. (TriScale, JSys 2021), Figure 5: sample autocorrelation against lag with its 95 % band; the
     lags reported as seasonal periods are marked.
 
     ``data``: ``lag`` (in ``lag_unit``), ``acf``, ``band``; ``periods``: ``lag``,

@@ -1,15 +1,15 @@
-"""The periodic fleet report (SPEC 6): for a period [since, until) against the
+"""The periodic fleet report: for a period [since, until) against the
 previous period of the same length, per hardware type,
 
 * **what drifted**: the Theil-Sen trend of each configuration's trials over the
-  period (SPEC 5.5: % of the median per 30 days), drifting when its family-wise CI
+  period (% of the median per 30 days), drifting when its family-wise CI
   (confidence 1 − α/m) excludes zero and the trend is at least ``drift_threshold``;
 * **what became order-dependent**: the fixed- against random-order comparison of
-  seed 000 (Kruskal-Wallis, Bonferroni α/m per campaign), run on each period's
+  Duplyakin et al. (OrderSage, USENIX ATC 2023) (Kruskal-Wallis, Bonferroni α/m per campaign), run on each period's
   trials, so a configuration is *new* (dependent now, not before), *persisting* or
   *resolved*;
 * **variability against the previous period**: the RSD of each configuration's
-  trial values in both periods (after the outlier rule of seed 001 / SPEC 5.2).
+  trial values in both periods (after the outlier rule of Laaber et al., PeerJ Preprints 2018).
 
 The analysis key is (campaign, hardware type, configuration); a trial counts once
 (the median of its measurements). The numbers come from the measurements of the two
@@ -51,7 +51,7 @@ INTRO = (
     "counts once (the median of its measurements). Decisions control the family-wise error: "
     "with m configurations in a campaign, a drift needs the 1 − α/m CI of its Theil-Sen trend "
     "to exclude zero (and a trend of at least the threshold), an order dependence a "
-    "Kruskal-Wallis p-value below α/m (fixed against random order, seed 000).")
+    "Kruskal-Wallis p-value below α/m (fixed against random order, Duplyakin et al. (OrderSage, USENIX ATC 2023)).")
 
 
 LINKS = (("History: when each configuration changed, over revisions (perfwarehouse report "
@@ -256,7 +256,7 @@ def drift_section(now: pl.DataFrame, params: FleetParams, trials: pa.Table | Non
         blocks.append(Notice(f"{untested:,} configurations had fewer than {params.min_trials} "
                              "trials in the period: no trend."))
     return Section("What drifted", "The Theil-Sen trend of each configuration's trials over "
-                   "the period (SPEC 5.5), as % of its median per 30 days.", tuple(blocks))
+                   "the period, as % of its median per 30 days.", tuple(blocks))
 
 
 def order_section(result: pl.DataFrame) -> Section:
@@ -287,7 +287,7 @@ def order_section(result: pl.DataFrame) -> Section:
         blocks.append(capped_table("No longer order-dependent",
                                    "Order-dependent in the previous period only.", columns,
                                    resolved))
-    return Section("What became order-dependent", "Seed 000's comparison of fixed- and random-"
+    return Section("What became order-dependent", "Duplyakin et al. (OrderSage, USENIX ATC 2023)'s comparison of fixed- and random-"
                    "order runs, on each period's trials.", tuple(blocks))
 
 

@@ -1,4 +1,4 @@
-"""The order-effects report (seed 000, sections 3 and 5; SPEC 6).
+"""The order-effects report (Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5).
 
 From the ``order_effects`` table (latest ``order-effects`` run per campaign): the
 Kruskal-Wallis p-values and η²_H sorted by effect (Figures 2-3), the Δ% curve
@@ -39,7 +39,7 @@ INTRO = (
     "a single fixed-order experiment can mislead. Each configuration's fixed- and random-order "
     "trials are compared with the Kruskal-Wallis test (p-value, family-wise threshold α/m), its "
     "effect size η²_H, the relative difference of the means Δ%, and the overlap of the "
-    "distribution-free confidence intervals of the two medians (Ahmed et al., ATC 2023).")
+    "distribution-free confidence intervals of the two medians (Duplyakin et al., USENIX ATC 2023).")
 
 
 def build(data: ReportData, request: Request) -> Page:
@@ -140,12 +140,12 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
         figures.append(cap_note)
     sections.append(Section(
         "Do fixed and random order give the same distribution?",
-        "Seed 000 Figures 2 and 3: the configurations of each campaign sorted by effect size; "
+        "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 2 and 3: the configurations of each campaign sorted by effect size; "
         "red points reject equal distributions at the family-wise level.", tuple(figures)))
 
     sections.append(Section(
         "How large are the differences?",
-        "Seed 000 Figure 4: the relative difference of the fixed- and random-order means.",
+        "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 4: the relative difference of the fixed- and random-order means.",
         (Figure(charts.order_delta_curve(df.filter(pl.col("group").is_in(shown)),
                                          title="Δ% of every configuration, sorted"), "delta"),)))
 
@@ -164,7 +164,7 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
         counts, title="Configurations in each CI case"), "ci-case-counts"))
     sections.append(Section(
         "Would the conclusion change?",
-        "Seed 000 Figures 5 and 6 (Algorithm 2): compare the confidence intervals of the fixed- "
+        "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 5 and 6 (Algorithm 2): compare the confidence intervals of the fixed- "
         "and random-order medians.", tuple(blocks)))
     sections.append(Section("Every configuration", "", (configuration_table(df),)))
     return sections

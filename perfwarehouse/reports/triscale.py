@@ -1,4 +1,4 @@
-"""The TriScale report (seed 003, sections 4 and 6; SPEC 6 and 8).
+"""The TriScale report (Jacob et al. (TriScale, JSys 2021), §4 and 6).
 
 * **Run metric with convergence** (Figure 3a): example runs (a run is one trial with
   its iterations) with the measure over TriScale's sliding windows, the Theil-Sen
@@ -121,7 +121,7 @@ class ConvergenceView:
 def convergence_view(y: np.ndarray, x: np.ndarray | None = None, measure: float = MEASURE,
                      confidence: float = CONFIDENCE,
                      tolerance: float = TOLERANCE) -> ConvergenceView | None:
-    """The convergence test of SPEC 8 on one run, with what is needed to draw it: the
+    """The convergence test of TriScale on one run, with what is needed to draw it: the
     window measures, and the Theil-Sen line, its CI and the tolerance band mapped back
     from [-1, 1] to the run's scale (pivoting on the fitted centre). None when the run
     is too short (fewer than 4 values) or constant in x."""
@@ -159,7 +159,7 @@ def convergence_view(y: np.ndarray, x: np.ndarray | None = None, measure: float 
 
 def convergence_section(data: ReportData, request: Request) -> Section:
     title = "Run metric and convergence"
-    intro = (f"Seed 003 Figure 3a. A run is one trial with its iterations; its metric is the "
+    intro = (f"Jacob et al. (TriScale, JSys 2021), Figure 3a. A run is one trial with its iterations; its metric is the "
              f"median (percentile {MEASURE:g}) over sliding windows, and the run has converged "
              f"when "
              f"the {CONFIDENCE:.0%} CI of the Theil-Sen trend of the window medians, on the "
@@ -203,7 +203,7 @@ YES_NO = pl.when(pl.col("independent")).then(pl.lit("yes")).otherwise(pl.lit("no
 
 def kpi_section(data: ReportData, request: Request) -> Section:
     title = "KPIs"
-    intro = ("Seed 003 section 4.3 and Figure 3b: a KPI is a one-sided bound of a percentile of "
+    intro = ("Jacob et al. (TriScale, JSys 2021), §4.3 and Figure 3b: a KPI is a one-sided bound of a percentile of "
              "a series' run metrics, valid with the stated confidence when the runs are "
              "independent.")
     rows = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
@@ -234,7 +234,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
 
 def variability_section(data: ReportData, request: Request) -> Section:
     title = "Variability scores"
-    intro = ("Seed 003 section 4.4 and Figure 3c: the interval that holds the chosen percentile "
+    intro = ("Jacob et al. (TriScale, JSys 2021), §4.4 and Figure 3c: the interval that holds the chosen percentile "
              "range of the KPIs of repeated series (sequels); the narrower, the more "
              "reproducible.")
     rows = data.results("triscale_variability", "triscale_variability_score",
@@ -267,7 +267,7 @@ def variability_section(data: ReportData, request: Request) -> Section:
 # ------------------------------------------------------------------ profile
 def profile_section(data: ReportData, request: Request) -> Section:
     title = "Environment profile: seasonal components"
-    intro = ("Seed 003 section 4.6 and Figure 5: for each hardware type, the performance of its "
+    intro = ("Jacob et al. (TriScale, JSys 2021), §4.6 and Figure 5: for each hardware type, the performance of its "
              "runs over time on a regular grid, its autocorrelation, and the lags whose peak "
              "rises above the band: candidate seasonal periods. A series (and an A/B "
              "comparison) should span these periods.")

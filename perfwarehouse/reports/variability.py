@@ -1,4 +1,4 @@
-"""The variability report (Laaber et al., seed 001 section 4; SPEC 6).
+"""The variability report (Laaber et al., PeerJ Preprints 2018, §4).
 
 From ``variability``: the RSD per benchmark and hardware type and where the
 variance comes from (nodes, runs, the benchmark itself); from ``aa_fpr``: how often
@@ -46,9 +46,9 @@ INTRO = (
     "control and test) and trial-based sampling (the same nodes, several trials each).")
 
 STRATEGIES = {
-    "instance": ("Instance-based sampling (seed 001 Table 6, Figure 8)",
+    "instance": ("Instance-based sampling (Laaber et al. (PeerJ Preprints 2018) Table 6, Figure 8)",
                  "instance-based sampling (control and test on different nodes, one trial each)"),
-    "trial": ("Trial-based sampling (seed 001 Table 7, Figure 9)",
+    "trial": ("Trial-based sampling (Laaber et al. (PeerJ Preprints 2018) Table 7, Figure 9)",
               "trial-based sampling (the same nodes for control and test, several trials each)"),
 }
 
@@ -225,7 +225,7 @@ def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
          Column("reason", "reason")),
         ordered))
     return [Section("Variability (RSD)",
-                    "Seed 001 section 4.1: the relative standard deviation of each configuration "
+                    "Laaber et al. (PeerJ Preprints 2018), §4.1: the relative standard deviation of each configuration "
                     "after removing outliers (values ≥ 10 × the median), and its sources.",
                     tuple(blocks))]
 
@@ -233,7 +233,7 @@ def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
 # -------------------------------------------------------------------- A/A
 def aa_section(aa: pa.Table | Missing) -> Section:
     title = "A/A tests: false positives"
-    intro = ("Seed 001 section 4.2.1: control and test samples drawn from the same "
+    intro = ("Laaber et al. (PeerJ Preprints 2018), §4.2.1: control and test samples drawn from the same "
              "configuration; every rejection by the rank-sum test at α = 0.05 is a false alarm.")
     if isinstance(aa, Missing):
         return Section(title, intro, (aa.notice(),))
@@ -328,7 +328,7 @@ def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
                 .sort(["group", "rate", "r_pct"]))
         sections.append(Section(
             "False and true positives against the regression size",
-            "Seed 001 Figures 6 and 7, averaged over every configuration and hardware type.",
+            "Laaber et al. (PeerJ Preprints 2018) Figures 6 and 7, averaged over every configuration and hardware type.",
             (Figure(charts.fp_tp_curves(long, title="Mean FP and TP rate per regression tested"),
                     "fp-tp"),)))
     return sections

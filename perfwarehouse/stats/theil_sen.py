@@ -1,4 +1,4 @@
-"""Exact Theil-Sen regression with Sen's confidence interval, for any n (SPEC 8, 9).
+"""Exact Theil-Sen regression with Sen's confidence interval, for any n.
 
 ``theil_sen(y, x)`` returns the numbers of ``scipy.stats.theilslopes(y, x,
 alpha=confidence, method="joint")``:

@@ -1,6 +1,6 @@
 """The warehouse directory: a DuckDB catalog plus Parquet measurement files.
 
-Layout (SPEC 3)::
+Layout::
 
     <root>/catalog.duckdb                     dimension, batch, job and result tables
     <root>/measurements/campaign=C/hardware_type=H/b000012-0.parquet

@@ -1,4 +1,4 @@
--- report_aa_fpr: A/A false-positive rates (seed 001 section 4.2.1, SPEC 5.3) from the
+-- report_aa_fpr: A/A false-positive rates (Laaber et al. (PeerJ Preprints 2018), §4.2.1) from the
 -- latest `aa-fpr` job run of each campaign (table aa_fpr), fp_rate in percent.
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (

@@ -1,6 +1,6 @@
 -- report_detectable_regression: the minimal detectable regression per configuration,
--- hardware type, strategy and number of nodes (seed 001 section 4.2.2, Tables 6-7;
--- SPEC 5.3) from the latest `detectable-regression` job run of each campaign (table
+-- hardware type, strategy and number of nodes (Laaber et al. (PeerJ Preprints 2018), §4.2.2, Tables 6-7)
+-- from the latest `detectable-regression` job run of each campaign (table
 -- detectable_regression). status: detectable | none | insufficient.
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (

@@ -1,6 +1,6 @@
 -- report_detectable_regression_curve: the mean false- and true-positive rates (in
 -- percent) over all configurations and hardware types, per campaign, strategy, number
--- of nodes and tested regression r (seed 001 Figures 6-7), from the latest
+-- of nodes and tested regression r (Laaber et al. (PeerJ Preprints 2018) Figures 6-7), from the latest
 -- `detectable-regression` job run of each campaign (table detectable_regression_curve).
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (

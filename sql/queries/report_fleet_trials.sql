@@ -1,6 +1,6 @@
 -- report_fleet_trials: one row per successful trial that started in the previous
 -- period [$prev_since, $since) or in the reported one [$since, $until), for the fleet
--- report (SPEC 6): its configuration, order kind, start (seconds since the epoch), and
+-- report: its configuration, order kind, start (seconds since the epoch), and
 -- value (the median of its measurements, so a trial counts once however many
 -- iterations it has). Sorted so that each configuration's trials of one period are
 -- contiguous and in time order. Parameters: $campaign (NULL: every campaign),

@@ -1,5 +1,5 @@
--- report_order_effects: the order-effects report's rows (seed 000 sections 3 and 5,
--- SPEC 5.1 and 12): one row per configuration and hardware type from the latest
+-- report_order_effects: the order-effects report's rows (Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5):
+-- one row per configuration and hardware type from the latest
 -- `order-effects` job run of each campaign (table order_effects, sql/schema/020).
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (

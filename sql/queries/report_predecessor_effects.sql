@@ -1,5 +1,5 @@
 -- report_predecessor_effects: the predecessor section of the order-effects report
--- (SPEC 5.1, beyond the paper): one row per configuration and hardware type from the
+-- (beyond the paper): one row per configuration and hardware type from the
 -- latest `predecessor-effects` job run of each campaign (table predecessor_effects,
 -- sql/schema/021), with the worst predecessor's median CI as % of the median after
 -- any other test. Parameters: $campaign (NULL: every campaign).

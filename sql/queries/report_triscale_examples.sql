@@ -1,4 +1,4 @@
--- report_triscale_examples: TriScale runs to draw with their convergence test (seed 003
+-- report_triscale_examples: TriScale runs to draw with their convergence test (Jacob et al. (TriScale, JSys 2021)
 -- Figure 3a): in this data model a run is one trial with its measurements (iterations).
 -- Takes the configurations whose trials have the most iterations (at least
 -- $min_iterations), one trial each (the earliest), at most $examples of them, spread over

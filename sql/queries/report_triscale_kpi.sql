@@ -1,4 +1,4 @@
--- report_triscale_kpi: KPIs of each series (seed 003 section 4.3, SPEC 8 "KPI") from the
+-- report_triscale_kpi: KPIs of each series (Jacob et al. (TriScale, JSys 2021), §4.3 "KPI") from the
 -- latest `kpi` job run of each campaign, with the configuration's unit and the median of
 -- its trial values (to show each KPI relative to it). Parameters: $campaign (NULL: all).
 WITH latest AS (

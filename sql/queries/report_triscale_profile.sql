@@ -1,4 +1,4 @@
--- report_triscale_profile: the environment profiles (seed 003 section 4.6) of the latest
+-- report_triscale_profile: the environment profiles (Jacob et al. (TriScale, JSys 2021), §4.6) of the latest
 -- `profile` job run of each campaign: one row per hardware type (or node), with its
 -- seasonal periods. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (

@@ -1,5 +1,5 @@
 -- report_triscale_run_values: the measurements of one trial (a TriScale run) in
--- iteration order, for Figure 3a of seed 003. Parameters: $campaign, $hardware_type,
+-- iteration order, for Figure 3a of Jacob et al. (TriScale, JSys 2021). Parameters: $campaign, $hardware_type,
 -- $config_id, $run_id, $position.
 SELECT iteration, value
 FROM measurements

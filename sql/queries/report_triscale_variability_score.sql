@@ -1,5 +1,5 @@
 -- report_triscale_variability_score: variability scores across the sequels of each
--- configuration (seed 003 section 4.4, SPEC 8) from the latest `variability-score` job
+-- configuration (Jacob et al. (TriScale, JSys 2021), §4.4) from the latest `variability-score` job
 -- run of each campaign. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
     SELECT campaign, job_run_id FROM latest_job_runs

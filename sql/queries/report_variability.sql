@@ -1,5 +1,5 @@
--- report_variability: RSD per configuration and hardware type (seed 001 section 4.1,
--- SPEC 5.2) from the latest `variability` job run of each campaign (table
+-- report_variability: RSD per configuration and hardware type (Laaber et al. (PeerJ Preprints 2018), §4.1)
+-- from the latest `variability` job run of each campaign (table
 -- variability). Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
     SELECT campaign, job_run_id FROM latest_job_runs

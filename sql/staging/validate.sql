@@ -1,5 +1,5 @@
 -- validate: every rule a parsed batch (raw_trials, settings already canonical)
--- breaks, one row per problem: (source, line, rule, detail). SPEC 4.2.
+-- breaks, one row per problem: (source, line, rule, detail).
 -- Per-record rules scan once; rules about groups (runs, positions, nodes,
 -- configurations) aggregate first and look at lines only for the broken groups.
 WITH

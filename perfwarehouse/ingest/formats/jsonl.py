@@ -1,4 +1,4 @@
-"""The native trial log: JSON Lines, one self-contained trial per line (SPEC 4.1.2).
+"""The native trial log: JSON Lines, one self-contained trial per line.
 
 Two readers produce the same ``raw_trials`` rows:
 

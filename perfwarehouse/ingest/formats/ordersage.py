@@ -1,4 +1,4 @@
-"""OrderSage results directories, both generations (SPEC 4.1.1; seed 000, section 6).
+"""OrderSage results directories, both generations (Duplyakin et al. (OrderSage, USENIX ATC 2023), §6).
 
 A directory holds each trial twice: in the per-host file
 (``<host>_test_results.csv``, 2021: ``<host>_experiment_results.csv``) and in the
@@ -299,7 +299,7 @@ def _check_runs(
     run_tests: dict[str, list[tuple[str, int, str]]], test_list: list[str],
     problems: list[TrialParseError],
 ) -> None:
-    """Each run holds every test of the test list once (seed 000, Algorithm 1)."""
+    """Each run holds every test of the test list once (Duplyakin et al. (OrderSage, USENIX ATC 2023), Algorithm 1)."""
     expected = set(test_list)
     for run_id, tests in run_tests.items():
         commands = [t[2] for t in tests]

@@ -1,4 +1,4 @@
-"""CSV or Parquet tables with a TOML mapping (SPEC 4.1.3).
+"""CSV or Parquet tables with a TOML mapping.
 
 A mapping (``ingest/mappings/*.toml``) says which column holds which trial
 field, constants for fields the table lacks, and how settings are assembled::
