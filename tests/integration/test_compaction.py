@@ -124,8 +124,10 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
     files_before = [f for f in wh.data_files() if (f.campaign, f.hardware_type) == key]
     assert len(files_before) == 1000
     before_sum = checksum(wh)
+    # every job these OrderSage campaigns feed (load and surface read load-test trials)
+    jobs = [job for job in JOBS if job.name not in ("load", "surface")]
     jobs_before = {job.name: run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})),
-                                     write=False).tables for job in JOBS}
+                                     write=False).tables for job in jobs}
     assert all(sum(t.num_rows for t in tables.values()) for tables in jobs_before.values())
 
     summary = compact(wh)
@@ -140,7 +142,7 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
     stats = pq.ParquetFile(wh.root / after[0].path).metadata.row_group(0).column(
         table.schema.get_field_index("config_id")).statistics
     assert stats is not None and stats.has_min_max
-    for job in JOBS:
+    for job in jobs:
         tables = run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})), write=False).tables
         assert tables.keys() == jobs_before[job.name].keys()
         for name, t in tables.items():
