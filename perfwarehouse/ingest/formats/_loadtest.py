@@ -27,7 +27,9 @@ gives one, as ``latency = {"unit": "ms", "percentiles": [[q, v], ...]}`` (q in
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import math
 import re
 from datetime import datetime, timezone
@@ -69,6 +71,21 @@ def decode(data: bytes, source: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise TrialParseError(source, line, "broken-utf8", "invalid UTF-8 in this line") from None
+
+
+def csv_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
+    """The non-empty rows of a CSV text with their line numbers; ``truncated`` when a
+    quoted field does not end."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        for row in reader:
+            if row:
+                rows.append((reader.line_num, row))
+    except csv.Error as exc:
+        raise TrialParseError(source, reader.line_num, "truncated",
+                              f"a quoted field does not end ({exc})") from None
+    return rows
 
 
 def run_id(name: str, data: bytes) -> str:

@@ -16,40 +16,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Any
 
-import orjson
-
 from perfwarehouse.errors import TrialParseError
-
-
-def load_json(data: bytes, source: str) -> Any:
-    """The JSON document in ``data``; ``empty``, ``broken-utf8``, ``truncated`` or
-    ``invalid-json`` (with line and column) when it is not one.
-
-    ``NaN`` and ``Infinity`` (which Python's ``json`` writes, e.g. in asv files) are
-    accepted here; the value checks decide where they are allowed.
-    """
-    if not data.strip():
-        raise TrialParseError(source, 0, "empty", "the file is empty")
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TrialParseError(source, 0, "broken-utf8",
-                              f"invalid UTF-8 at byte {exc.start}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        unterminated = exc.msg.startswith("Unterminated string") \
-            and '"' not in text[exc.pos + 1:]
-        if exc.pos >= len(text.rstrip()) or unterminated:
-            raise TrialParseError(source, exc.lineno, "truncated",
-                                  "the file ends before its JSON document does "
-                                  "(cut off while writing?)") from None
-        raise TrialParseError(source, exc.lineno, "invalid-json",
-                              f"{exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
 
 def type_name(value: Any) -> str:

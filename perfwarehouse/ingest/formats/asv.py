@@ -48,6 +48,7 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "asv"
@@ -88,7 +89,7 @@ def _is_result_name(path: str) -> bool:
 def machine_info(data: bytes, source: str = "machine.json") -> dict[str, Any]:
     """``machine.json`` as ``{"machine": name, "env": {...}}`` (env keys as in the module
     docstring)."""
-    doc = p.load_json(data, source)
+    doc = jsondoc.load(data, source)
     p.expect(doc, dict, source, "$", "an object")
     machine = p.expect(p.key(doc, "machine", source, "$"), str, source, "$.machine",
                        "a string")
@@ -102,7 +103,7 @@ def _machine_env(params: dict[str, Any]) -> dict[str, Any]:
 
 def benchmark_info(data: bytes, source: str = "benchmarks.json") -> dict[str, dict[str, Any]]:
     """``benchmarks.json``: benchmark name -> its description (param_names, type, unit)."""
-    doc = p.load_json(data, source)
+    doc = jsondoc.load(data, source)
     p.expect(doc, dict, source, "$", "an object")
     return {k: v for k, v in doc.items() if isinstance(v, dict)}
 
@@ -156,7 +157,7 @@ def _sort_date(doc: dict[str, Any]) -> float:
 
 
 def _load_result(data: bytes, source: str) -> dict[str, Any]:
-    doc = p.load_json(data, source)
+    doc = jsondoc.load(data, source)
     p.expect(doc, dict, source, "$", "an object (an asv result file)")
     version = doc.get("version", 1)
     if version not in (1, 2):

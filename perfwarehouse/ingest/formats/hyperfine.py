@@ -32,6 +32,7 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "hyperfine"
@@ -48,7 +49,7 @@ def sniff(head: bytes, filename: str) -> bool:
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     """Native records of one hyperfine JSON export (see the module docstring)."""
-    doc = p.load_json(data, source)
+    doc = jsondoc.load(data, source)
     p.expect(doc, dict, source, "$", "an object with a results list")
     results = p.expect(p.key(doc, "results", source, "$"), list, source, "$.results",
                        "a list")

@@ -25,7 +25,6 @@ bytes, sentBytes, grpThreads, allThreads, URL, Latency, IdleTime, Connect``) or 
 from __future__ import annotations
 
 import csv
-import io
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -83,15 +82,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
 
 
 def _csv(text: str, source: str) -> list[tuple[int, dict[str, str]]]:
-    reader = csv.reader(io.StringIO(text), strict=True)
-    rows: list[tuple[int, list[str]]] = []
-    try:
-        for row in reader:
-            if row:
-                rows.append((reader.line_num, row))
-    except csv.Error as exc:
-        raise TrialParseError(source, reader.line_num, "truncated",
-                              f"a quoted field does not end ({exc})") from None
+    rows = lt.csv_rows(text, source)
     first = rows[0][1]
     if first[:1] == ["timeStamp"]:
         header: tuple[str, ...] = tuple(first)

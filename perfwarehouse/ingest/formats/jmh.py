@@ -39,6 +39,7 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "jmh"
@@ -58,7 +59,7 @@ def sniff(head: bytes, filename: str) -> bool:
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     """Native records of one JMH JSON result file (see the module docstring)."""
-    doc = p.load_json(data, source)
+    doc = jsondoc.load(data, source)
     p.expect(doc, list, source, "$", "a list of benchmark results")
     digest = p.content_id(data)
     next_position: dict[int, int] = defaultdict(int)

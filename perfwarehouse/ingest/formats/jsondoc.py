@@ -12,6 +12,8 @@ import json
 import math
 from typing import Any
 
+import orjson
+
 from perfwarehouse.errors import TrialParseError
 
 _TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", float: "a number",
@@ -19,23 +21,35 @@ _TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", float: "a num
 
 
 def load(data: bytes, source: str) -> Any:
-    """The decoded document; one-line errors for empty, broken or cut-short input."""
+    """The decoded document; one-line errors for empty, broken or cut-short input
+    (``empty``, ``broken-utf8``, ``truncated``, ``invalid-json`` with the line).
+
+    orjson reads well-formed files; Python's ``json`` then handles what orjson refuses
+    but tools write (a UTF-8 BOM; ``NaN`` and ``Infinity``, e.g. in asv files: the
+    formats' value checks decide where those are allowed) and names the problem.
+    """
     if not data.strip():
         raise TrialParseError(source, 0, "empty", "the file is empty")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        raise TrialParseError(source, line, "broken-utf8",
-                              f"invalid UTF-8 at byte {exc.start}") from None
+        raise TrialParseError(source, 0, "broken-utf8",
+                              f"invalid UTF-8 at byte {exc.start} (line {line})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+        unterminated = exc.msg.startswith("Unterminated string") \
+            and '"' not in text[exc.pos + 1:]
+        if exc.pos >= len(text.rstrip()) or unterminated:
             raise TrialParseError(source, exc.lineno, "truncated",
                                   "the JSON document ends before it is complete") from None
         raise TrialParseError(source, exc.lineno, "invalid-json",
-                              f"{exc.msg} (column {exc.colno})") from None
+                              f"{exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
 
 class Doc:

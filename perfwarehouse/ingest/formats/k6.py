@@ -29,6 +29,7 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "k6"
@@ -45,14 +46,7 @@ def sniff(head: bytes, filename: str) -> bool:
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    text = lt.decode(data, source)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        # an error on the last line means the document stops before it is complete
-        truncated = exc.lineno >= text.rstrip().count("\n") + 1
-        raise TrialParseError(source, exc.lineno, "truncated" if truncated else "invalid-json",
-                              exc.msg) from None
+    doc = jsondoc.load(data, source)
     if not isinstance(doc, dict):
         raise TrialParseError(source, 1, "wrong-type", "the summary must be a JSON object")
     metrics = doc.get("metrics")

@@ -28,7 +28,6 @@ when the file holds a single plateau; the per-row ``Requests/s`` go to attribute
 from __future__ import annotations
 
 import csv
-import io
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
@@ -56,15 +55,7 @@ def sniff(head: bytes, filename: str) -> bool:
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     text = lt.decode(data, source)
-    reader = csv.reader(io.StringIO(text), strict=True)
-    rows: list[tuple[int, list[str]]] = []
-    try:
-        for row in reader:
-            if row:
-                rows.append((reader.line_num, row))
-    except csv.Error as exc:
-        raise TrialParseError(source, reader.line_num, "truncated",
-                              f"a quoted field does not end ({exc})") from None
+    rows = lt.csv_rows(text, source)
     header = rows[0][1]
     history = header[:2] == ["Timestamp", "User Count"]
     required = HISTORY_COLUMNS if history else STATS_COLUMNS

@@ -16,8 +16,6 @@ think_time_s=0``), but ``--csv`` does not print ``-c``, ``-P`` or ``-n``: pass
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from typing import Any
 
@@ -48,15 +46,7 @@ def sniff(head: bytes, filename: str) -> bool:
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     text = lt.decode(data, source)
-    reader = csv.reader(io.StringIO(text), strict=True)
-    rows: list[tuple[int, list[str]]] = []
-    try:
-        for row in reader:
-            if row:
-                rows.append((reader.line_num, row))
-    except csv.Error as exc:
-        raise TrialParseError(source, reader.line_num, "truncated",
-                              f"a quoted field does not end ({exc})") from None
+    rows = lt.csv_rows(text, source)
     header = rows[0][1] if rows else []
     if header[:1] == ["test"]:
         if "rps" not in header:

@@ -6,6 +6,7 @@ import pytest
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats.jsondoc import load as load_json
 
 
 @pytest.mark.parametrize("data,rule,line", [
@@ -18,12 +19,12 @@ from perfwarehouse.ingest.formats import _parsing as p
 ])
 def test_load_json_names_the_problem(data: bytes, rule: str, line: int) -> None:
     with pytest.raises(TrialParseError) as info:
-        p.load_json(data, "f.json")
+        load_json(data, "f.json")
     assert (info.value.rule, info.value.line) == (rule, line)
 
 
 def test_nan_is_read_and_refused_where_a_value_belongs() -> None:
-    doc = p.load_json(b'{"v": [1, NaN]}', "f.json")
+    doc = load_json(b'{"v": [1, NaN]}', "f.json")
     with pytest.raises(TrialParseError) as info:
         p.numbers(doc["v"], "f.json", "$.v")
     assert info.value.rule == "non-finite" and "$.v[1]" in info.value.detail
