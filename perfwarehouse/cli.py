@@ -370,7 +370,7 @@ def _analyze_all_command() -> click.Command:
             names = {f.name for f in dataclasses.fields(job.params)}
             params = job.params(campaign=campaign) if "campaign" in names else job.params()
             result = run_job(warehouse, job, params, campaigns=[campaign] if campaign else None,
-                             reporter=_reporter(ctx))
+                             reporter=_reporter(ctx), scheduler=_settings(ctx).scheduler)
             rows = sum(t.num_rows for t in result.tables.values())
             echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
                  f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")

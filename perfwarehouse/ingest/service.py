@@ -5,6 +5,7 @@ Each call is one batch: every input of the call lands together or not at all.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -267,13 +268,15 @@ def _names() -> list[str]:
 
 
 def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: ImportOptions,
-                 task: Task | None = None, known_types: dict[str, str] | None = None) -> None:
+                 task: Task | None = None, known_types: dict[str, str] | None = None,
+                 known_runs: dict[tuple[str, str], int] | None = None) -> None:
     """Parse each input with its format (pure), apply the command line's options and put the
     records through the per-record checks of the native trial log into ``batch``.
 
     A node whose hardware type neither the file nor ``--hardware-type`` gives takes the
     type another input of the batch gives it, else ``known_types`` (the warehouse's),
-    else its name.
+    else its name. ``known_runs`` ((campaign, run_id) -> run_index, the warehouse's) keeps
+    the run index of a run that is already in, whatever the batch's other files are.
     """
     from perfwarehouse.ingest.formats import load
     from perfwarehouse.ingest.formats.records import apply_options
@@ -310,7 +313,7 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
                 if not record.get("hardware_type") and node in types:
                     record["hardware_type"] = types[node]
         apply_options(records, options, source, default_campaign=fmt)
-    _distinct_run_indexes(parsed)
+    _distinct_run_indexes(parsed, known_runs or {})
     for source, _fmt, records in parsed:
         table, problems = jsonl.check_records(records, source)
         batch.record_sources.add(source)
@@ -334,15 +337,18 @@ def _default_start(records: list[dict], path: Path) -> None:
             record["started_at"] = stamp
 
 
-def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]]) -> None:
+def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]],
+                          known_runs: dict[tuple[str, str], int]) -> None:
     """Give the runs of one (campaign, node) distinct ``run_index`` values when inputs of
     the batch collide (hyperfine and go test number every file's run 0).
 
-    Runs of one file keep the parser's numbering unless another file of the batch uses
-    the same (campaign, node, run_index) for another run; then every run of that
-    (campaign, node) is renumbered 0, 1, ... by its start time (then file order, the
-    parser's run_index, run_id). Runs already in the warehouse are told apart by their
-    ``run_id`` (the trial split of ``jobs/series.py``).
+    A run already in the warehouse (``known_runs``: (campaign, run_id) -> run_index) keeps
+    its stored index, so a file ingests again alone or with others alike. Runs of one file
+    keep the parser's numbering unless another file of the batch uses the same (campaign,
+    node, run_index) for another run; then the new runs of that (campaign, node) are
+    renumbered by their start time (then file order, the parser's run_index, run_id) with
+    the smallest indexes its stored runs of the batch do not hold. Runs are told apart by
+    their ``run_id`` (the trial split of ``jobs/series.py``), not by their index.
     """
     runs: dict[tuple, dict[str, tuple]] = {}  # (campaign, node) -> run_id -> sort key
     owner: dict[tuple, tuple[str, int]] = {}  # (campaign, node, run_index) -> (run_id, file)
@@ -350,7 +356,11 @@ def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]]) -> None:
     for order, (_source, _fmt, records) in enumerate(parsed):
         for record in records:
             group = (record.get("campaign"), record.get("node"))
-            run_id, index = record.get("run_id"), record.get("run_index")
+            run_id = record.get("run_id")
+            stored = known_runs.get((str(group[0]), str(run_id)))
+            if stored is not None:
+                record["run_index"] = stored
+            index = record.get("run_index")
             key = (str(record.get("started_at") or ""), order,
                    index if isinstance(index, int) else 0, str(run_id))
             known = runs.setdefault(group, {})
@@ -360,14 +370,28 @@ def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]]) -> None:
                 clash.add(group)
     if not clash:
         return
-    new = {group: {run_id: i for i, (run_id, _k) in
-                   enumerate(sorted(runs[group].items(), key=lambda item: item[1]))}
-           for group in clash}
+    new: dict[tuple, dict[str, int]] = {}
+    for group in clash:
+        fixed = {run_id: known_runs[(str(group[0]), str(run_id))] for run_id in runs[group]
+                 if (str(group[0]), str(run_id)) in known_runs}
+        free = (i for i in itertools.count() if i not in set(fixed.values()))
+        fresh = sorted((item for item in runs[group].items() if item[0] not in fixed),
+                       key=lambda item: item[1])
+        new[group] = {**fixed, **{run_id: next(free) for run_id, _key in fresh}}
     for _source, _fmt, records in parsed:
         for record in records:
             group = (record.get("campaign"), record.get("node"))
             if group in new:
                 record["run_index"] = new[group][record.get("run_id")]
+
+
+def _known_runs(warehouse: Warehouse) -> dict[tuple[str, str], int]:
+    """(campaign, run_id) -> run_index of the runs the warehouse holds (empty if none)."""
+    if not warehouse.exists():
+        return {}
+    with warehouse.catalog() as con:
+        rows = con.execute("SELECT campaign, run_id, run_index FROM runs").fetchall()
+    return {(campaign, run_id): index for campaign, run_id, index in rows}
 
 
 def _known_types(warehouse: Warehouse) -> dict[str, str]:
@@ -395,7 +419,8 @@ def ingest_import(
     batch = stage.Batch(", ".join(str(p) for p in paths), "+".join(formats))
     try:
         with reporter.task("parsing", total=len(inputs), unit="files") as task:
-            stage_inputs(batch, inputs, options, task, _known_types(warehouse))
+            stage_inputs(batch, inputs, options, task, _known_types(warehouse),
+                         _known_runs(warehouse))
         if dry_run:
             return inputs, stage.preview(warehouse, batch, quarantine=quarantine,
                                          reporter=reporter)

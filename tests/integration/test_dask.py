@@ -239,6 +239,10 @@ def test_the_command_line_runs_on_a_cluster_local(both_campaigns: Warehouse, tmp
         assert bad.returncode == 1
         assert bad.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:1")
         assert len(bad.stderr.strip().splitlines()) == 1
+        # `analyze all` goes to the scheduler too (it ran every job here, silently, before)
+        bad_all = cli("--scheduler", "tcp://127.0.0.1:1", "analyze", "all", warehouse=wh)
+        assert bad_all.returncode == 1
+        assert bad_all.stderr.startswith("error: cannot reach the Dask scheduler")
     finally:
         proc.send_signal(signal.SIGINT)
         try:

@@ -54,6 +54,24 @@ def test_runs_of_separate_batches_with_one_run_index_stay_separate_trials(
     assert sorted(_trials(warehouse).value.tolist()) == [100.0, 120.0]
 
 
+def test_a_file_ingested_again_with_others_keeps_its_run_and_adds_nothing(
+        tmp_path: Path) -> None:
+    """A stored run keeps its index whatever the batch's other files are: ingesting the
+    later file alone, then both, then each alone again neither conflicts nor duplicates."""
+    early = _gofile(tmp_path / "a.txt", 100.0, 1_700_000_000)
+    late = _gofile(tmp_path / "b.txt", 120.0, 1_700_000_100)
+    warehouse = Warehouse(tmp_path / "wh")
+    ingest_import(warehouse, "gotest", [late], OPTIONS)
+    for paths in ([early, late], [late, early], [early], [late]):
+        ingest_import(warehouse, "gotest", paths, OPTIONS)
+    with warehouse.catalog() as con:
+        runs = con.execute("SELECT run_index, epoch(started_at) FROM runs "
+                           "ORDER BY run_index").fetchall()
+    # the stored run kept index 0; the new, earlier one took the next free index
+    assert runs == [(0, 1_700_000_100.0), (1, 1_700_000_000.0)]
+    assert sorted(_trials(warehouse).value.tolist()) == [100.0, 120.0]
+
+
 def test_started_at_defaults_to_the_modification_time_in_utc(tmp_path: Path) -> None:
     path = _gofile(tmp_path / "a.txt", 100.0, 1_700_000_000.5)
     warehouse = Warehouse(tmp_path / "wh")
