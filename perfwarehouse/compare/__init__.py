@@ -11,7 +11,7 @@ For each configuration (and hardware type) the unit of observation is a **trial 
   percent by 100 (exp(.) - 1). On the log scale a shift is a ratio, so the change is the
   ratio of the contender's typical value to the baseline's (the ratio of medians when the
   two distributions differ by a factor), the interval is asymmetric as a ratio should be,
-  and neither heavy tails nor outliers move it much. Exact without ties for up to 40,000
+  and neither heavy tails nor outliers move it much. Exact without ties for up to 2,500
   pairs, else the normal approximation (see :mod:`perfwarehouse.stats.shift`). Values
   <= 0 (where logs do not exist) use the shift of the raw values divided by the
   baseline median.

@@ -412,7 +412,9 @@ def _check_dimension_conflicts(
     if clash:
         raise ConflictError(
             f"node {clash[0]} is of hardware type {clash[1]} in the warehouse but {clash[2]} in "
-            "this batch (give --hardware-type or fix ingest/hardware_types.toml); nothing was ingested")
+            "this batch (a node has one hardware type: fix the records' hardware_type, the "
+            "mapping, or --hardware-type and --hardware-map where the command has them); "
+            "nothing was ingested")
     configs = fetch_arrow(con, "SELECT * FROM _configs")
     catalog.register("_batch_configs", configs)
     clash = fetch_one(catalog, """

@@ -12,15 +12,12 @@ reads without colour.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import altair as alt
-import click
 import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.base import CAMPAIGN, PNG, Report, ReportData, Request, provenance
+from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
     Column,
@@ -272,9 +269,4 @@ REPORT = Report(
     "History: the change points of every configuration over revisions (or time), largest "
     "first, drawn with their segment medians, and an index of every change "
     "(run `perfwarehouse analyze change-points` first).",
-    build, options=(
-        click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False),
-                     default=Path("history.html"), show_default=True,
-                     help="The HTML file to write (the fleet report links to history.html "
-                          "next to it)."),
-        CAMPAIGN, PNG))
+    build)

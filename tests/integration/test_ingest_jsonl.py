@@ -145,6 +145,23 @@ def test_same_identity_with_other_values_is_a_conflict(warehouse: Warehouse, tmp
     assert rows(warehouse, "SELECT count(*) FROM measurements") == [(12,)]
 
 
+def test_a_node_with_another_hardware_type_is_refused_with_a_hint_that_fits(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    first = records()
+    ingest_jsonl(warehouse, [write(tmp_path / "a.jsonl", first)])
+    moved = records()
+    for record in moved:
+        record["run_id"] += "-later"
+        record["hardware_type"] = "another-type"
+    node = first[0]["node"]
+    # `ingest jsonl` has no --hardware-type: the hint must not send the user to it alone
+    with pytest.raises(ConflictError, match=rf"node {node} is of hardware type .* but "
+                       r"another-type in this batch \(a node has one hardware type: fix the "
+                       r"records' hardware_type"):
+        ingest_jsonl(warehouse, [write(tmp_path / "b.jsonl", moved)])
+    assert rows(warehouse, "SELECT count(*) FROM measurements") == [(12,)]
+
+
 def test_overlapping_logs_add_only_the_new_trials(warehouse: Warehouse, tmp_path: Path) -> None:
     all_records = records(runs=4)
     ingest_jsonl(warehouse, [write(tmp_path / "first.jsonl", all_records[:7])])

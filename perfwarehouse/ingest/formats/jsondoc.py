@@ -21,8 +21,9 @@ _TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", float: "a num
 
 
 def load(data: bytes, source: str) -> Any:
-    """The decoded document; one-line errors for empty, broken or cut-short input
-    (``empty``, ``broken-utf8``, ``truncated``, ``invalid-json`` with the line).
+    """The decoded document; one-line errors for empty, broken, cut-short or hostile input
+    (``empty``, ``broken-utf8``, ``truncated``, ``invalid-json`` with the line,
+    ``too-deep``).
 
     orjson reads well-formed files; Python's ``json`` then handles what orjson refuses
     but tools write (a UTF-8 BOM; ``NaN`` and ``Infinity``, e.g. in asv files: the
@@ -42,6 +43,9 @@ def load(data: bytes, source: str) -> Any:
                               f"invalid UTF-8 at byte {exc.start} (line {line})") from None
     try:
         return json.loads(text)
+    except RecursionError:  # orjson refuses past 1,024 levels; json then runs out of stack
+        raise TrialParseError(source, 0, "too-deep",
+                              "the JSON document is nested too deeply to read") from None
     except json.JSONDecodeError as exc:
         unterminated = exc.msg.startswith("Unterminated string") \
             and '"' not in text[exc.pos + 1:]

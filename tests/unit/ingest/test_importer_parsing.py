@@ -16,6 +16,7 @@ from perfwarehouse.ingest.formats.jsondoc import load as load_json
     (b'{"a": "unterminated', "truncated", 1),
     (b'{"a": 1,\n "b": }', "invalid-json", 2),
     (b'{"a": "\xff"}', "broken-utf8", 0),
+    (b'{"benchmarks": ' + b"[" * 10_000 + b"]" * 10_000 + b"}", "too-deep", 0),
 ])
 def test_load_json_names_the_problem(data: bytes, rule: str, line: int) -> None:
     with pytest.raises(TrialParseError) as info:
