@@ -4,7 +4,10 @@ Pure functions, like :mod:`perfwarehouse.reports.charts` (same sizes, titles, ca
 The figures follow "On Performance Evaluation" (blog essay, 2019): throughput against
 the number of clients with the operational law X = N/(R + Z) (its Figure 2), latency
 against the offered load with the knee (its Figures 3 and 5), and the saturation
-threshold R_sat of Shivam et al. (USENIX ATC 2008).
+threshold R_sat of Shivam et al. (USENIX ATC 2008). The workbench controller's charts
+follow Shivam et al., "Cutting Corners: Workbench Automation for Server Benchmarking"
+(USENIX ATC 2008): the search trace (its Figure 7), the cost of the policies (its
+Figure 8) and the response surface of the peak rate (its section 5.5).
 """
 
 from __future__ import annotations
@@ -12,11 +15,30 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from perfwarehouse.reports.charts import HEIGHT, WIDTH, Frame, _title, frame
+from perfwarehouse.reports.charts import (
+    BLUE,
+    HEIGHT,
+    ORANGE,
+    WIDTH,
+    Frame,
+    _color,
+    _shape,
+    _title,
+    by_order,
+    frame,
+)
 
 CONSISTENCY = ("consistent", "inconsistent", "not checked")
 CONSISTENCY_COLORS = ("#4c78a8", "#d62728", "#9e9e9e")
 PERCENTILE_ORDER = ("mean", "p50", "p90", "p99", "p99.9")
+SEEDING = ("without seeding", "with seeding")
+SEEDING_COLORS = (BLUE, ORANGE)
+SEEDING_DASHES = ((1, 0), (6, 3))
+OUTCOMES = ("measured", "failed")
+OUTCOME_SHAPES = ("circle", "cross")
+COSTS = (("trials", "trials per search (median)"),
+         ("generator_s", "load-generator time per search (s, median)"),
+         ("loads", "loads visited per search (median)"))
 
 
 def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> alt.LayerChart:
@@ -143,4 +165,135 @@ def consistency_scatter(checks: Frame, *, title: str, tolerance_pct: float, x_ti
                      f"green band is the tolerance (±{tolerance_pct:g} %). Red points break "
                      "the law: a client bottleneck, a saturated open-loop run or a wrong "
                      "setting; they are left out of the curves and the peak."),
+    )
+
+
+# ------------------------------------------------------------- workbench
+def search_trace(trials: Frame, *, title: str) -> alt.FacetChart:
+    """Shivam et al., "Cutting Corners" (USENIX ATC 2008), Figure 7: the load factor
+    λ/λ* of every trial of each peak-rate search against the trial's number, one panel
+    per policy, one line per search; λ* is the search's own final estimate, so a search
+    that converged at a candidate load ends at load factor 1 (one that converged on a step
+    knee ends at its bracket, whose lower end is λ*).
+
+    ``trials``: ``policy``, ``seeding`` (:data:`SEEDING`), ``search``, ``label`` (the
+    sample), ``trial_number`` (1 = the search's first), ``load_factor``, ``load`` (req/s
+    or clients, ``unit``), ``step``, ``picked_by``, ``outcome`` (:data:`OUTCOMES`).
+    """
+    df = frame(trials, ["policy", "seeding", "search", "label", "trial_number", "load_factor",
+                        "load", "unit", "step", "picked_by", "outcome"])
+    x = alt.X("trial_number:Q", title="trial number in the search (1 = first)",
+              scale=alt.Scale(domainMin=1), axis=alt.Axis(tickMinStep=1, format="d"))
+    y = alt.Y("load_factor:Q", title="load factor λ/λ* (ratio, log scale)",
+              scale=alt.Scale(type="log", base=2))
+    color = _color("seeding", "seeding", SEEDING, SEEDING_COLORS)
+    line = alt.Chart().mark_line(opacity=0.7).encode(
+        x=x, y=y, color=color, detail="search:N",
+        strokeDash=alt.StrokeDash("seeding:N", title="seeding", scale=alt.Scale(
+            domain=list(SEEDING), range=[list(d) for d in SEEDING_DASHES])))
+    points = alt.Chart().mark_point(size=45, filled=True, opacity=0.9).encode(
+        x=x, y=y, color=color, shape=_shape("outcome", "trial", OUTCOMES, OUTCOME_SHAPES),
+        tooltip=["label:N", "search:N", "seeding:N",
+                 alt.Tooltip("trial_number:Q", title="trial"),
+                 alt.Tooltip("load:Q", format=",.4g", title="load"), "unit:N",
+                 alt.Tooltip("load_factor:Q", format=".3f", title="λ/λ*"),
+                 "step:Q", alt.Tooltip("picked_by:N", title="load picked by"), "outcome:N"])
+    one = alt.Chart().mark_rule(color="#333", strokeDash=[2, 2]).encode(y=alt.datum(1))
+    panel = min(300, max(180, (WIDTH + 120) // max(df["policy"].n_unique(), 1) - 40))
+    return alt.layer(one, line, points, data=df).properties(
+        width=panel, height=HEIGHT,
+    ).facet(column=alt.Column("policy:N", title="policy", sort="ascending")).properties(
+        title=_title(title),
+        description=("Each point is one trial and each line one search, drawn at the load it "
+                     "tried divided by the λ* the search found (dotted rule: load factor 1), "
+                     "so a good policy reaches 1 in few trials and spends its trials there; "
+                     "dashed orange lines are searches seeded from a neighbour's λ*, crosses "
+                     "failed trials."),
+    )
+
+
+def policy_costs(costs: Frame, *, title: str) -> alt.HConcatChart:
+    """Shivam et al., "Cutting Corners" (USENIX ATC 2008), Figure 8: what a search cost
+    with each policy, with and without seeding: the median trials, load-generator seconds
+    and loads visited per search, each bar labelled with its value and the number of
+    searches.
+
+    ``costs``: ``group`` (policy and seeding in words), ``seeding`` (:data:`SEEDING`),
+    ``searches``, and the medians ``trials``, ``generator_s`` (s), ``loads``.
+    """
+    df = frame(costs, ["group", "seeding", "searches", "trials", "generator_s", "loads"])
+    df = df.with_columns(pl.int_range(0, df.height).alias("order"))
+    panels = []
+    for i, (field, x_title) in enumerate(COSTS):
+        values = df[field].to_list()
+        part = df.with_columns(text=pl.Series(
+            [f"{v:.3g} (n={n})" if v is not None else "" for v, n in
+             zip(values, df["searches"].to_list())], dtype=pl.String))
+        top = max((v for v in values if v is not None), default=1.0) or 1.0
+        base = alt.Chart(part).encode(
+            y=alt.Y("group:N", title="policy, seeding" if i == 0 else None, sort=by_order(),
+                    axis=alt.Axis() if i == 0 else None),
+            # room on the right for the labels
+            x=alt.X(f"{field}:Q", title=x_title, scale=alt.Scale(domain=[0, 1.6 * top],
+                                                                  nice=False)))
+        bars = base.mark_bar(opacity=0.85).encode(
+            color=_color("seeding", "seeding", SEEDING, SEEDING_COLORS),
+            tooltip=["group:N", alt.Tooltip("searches:Q", title="searches"),
+                     alt.Tooltip(f"{field}:Q", format=",.4g", title=x_title)])
+        text = base.mark_text(align="left", dx=3, fontSize=10).encode(text="text:N")
+        panels.append(alt.layer(bars, text).properties(width=170, height=alt.Step(22)))
+    return alt.hconcat(*panels).properties(
+        title=_title(title),
+        description=("Each bar is the median cost of one search with a policy, with or "
+                     "without seeding (in the label on the left, and coloured), with the "
+                     "number of searches n: fewer trials, seconds and loads mean the policy "
+                     "homed in on λ* faster."),
+    )
+
+
+def surface_heatmap(predictions: Frame, *, title: str, x_title: str, y_title: str,
+                    unit: str, n_samples: int, loo_mape: float | None,
+                    r_squared: float | None) -> alt.LayerChart:
+    """Shivam et al., "Cutting Corners" (USENIX ATC 2008), section 5.5: the peak rate λ*
+    the fitted quadratic response surface predicts at every combination of two factors'
+    levels, written in each cell; the K samples whose λ* was measured are outlined and
+    carry the measured value too. The caption gives the leave-one-out MAPE (%).
+
+    ``predictions``: ``x``, ``y`` (the two factors' levels), ``estimate`` (predicted λ*,
+    ``unit``), ``measured`` (null where no search ran), ``label`` (the cell's text),
+    ``sample`` (``"measured sample"`` or null).
+    """
+    df = frame(predictions, ["x", "y", "estimate", "measured", "label", "sample"])
+    base = alt.Chart(df).encode(
+        x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("y:O", title=y_title, sort="descending"))
+    values = df["estimate"].drop_nulls()
+    middle = (float(values.min()) + float(values.max())) / 2 if values.len() else 0.0
+    cells = base.mark_rect().encode(
+        color=alt.Color("estimate:Q", title=f"predicted λ* ({unit})",
+                        scale=alt.Scale(scheme="viridis")),
+        tooltip=[alt.Tooltip("x:O", title=x_title), alt.Tooltip("y:O", title=y_title),
+                 alt.Tooltip("estimate:Q", format=",.4g", title=f"predicted λ* ({unit})"),
+                 alt.Tooltip("measured:Q", format=",.4g", title=f"measured λ* ({unit})")])
+    text = base.mark_text(fontSize=11, lineBreak="\n").encode(
+        text="label:N",
+        color=alt.condition(f"datum.estimate < {middle:.6g}", alt.value("white"),
+                            alt.value("black")))
+    layers = [cells, text]
+    measured = df.filter(pl.col("sample").is_not_null())
+    if measured.height:
+        layers.append(alt.Chart(measured).mark_rect(fillOpacity=0, strokeWidth=3).encode(
+            x="x:O", y=alt.Y("y:O", sort="descending"),
+            stroke=alt.Stroke("sample:N", title="", scale=alt.Scale(
+                domain=["measured sample"], range=["#d62728"]),
+                legend=alt.Legend(symbolType="square", symbolFillColor="white"))))
+    mape = f"{100 * loo_mape:.1f} %" if loo_mape is not None else "undefined"
+    fit = f", R² {r_squared:.3f}" if r_squared is not None else ""
+    n_x, n_y = df["x"].n_unique(), df["y"].n_unique()
+    return alt.layer(*layers).properties(
+        width=min(WIDTH, 96 * n_x), height=min(HEIGHT + 80, 52 * n_y), title=_title(title),
+        description=(f"Each cell is the λ* ({unit}) the quadratic model fitted to the "
+                     f"{n_samples} outlined samples predicts there (the value is written in "
+                     f"the cell, with the measured λ* under it where a search ran); "
+                     f"leave-one-out MAPE {mape}{fit}."),
     )

@@ -1,22 +1,31 @@
 """`report load` on the generated load campaign: verdict first, every chart, the tables;
-the page is self-contained and every chart draws in headless Chromium."""
+the page is self-contained and every chart draws in headless Chromium. Then the workbench
+controller's searches (``agent peak-rate``/``agent surface`` against a simulated
+generator, ingested from the spool): the search trace, the cost of the policies and the
+response surface, with the spool's numbers."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from perfwarehouse.agent.workbench import WorkbenchConfig, run_searches
 from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import get as get_job
 from perfwarehouse.jobs import run_job
 from perfwarehouse.reports import Request, get
-from perfwarehouse.reports.page import Notice, Table
+from perfwarehouse.reports.page import Figure, Notice, Table
 from perfwarehouse.warehouse.store import Warehouse
+from perfwarehouse.workbench import SearchSpec
 from tests import browser
 from tests.integration.test_report_browser import assert_every_chart_drew
 from tests.integration.test_report_pages import assert_self_contained
+from tests.integration.test_workbench_runner import SIM, quiet, records
 
 pytestmark = pytest.mark.integration
 
@@ -66,3 +75,98 @@ def test_page_is_self_contained_and_draws(load_warehouse: Warehouse, tmp_path: P
     assert_self_contained(out.read_text(encoding="utf-8"))
     assert out.stat().st_size < 5 * 1024 * 1024
     assert_every_chart_drew(browser.load(out), 5)
+
+
+# ---------------------------------------------------------------- workbench
+SURFACE_POINTS = [(1, 1), (1, 3), (4, 1), (4, 3), (2, 2), (3, 2), (1, 2), (4, 2), (2, 1)]
+TRACE, COST, SURFACE = ("Search trace of the peak-rate searches", "Cost of the policies",
+                        "Response surface of the peak rate")
+
+
+@pytest.fixture(scope="module")
+def workbench_warehouse(tmp_path_factory: pytest.TempPathFactory
+                        ) -> tuple[Warehouse, list[dict[str, Any]]]:
+    """A surface of 9 samples (binsearch, each seeded from the nearest finished one) of
+    a step-knee generator whose capacity is 100 + 40 a + 20 b req/s, and one model search,
+    run into a spool, ingested, analysed by `analyze load` and `analyze surface`."""
+    root = tmp_path_factory.mktemp("workbenchreport")
+    spec = SearchSpec(r_sat=20.0, start_load=50.0)
+    surface = WorkbenchConfig(spool=root / "spool", campaign="surf",
+                              template=SIM % "$((100 + 40 * {a} + 20 * {b}))", fmt="native",
+                              spec=spec, duration_s=1.0, node="n1", warmup=0)
+    samples = [{"a": str(a), "b": str(b)} for a, b in SURFACE_POINTS]
+    assert run_searches(surface, samples, echo=quiet, warn=quiet).exit_code == 0
+    plain = replace(surface, campaign="plain", template=SIM % "300",
+                    spec=replace(spec, policy="model"))
+    assert run_searches(plain, [{}], echo=quiet, warn=quiet).exit_code == 0
+    warehouse = Warehouse(root / "warehouse", lock_timeout_s=5.0)
+    ingest_jsonl(warehouse, sorted((root / "spool").glob("*.jsonl")))
+    for name, params, campaigns in (("load", {"r_sat": "20"}, None),
+                                    ("surface", {"campaign": "surf", "factors": "a,b"},
+                                     ["surf"])):
+        job = get_job(name)
+        run_job(warehouse, job, job.params(**params), campaigns=campaigns)
+    return warehouse, records(root / "spool")
+
+
+def _blocks(page: Any, title: str) -> list[Any]:
+    return list(next(s for s in page.sections if s.title == title).blocks)
+
+
+def test_workbench_trace_cost_and_surface(
+        workbench_warehouse: tuple[Warehouse, list[dict[str, Any]]]) -> None:
+    warehouse, spool = workbench_warehouse
+    page = get("load").page(warehouse, Request())
+    titles = [s.title for s in page.sections]
+    assert titles[-4:] == [TRACE, COST, SURFACE, "Tables"]
+    trial_runs = {r["run_id"]: r for r in spool if r["attributes"]["workbench"]["kind"] == "trial"}
+    results = {r["run_id"].removesuffix("-result"): r for r in spool
+               if r["metric"] == "search_trials"}
+    assert len(results) == 10
+    # the trace: one point per trial of the spool, at load / the search's λ*
+    trace = _blocks(page, TRACE)
+    assert trace[0].text.startswith("10 searches (binsearch, model): λ* found within ")
+    figure = next(b for b in trace if isinstance(b, Figure))
+    points = max(figure.spec()["datasets"].values(), key=len)
+    assert len(points) == len(trial_runs)
+    per_search = Counter(p["search"] for p in points)
+    assert per_search == {s: int(r["values"][0]) for s, r in results.items()}
+    lambdas = {r["run_id"].removesuffix("-result"): r["values"][0] for r in spool
+               if r["metric"] == "peak_rate"}
+    for p in points:
+        assert p["load_factor"] == pytest.approx(p["load"] / lambdas[p["search"]], rel=1e-4)
+    searches = next(b for b in trace if isinstance(b, Table))
+    assert searches.data.num_rows == 10
+    # the cost table: the spool's trials per policy and seeding
+    seeded = {s: r["settings"]["search_seeding"] == "nearest" for s, r in results.items()}
+    spooled = Counter((r["attributes"]["workbench"]["policy"],
+                       "with seeding" if seeded[run_id.rsplit("-", 1)[0]] else "without seeding")
+                      for run_id, r in trial_runs.items())
+    cost = next(b for b in _blocks(page, COST) if isinstance(b, Table))
+    assert {(r["policy"], r["seeding"]): r["total_trials"] for r in cost.data.to_pylist()} == \
+        spooled
+    assert {(r["policy"], r["seeding"]): r["searches"] for r in cost.data.to_pylist()} == \
+        {("binsearch", "without seeding"): 1, ("binsearch", "with seeding"): 8,
+         ("model", "without seeding"): 1}
+    # the response surface: 12 cells, the 9 samples measured, the job's MAPE in the caption
+    with warehouse.catalog() as con:
+        mape = con.execute("SELECT any_value(loo_mape) FROM response_surface").fetchone()[0]
+    surface = _blocks(page, SURFACE)
+    assert f"from 9 samples: leave-one-out MAPE {100 * mape:.1f} %" in surface[0].text
+    heatmap = next(b for b in surface if isinstance(b, Figure))
+    assert f"leave-one-out MAPE {100 * mape:.1f} %" in heatmap.caption
+    cells = max(heatmap.spec()["datasets"].values(), key=len)
+    assert len(cells) == 12 and sum(c["sample"] is not None for c in cells) == 9
+    coefficients = next(b for b in surface if isinstance(b, Table))
+    assert coefficients.data.column("term").to_pylist() == ["1", "a", "b", "a*b", "a^2", "b^2"]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(browser.chromium() is None, reason="chromium is not installed")
+def test_workbench_page_draws(workbench_warehouse: tuple[Warehouse, list[dict[str, Any]]],
+                              tmp_path: Path) -> None:
+    out, page = get("load").write_page(workbench_warehouse[0], out=tmp_path / "load.html")
+    assert_self_contained(out.read_text(encoding="utf-8"))
+    names = [f.name for f in page.figures()]
+    assert {"workbench-trace", "workbench-cost", "workbench-surface-1"} <= set(names)
+    assert_every_chart_drew(browser.load(out), len(names))

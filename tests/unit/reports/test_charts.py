@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, load_charts
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots" / "reports"
 UPDATE = os.environ.get("PERFWAREHOUSE_UPDATE_SNAPSHOTS") == "1"
@@ -220,6 +220,43 @@ def chart_variability_by_type() -> alt.TopLevelMixin:
     return charts.variability_by_type(pl.DataFrame({
         "hardware_type": ["c220g2", "c220g2"], "period": ["previous", "this"],
         "rsd_pct": [1.0, 1.2]}), title="Median RSD per hardware type")
+
+
+# ------------------------------------------- workbench (load report, Shivam et al. 2008)
+def chart_search_trace() -> alt.TopLevelMixin:
+    loads = {"s-0": [50.0, 50.0, 100.0, 100.0, 200.0, 150.0, 150.0, 150.0],
+             "s-1": [140.0, 140.0, 280.0, 210.0, 175.0, 175.0]}
+    rows = []
+    for search, policy, seeding, lam in (("s-0", "binsearch", "without seeding", 150.0),
+                                         ("s-1", "model", "with seeding", 175.0)):
+        for n, load in enumerate(loads[search], 1):
+            rows.append({"policy": policy, "seeding": seeding, "search": search,
+                         "label": f"c: cap={search}", "trial_number": n,
+                         "load_factor": load / lam, "load": load, "unit": "req/s",
+                         "step": n, "picked_by": "binsearch",
+                         "outcome": "failed" if load == 280.0 else "measured"})
+    return load_charts.search_trace(pl.DataFrame(rows), title="Search trace")
+
+
+def chart_policy_costs() -> alt.TopLevelMixin:
+    return load_charts.policy_costs(pl.DataFrame({
+        "group": ["binsearch, without seeding", "binsearch, with seeding", "linear, without seeding"],
+        "seeding": ["without seeding", "with seeding", "without seeding"],
+        "searches": [3, 5, 2], "trials": [13.0, 4.0, 26.5], "generator_s": [130.0, 40.0, 265.0],
+        "loads": [5.0, 1.0, 10.0]}), title="Cost of a search per policy")
+
+
+def chart_surface_heatmap() -> alt.TopLevelMixin:
+    cells = [(a, b, 100 + 40 * a + 20 * b) for a in (1.0, 2.0, 3.0) for b in (1.0, 2.0)]
+    measured = {(1.0, 1.0): 158.0, (3.0, 2.0): 262.0, (2.0, 1.0): 201.0}
+    return load_charts.surface_heatmap(pl.DataFrame({
+        "x": [c[0] for c in cells], "y": [c[1] for c in cells],
+        "estimate": [float(c[2]) for c in cells],
+        "measured": [measured.get((c[0], c[1])) for c in cells],
+        "label": [f"{c[2]:.0f}" for c in cells],
+        "sample": ["measured sample" if (c[0], c[1]) in measured else None for c in cells]}),
+        title="Predicted λ* over a and b", x_title="a", y_title="b", unit="req/s",
+        n_samples=3, loo_mape=0.042, r_squared=0.99)
 
 
 CHARTS: dict[str, Callable[[], alt.TopLevelMixin]] = {
