@@ -135,19 +135,24 @@ def _tolerance(runs: pa.Table) -> float:
 
 def _with_labels(df: pl.DataFrame) -> pl.DataFrame:
     """A ``family_label`` column: benchmark, the settings that differ between families,
-    the hardware type when there are several."""
-    fams = df.select("benchmark", "family", "hardware_type", "loop").unique(maintain_order=True)
+    the hardware type when there are several, the campaign when there are several."""
+    keys = [k for k in ("campaign", "benchmark", "family", "hardware_type") if k in df.columns]
+    fams = df.select(*keys, "loop").unique(maintain_order=True)
     several = fams["hardware_type"].n_unique() > 1
+    campaigns = fams["campaign"].to_list() if "campaign" in keys else []
+    several_campaigns = len(set(campaigns)) > 1
     loops = fams["loop"].to_list()
     named: dict[int, str] = {}
     for loop in set(loops):  # names tell apart the families of one loop kind
         idx = [i for i, lp in enumerate(loops) if lp == loop]
         part = config_labels([fams["benchmark"][i] for i in idx], [fams["family"][i] for i in idx])
         named.update(zip(idx, part))
-    fams = fams.with_columns(family_label=pl.Series(
-        [f"{named[i]} @ {hw}" if several else named[i]
-         for i, hw in enumerate(fams["hardware_type"].to_list())], dtype=pl.String))
-    return df.join(fams.drop("loop"), on=["benchmark", "family", "hardware_type"], how="left")
+    labels = []
+    for i, hw in enumerate(fams["hardware_type"].to_list()):
+        label = f"{named[i]} @ {hw}" if several else named[i]
+        labels.append(f"{campaigns[i]}: {label}" if several_campaigns else label)
+    fams = fams.with_columns(family_label=pl.Series(labels, dtype=pl.String))
+    return df.join(fams.drop("loop"), on=keys, how="left")
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
@@ -157,15 +162,28 @@ def _fmt(x: float | None, digits: int = 4) -> str:
 
 
 # ------------------------------------------------------------------ verdict
+#: Families with a line of their own in the verdict; the table of peaks has every one.
+VERDICT_FAMILIES = 6
+
+
 def verdict_section(curve: pl.DataFrame, peaks: pl.DataFrame | None,
                     checks: pl.DataFrame | None, tolerance: float) -> Section:
     blocks: list[Block] = []
     conf = curve["confidence"][0] if curve.height else 0.95
-    for row in (peaks.to_dicts() if peaks is not None else []):
+    rows = peaks.to_dicts() if peaks is not None else []
+    if len(rows) > VERDICT_FAMILIES:
+        found = sum(1 for r in rows if r["peak_throughput"] is not None
+                    or r["lambda_star"] is not None)
+        blocks.append(Notice(
+            f"{len(rows):,} families: a peak (closed loop) or peak rate λ* (open loop) found "
+            f"for {found:,}; the first {VERDICT_FAMILIES} follow, every one is in the table "
+            "of peaks under Tables."))
+    for row in rows[:VERDICT_FAMILIES]:
         blocks.append(Notice(_verdict_line(row, conf)))
     if checks is not None:
         bad = checks.filter(pl.col("consistent") == False)  # noqa: E712
         unknown = checks.filter(pl.col("consistent").is_null()).height
+        checked = checks.height - unknown
         if bad.height:
             where = (bad.group_by("family_label", "loop", "load").agg(n=pl.len())
                      .sort("family_label", "load"))
@@ -174,11 +192,11 @@ def verdict_section(curve: pl.DataFrame, peaks: pl.DataFrame | None,
                 f"{_fmt(r['load'])}" for r in where.head(12).to_dicts())
             more = " …" if where.height > 12 else ""
             blocks.append(Notice(
-                f"{bad.height:,} of {checks.height:,} trials break the operational laws by more "
+                f"{bad.height:,} of {checked:,} trials break the operational laws by more "
                 f"than {tolerance:g} % and are left out of the curves and the peak: {spots}{more}. "
                 "The table below gives each one with its reason."))
-        else:
-            blocks.append(Notice(f"All {checks.height:,} trials satisfy the operational laws "
+        elif checked:
+            blocks.append(Notice(f"All {checked:,} checked trials satisfy the operational laws "
                                  f"within {tolerance:g} %."))
         if unknown:
             blocks.append(Notice(f"{unknown:,} trials could not be checked (no throughput or "

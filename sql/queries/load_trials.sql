@@ -18,7 +18,9 @@ WITH m AS (
     WHERE campaign = $campaign AND hardware_type = $hardware_type
       AND status = 'ok' AND value IS NOT NULL AND isfinite(value)
       AND config_id IN (SELECT config_id FROM configurations  -- a few rows, not every value
-                        WHERE json_extract_string(settings, '$.loop') IN ('open', 'closed'))
+                        WHERE json_extract_string(settings, '$.loop') IN ('open', 'closed')
+                          -- not the result records of `agent peak-rate` (no load level)
+                          AND json_extract_string(settings, '$.search_policy') IS NULL)
 ),
 t AS (
     SELECT run_id, position, benchmark, settings, any_value(node) AS node,

@@ -161,6 +161,29 @@ def test_workbench_trace_cost_and_surface(
     assert coefficients.data.column("term").to_pylist() == ["1", "a", "b", "a*b", "a^2", "b^2"]
 
 
+def test_search_results_are_not_load_levels_and_the_verdict_stays_short(
+        workbench_warehouse: tuple[Warehouse, list[dict[str, Any]]]) -> None:
+    """The result record of each search (settings with search_policy, no load) is not a
+    trial of `analyze load`; with more families than VERDICT_FAMILIES the verdict opens
+    with a count and names only the first ones, each with its campaign."""
+    from perfwarehouse.reports.load import VERDICT_FAMILIES
+
+    warehouse, spool = workbench_warehouse
+    trials = {(r["run_id"], r["position"]) for r in spool
+              if r["attributes"]["workbench"]["kind"] == "trial"}
+    with warehouse.catalog() as con:
+        checked = con.execute("SELECT run_id, position, load FROM load_law_checks").fetchall()
+        families = con.execute("SELECT count(*) FROM peak_rate").fetchone()[0]
+    assert {(run, pos) for run, pos, _ in checked} == trials
+    assert all(load is not None for _, _, load in checked)
+    assert families > VERDICT_FAMILIES
+    page = get("load").page(warehouse, Request())
+    notices = [b.text for b in page.sections[0].blocks if isinstance(b, Notice)]
+    assert notices[0].startswith(f"{families} families: ")
+    named = [t for t in notices[1:] if t.startswith(("surf: ", "plain: "))]
+    assert len(named) == VERDICT_FAMILIES
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(browser.chromium() is None, reason="chromium is not installed")
 def test_workbench_page_draws(workbench_warehouse: tuple[Warehouse, list[dict[str, Any]]],
