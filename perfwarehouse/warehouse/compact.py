@@ -33,8 +33,7 @@ keeps them) and are deleted by the first compaction after it. A reader that read
 one snapshot for longer than the grace period may find its files gone and must be
 rerun. During the grace period the retired files are still in ``measurements/``
 (with the new files holding the same rows): an engine reading that directory on its
-own must skip the paths of ``retired_files`` (README "Reading measurements/ from other
-engines"). Compaction is idempotent: a compacted partition plans nothing.
+own must skip the paths of ``retired_files`` (README "What is in the warehouse"). Compaction is idempotent: a compacted partition plans nothing.
 """
 
 from __future__ import annotations
