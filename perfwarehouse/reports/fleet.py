@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.fleet.analysis import DAY_S, FleetParams, analyse, choose_period
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, fleet_charts
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, ReportData, Request
 from perfwarehouse.reports.page import (
     Column,
@@ -216,12 +216,12 @@ def drift_section(now: pl.DataFrame, params: FleetParams, trials: pa.Table | Non
         pl.col("worse_pct").abs(), descending=True)
     blocks: list[Figure | Table | Notice] = []
     if with_trend.height:
-        blocks.append(Figure(charts.drift_overview(
+        blocks.append(Figure(fleet_charts.drift_overview(
             with_trend.with_columns(slope_pct=pl.col("worse_pct")),
             title="Trend of every configuration in the period"), "drift-overview"))
     if drifting.height:
         top = drifting.head(TOP_DRIFTING)
-        blocks.append(Figure(charts.drift_top(
+        blocks.append(Figure(fleet_charts.drift_top(
             top.with_columns(slope_pct=pl.col("worse_pct"), low_pct=pl.col("worse_low_pct"),
                              high_pct=pl.col("worse_high_pct")),
             title=f"The {top.height} strongest drifts (of {drifting.height})"), "drift-top"))
@@ -232,7 +232,7 @@ def drift_section(now: pl.DataFrame, params: FleetParams, trials: pa.Table | Non
                                 float(t["started_s"].max()))  # type: ignore[arg-type]
             over = values_over_time(trials, drifting, lo, hi)
             if over.height:
-                blocks.append(Figure(charts.values_over_time(
+                blocks.append(Figure(fleet_charts.values_over_time(
                     over, title=f"Values over time of the {over['series'].n_unique()} "
                                 "strongest drifts"), "values-over-time"))
     else:
@@ -268,7 +268,7 @@ def order_section(result: pl.DataFrame) -> Section:
     resolved = result.filter(pl.col("change") == "resolved")
     blocks: list[Figure | Table | Notice] = []
     if changes.height:
-        blocks.append(Figure(charts.order_dependence_changes(
+        blocks.append(Figure(fleet_charts.order_dependence_changes(
             changes, title="Order dependence now and in the previous period"), "order-changes"))
     else:
         blocks.append(Notice("No configuration is order-dependent in either period."))
@@ -304,9 +304,9 @@ def variability_section(result: pl.DataFrame) -> Section:
         both.group_by("hardware_type").agg(rsd_pct=pl.col("rsd_now_pct").median())
         .with_columns(period=pl.lit("this")),
     ]).sort(["hardware_type", "period"])
-    blocks.append(Figure(charts.variability_by_type(
+    blocks.append(Figure(fleet_charts.variability_by_type(
         by_type, title="Median RSD per hardware type, previous and this period"), "rsd-by-type"))
-    blocks.append(Figure(charts.variability_change(
+    blocks.append(Figure(fleet_charts.variability_change(
         both, title="RSD of every configuration, this period against the previous"), "rsd-change"))
     ranked = both.with_columns(ratio=pl.col("rsd_now_pct") / pl.col("rsd_prev_pct")).sort(
         "ratio", descending=True)

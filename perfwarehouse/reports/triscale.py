@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, triscale_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
@@ -185,7 +185,7 @@ def convergence_section(data: ReportData, request: Request) -> Section:
             continue
         verdict = "converged" if view.converged else "did not converge"
         points = pl.DataFrame({"x": x, "value": y})
-        blocks.append(Figure(charts.convergence_run(
+        blocks.append(Figure(triscale_charts.convergence_run(
             points, view.windows, view.fit,
             title=f"{label} on {row['hardware_type']}: {verdict} (slope {view.slope:+.3f}, "
                   f"CI [{view.low:+.3f}, {view.high:+.3f}])",
@@ -218,7 +218,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
         pl.col("value_pct").abs(), descending=True).head(MAX_KPI_ROWS)
     blocks: list[Figure | Table | Notice] = []
     if shown.height:
-        blocks.append(Figure(charts.kpi_chart(shown.with_columns(kind=pl.lit("KPI")),
+        blocks.append(Figure(triscale_charts.kpi_chart(shown.with_columns(kind=pl.lit("KPI")),
                                               title="KPIs relative to the series' median run "
                                                     "metric"), "kpi"))
     blocks.append(capped_table(
@@ -251,7 +251,7 @@ def variability_section(data: ReportData, request: Request) -> Section:
         "relative_pct", descending=True).head(MAX_KPI_ROWS)
     blocks: list[Figure | Table | Notice] = []
     if shown.height:
-        blocks.append(Figure(charts.variability_scores(
+        blocks.append(Figure(triscale_charts.variability_scores(
             shown, title="Variability scores, least reproducible first"), "variability-scores"))
     blocks.append(capped_table(
         "Variability scores", "score = high − low, relative = score / the midpoint.",
@@ -291,7 +291,7 @@ def profile_section(data: ReportData, request: Request) -> Section:
                             "label": list(row["seasonal_periods"])},
                            schema={"lag": pl.Float64, "label": pl.String})
         where = row["hardware_type"] + (f", node {row['node']}" if row["node"] else "")
-        blocks.append(Figure(charts.autocorrelation(
+        blocks.append(Figure(triscale_charts.autocorrelation(
             acf_df, per, title=f"Autocorrelation of run performance, {where} ({row['campaign']})",
             lag_unit=unit), f"acf-{row['campaign']}-{where}"))
     if len(seasonal) > MAX_PROFILE_CHARTS:

@@ -12,7 +12,15 @@ import pyarrow as pa
 import pytest
 from scipy import stats
 
-from perfwarehouse.reports import charts, order_effects, triscale, variability
+from perfwarehouse.reports import (
+    charts,
+    order_effects,
+    order_effects_charts,
+    triscale,
+    triscale_charts,
+    variability,
+    variability_charts,
+)
 
 
 # ------------------------------------------------------------------ TriScale
@@ -96,7 +104,7 @@ def order_rows() -> pa.Table:
 def test_ci_examples_take_the_largest_configuration_of_each_case() -> None:
     df = order_effects.prepare(order_rows())
     assert df["alpha_family"].to_list() == [0.0125] * 4
-    assert df["case_label"].to_list()[3] == charts.CI_CASES[3]
+    assert df["case_label"].to_list()[3] == order_effects_charts.CI_CASES[3]
     examples = order_effects.ci_examples(df)
     assert examples.height == 4  # cases 1 and 2, two orders each; the NULL case has no CI
     assert set(examples["config"]) == {"b1", "b2"}
@@ -207,22 +215,22 @@ def test_confidences_never_round_up_to_100(pct: float, text: str) -> None:
 
 
 def test_ci_axis_says_the_true_confidence() -> None:
-    rows = pl.DataFrame({"case_label": [charts.CI_CASES[0]] * 2, "config": ["a"] * 2,
+    rows = pl.DataFrame({"case_label": [order_effects_charts.CI_CASES[0]] * 2, "config": ["a"] * 2,
                          "unit": ["s"] * 2, "order_kind": ["fixed", "random"],
                          "median": [1.0, 2.0], "low": [0.9, 1.9], "high": [1.1, 2.1],
                          "confidence_pct": [99.997, 99.997]})
-    spec = str(charts.ci_examples(rows, title="t").to_dict())
+    spec = str(order_effects_charts.ci_examples(rows, title="t").to_dict())
     assert "99.997 % CI" in spec and "100 % CI" not in spec
 
 
 def test_kpi_caption_says_what_is_drawn() -> None:
     only_kpis = pl.DataFrame({"label": ["a"], "kind": ["KPI"], "value_pct": [2.0],
                               "independent": ["yes"]})
-    caption = charts.kpi_chart(only_kpis, title="t").to_dict()["description"]
+    caption = triscale_charts.kpi_chart(only_kpis, title="t").to_dict()["description"]
     assert "tick" not in caption.lower() and "diamond" in caption
     with_runs = pl.concat([only_kpis, pl.DataFrame({
         "label": ["a"], "kind": ["metric"], "value_pct": [0.5], "independent": ["yes"]})])
-    spec = charts.kpi_chart(with_runs, title="t").to_dict()
+    spec = triscale_charts.kpi_chart(with_runs, title="t").to_dict()
     assert "Grey ticks" in spec["description"]
     assert any(layer["mark"].get("type") == "tick" for layer in spec["layer"])
 
@@ -232,7 +240,7 @@ def test_rsd_heatmap_scale_spans_the_data() -> None:
     percentile, so cells of 2 % and 20 % differ even when every RSD is above 1 %."""
     df = pl.DataFrame({"benchmark": [f"b{i}" for i in range(20)], "hardware_type": ["h"] * 20,
                        "rsd_pct": list(np.geomspace(2, 20, 20)), "n_configs": [1] * 20})
-    spec = charts.rsd_heatmap(df, title="t").to_dict()
+    spec = variability_charts.rsd_heatmap(df, title="t").to_dict()
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
     assert scale["type"] == "log" and scale["scheme"] == "viridis"
     lo, hi = scale["domain"]
@@ -241,7 +249,7 @@ def test_rsd_heatmap_scale_spans_the_data() -> None:
 
 def test_node_counts_sort_as_numbers() -> None:
     assert charts.numeric_sort(["1", "20", "5"]) == ["1", "5", "20"]
-    spec = charts.detectable_distribution(pl.DataFrame({
+    spec = variability_charts.detectable_distribution(pl.DataFrame({
         "r_label": ["1", "1", "1"], "r_order": [1.0] * 3, "nodes": ["1", "20", "5"],
         "n": [1, 2, 3]}), title="t", strategy_text="s").to_dict()
     assert spec["encoding"]["color"]["sort"] == ["1", "5", "20"]
