@@ -3,7 +3,8 @@
 Attached to the main CLI by ``perfwarehouse/cli.py`` (``cli.add_command(compare)``). The
 statistics are :mod:`perfwarehouse.compare`; this module reads the two sides' trial values
 (``sql/queries/compare_trials.sql``), prints the result and keeps it in the table
-``comparisons`` (``sql/schema/080_comparisons.sql``). Heavy imports happen inside the
+``comparisons`` (``sql/schema/080_comparisons.sql``, written by
+:func:`perfwarehouse.warehouse.catalog.record_comparison`). Heavy imports happen inside the
 command, so ``perfwarehouse --help`` stays fast.
 """
 
@@ -91,39 +92,28 @@ def run_compare(warehouse: Warehouse, baseline: Side, contender: Side, *, confid
 
 def save(warehouse: Warehouse, table: pa.Table, baseline: Side, contender: Side,
          confidence: float, threshold: float, correction: str) -> int:
-    """Insert ``table`` into ``comparisons``; returns the new comparison_id."""
-    from datetime import datetime, timezone
-
+    """Keep ``table`` in ``comparisons`` with how it was asked; returns the new comparison_id."""
     import pyarrow as pa
 
-    from perfwarehouse.warehouse.store import fetch_one
+    from perfwarehouse.warehouse.catalog import record_comparison
 
+    n = table.num_rows
+    meta = {
+        "baseline_campaign": [baseline.campaign] * n,
+        "baseline_revision": pa.array([baseline.revision] * n, pa.string()),
+        "baseline_where": pa.array([baseline.where] * n, pa.string()),
+        "contender_campaign": [contender.campaign] * n,
+        "contender_revision": pa.array([contender.revision] * n, pa.string()),
+        "contender_where": pa.array([contender.where] * n, pa.string()),
+        "confidence": [confidence] * n, "threshold_pct": [threshold] * n,
+        "correction": [correction] * n,
+    }
+    full = table
+    for name, values in reversed(list(meta.items())):
+        full = full.add_column(0, name, values if isinstance(values, pa.Array)
+                               else pa.array(values))
     with warehouse.writing("perfwarehouse compare") as session:
-        with session.catalog() as cat:
-            cid = int(fetch_one(cat, "SELECT coalesce(max(comparison_id), 0) + 1 "
-                                     "FROM comparisons")[0])
-            n = table.num_rows
-            meta = {
-                "comparison_id": pa.array([cid] * n, pa.int64()),
-                "created_at": pa.array([datetime.now(timezone.utc)] * n,
-                                       pa.timestamp("us", tz="UTC")),
-                "baseline_campaign": [baseline.campaign] * n,
-                "baseline_revision": pa.array([baseline.revision] * n, pa.string()),
-                "baseline_where": pa.array([baseline.where] * n, pa.string()),
-                "contender_campaign": [contender.campaign] * n,
-                "contender_revision": pa.array([contender.revision] * n, pa.string()),
-                "contender_where": pa.array([contender.where] * n, pa.string()),
-                "confidence": [confidence] * n, "threshold_pct": [threshold] * n,
-                "correction": [correction] * n,
-            }
-            full = table
-            for name, values in reversed(list(meta.items())):
-                full = full.add_column(0, name, values if isinstance(values, pa.Array)
-                                       else pa.array(values))
-            cat.register("_comparison", full)
-            cat.execute("INSERT INTO comparisons BY NAME SELECT * FROM _comparison")
-            cat.unregister("_comparison")
-    return cid
+        return record_comparison(session, full)
 
 
 def _signed(v: float | None, digits: int = 2) -> str:

@@ -2,9 +2,10 @@
 functions):
 
     kernels  <-  stats  <-  method packages  <-  jobs  <-  cli / demo
-    reports.charts  <-  reports.<page>
+    reports.charts  <-  reports.<page>_charts  <-  reports.<page>
 
-Method packages hold the pure analyses (arrays in, results out); only the edges
+Method packages hold the pure analyses (arrays in, results out); a report presents: only
+its query step (the function ``build``) may call a method package; only the edges
 (warehouse/, the ingest readers, the job runner, the report query step and the CLI)
 may touch DuckDB; and the command line imports nothing heavy before it parses its
 arguments, so ``perfwarehouse --help`` starts fast.
@@ -39,6 +40,11 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "warehouse": ("errors", "faults", "config"),
     "reports.charts": ("errors",),
 }
+# the chart modules of the pages: pure Altair specs over the shared helpers
+CHART_MODULES = ("reports.charts", "reports.order_effects_charts", "reports.variability_charts",
+                 "reports.triscale_charts", "reports.fleet_charts", "reports.load_charts")
+ALLOWED |= {m: ("errors", "reports.charts") for m in CHART_MODULES[1:]}
+QUERY_STEP = "build"  # the one function of a report module that may call a method package
 # where DuckDB may be imported: the warehouse, the ingest edge, the job runner, the
 # report query step and the command-line edge
 DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.latency", "ingest.service", "ingest.pull",
@@ -77,6 +83,23 @@ def imports(tree: ast.Module, module_level_only: bool = False) -> list[str]:
     return names
 
 
+def method_imports_outside_the_query_step(tree: ast.Module) -> list[str]:
+    """Method packages a report module imports anywhere but in its query step (or under
+    ``if TYPE_CHECKING``, for annotations)."""
+    allowed: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == QUERY_STEP or (
+                isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)):
+            allowed |= {id(n) for n in ast.walk(node)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in allowed or not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        wrapper = ast.Module(body=[node], type_ignores=[])
+        found += [n for n in imports(wrapper) if (ours(n) or "").split(".")[0] in METHODS]
+    return found
+
+
 def ours(name: str) -> str | None:
     return name.removeprefix("perfwarehouse.") if name.startswith("perfwarehouse.") else None
 
@@ -105,8 +128,8 @@ def violations() -> list[str]:
                 continue
             prefix, allowed = rule
             head = target.split(".")[0]
-            same = head == prefix.split(".")[0] and prefix != "reports.charts"
-            if not same and head not in allowed:
+            same = head == prefix.split(".")[0] and prefix not in CHART_MODULES
+            if not same and head not in allowed and target not in allowed:
                 found.append(f"{module} imports perfwarehouse.{target} "
                              f"({prefix} may import only {', '.join(allowed) or 'itself'})")
         if module.startswith("reports.") and module != "reports.charts":
@@ -115,6 +138,9 @@ def violations() -> list[str]:
                 if target.split(".")[0] in ("kernels", "stats"):
                     found.append(f"{module} imports perfwarehouse.{target}: reports present "
                                  "results, statistics belong to a method package or job")
+            for name in method_imports_outside_the_query_step(tree):
+                found.append(f"{module} imports {name} outside its query step ({QUERY_STEP}): "
+                             "the page's build code presents, it computes nothing")
         if module in CLI_MODULES:
             for name in imports(tree, module_level_only=True):
                 if name.split(".")[0] in HEAVY:
@@ -132,12 +158,19 @@ def test_the_checker_catches_a_forbidden_import(monkeypatch: pytest.MonkeyPatch)
     extra = [("kernels.bad", ast.parse("import duckdb\n")),
              ("ordersage.bad", ast.parse("from perfwarehouse.warehouse import store\n")),
              ("reports.bad", ast.parse("def f():\n    from perfwarehouse.stats import acf\n")),
+             ("reports.worse", ast.parse("def section():\n"
+                                         "    from perfwarehouse.fleet import analysis\n")),
+             ("reports.fleet_charts", ast.parse("from perfwarehouse.reports.base import Report\n")),
              ("cli", ast.parse("import numpy\n"))]
     monkeypatch.setattr(sys.modules[__name__], "modules", lambda: original + extra)
     found = violations()
     assert any(v.startswith("kernels.bad imports duckdb") for v in found)
     assert any(v.startswith("ordersage.bad imports perfwarehouse.warehouse") for v in found)
     assert any(v.startswith("reports.bad imports perfwarehouse.stats") for v in found)
+    assert any(v.startswith("reports.worse imports perfwarehouse.fleet outside")
+               for v in found)
+    assert any(v.startswith("reports.fleet_charts imports perfwarehouse.reports.base")
+               for v in found)
     assert any(v.startswith("cli imports numpy at module level") for v in found)
 
 

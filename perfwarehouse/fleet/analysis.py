@@ -236,6 +236,77 @@ def _decide(per_period: pl.DataFrame, trends: pl.DataFrame, params: FleetParams)
     ).sort(KEYS)
 
 
+# ------------------------------------------------------------- summaries
+@dataclass(frozen=True)
+class FleetSummary:
+    """What the fleet report shows about the whole fleet, from :func:`analyse`'s rows."""
+
+    by_type: pl.DataFrame
+    """Per hardware type: configurations and trials in each period, drifting, order-
+    dependent (new, resolved) counts, the median RSD of its configurations before and
+    now, and the change of that median in %."""
+    rsd_by_type: pl.DataFrame
+    """``hardware_type``, ``period`` (previous | this), ``rsd_pct``: the median RSD over
+    the configurations with an RSD in both periods."""
+    rsd_prev_median: float | None
+    """The median RSD, over every configuration with an RSD in both periods, before and
+    now (None when there is none)."""
+    rsd_now_median: float | None
+
+
+def summarise(result: pl.DataFrame) -> FleetSummary:
+    """The per-hardware-type and fleet-wide summaries of :func:`analyse`'s ``result``."""
+    by_type = (result.group_by("hardware_type").agg(
+        configurations=(pl.col("n_now") > 0).sum(),
+        trials_now=pl.col("n_now").sum(), trials_prev=pl.col("n_prev").sum(),
+        drifting=pl.col("drifting").sum(),
+        dependent_now=pl.col("dependent_now").sum(),
+        new=(pl.col("change") == "new").sum(),
+        resolved=(pl.col("change") == "resolved").sum(),
+        rsd_prev=pl.col("rsd_prev_pct").median(), rsd_now=pl.col("rsd_now_pct").median())
+        .with_columns(rsd_change=(pl.col("rsd_now") / pl.col("rsd_prev") - 1) * 100)
+        .sort("hardware_type"))
+    both = result.filter(pl.col("rsd_now_pct").is_not_null()
+                         & pl.col("rsd_prev_pct").is_not_null())
+    rsd_by_type = pl.concat([
+        both.group_by("hardware_type").agg(rsd_pct=pl.col("rsd_prev_pct").median())
+        .with_columns(period=pl.lit("previous")),
+        both.group_by("hardware_type").agg(rsd_pct=pl.col("rsd_now_pct").median())
+        .with_columns(period=pl.lit("this")),
+    ]).sort(["hardware_type", "period"])
+    prev = now = None
+    if both.height:
+        prev, now = both["rsd_prev_pct"].median(), both["rsd_now_pct"].median()
+    return FleetSummary(by_type, rsd_by_type,
+                        None if prev is None else float(prev),  # type: ignore[arg-type]
+                        None if now is None else float(now))  # type: ignore[arg-type]
+
+
+def relative_values(trials: pa.Table | pl.DataFrame, keys: pl.DataFrame, since_s: float,
+                    until_s: float) -> pl.DataFrame:
+    """This period's trials of the configurations in ``keys`` (``campaign``,
+    ``hardware_type``, ``config_id``, ``worse_pct`` = the trend with + = worse,
+    ``higher_is_better``; other columns are carried along), with ``day`` (since the
+    period's start), ``value_pct`` (the value as % of its configuration's median, + =
+    worse) and ``trend_pct`` (the trend drawn through the median at the middle of the
+    period). Empty (no columns) when none of them has a trial in the period."""
+    t = trials if isinstance(trials, pl.DataFrame) else pl.from_arrow(trials)
+    assert isinstance(t, pl.DataFrame)
+    rows = (t.filter(pl.col("period") == 1)
+            .join(keys, on=["campaign", "hardware_type", "config_id"], how="inner"))
+    if rows.height == 0:
+        return pl.DataFrame()
+    sign = pl.when(pl.col("higher_is_better").fill_null(False)).then(-1.0).otherwise(1.0)
+    mid = (since_s + until_s) / 2
+    return rows.with_columns(
+        median=pl.col("value").median().over(["campaign", "hardware_type", "config_id"]),
+    ).with_columns(
+        day=(pl.col("started_s") - since_s) / DAY_S,
+        value_pct=(pl.col("value") / pl.col("median") - 1) * 100 * sign,
+        trend_pct=pl.col("worse_pct") * (pl.col("started_s") - mid) / (30 * DAY_S),
+    )
+
+
 # ------------------------------------------------------------ statistics
 @dataclass(frozen=True)
 class TwoGroupTest:

@@ -11,9 +11,10 @@ parsers found. :func:`land` then, in order:
    the same values is skipped; with different values it is a conflict;
 3. writes the new measurements as Parquet into a staging directory outside
    ``measurements/``, records them, the dimension rows, the trials and the batch
-   in **one** catalog transaction, and only then renames the files into the hive
-   layout (:meth:`Warehouse.publish`). So a process killed at any instant leaves
-   the warehouse as before or after the batch, and an engine reading
+   in **one** catalog transaction
+   (:func:`perfwarehouse.warehouse.catalog.record_batch`), and only then renames the
+   files into the hive layout (:meth:`Warehouse.publish`). So a process killed at any
+   instant leaves the warehouse as before or after the batch, and an engine reading
    ``measurements/`` directly never sees an uncommitted file; a batch committed
    but not yet renamed is finished by the next open, read-only or not
    (:meth:`Warehouse._recover_read_only`).
@@ -40,7 +41,7 @@ from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
 from perfwarehouse.ingest import json_policy, latency
 from perfwarehouse.progress import Reporter, SilentReporter
-from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse import catalog, sqlfiles
 from perfwarehouse.warehouse.compact import auto_compact
 from perfwarehouse.warehouse.store import (
     DATA,
@@ -152,17 +153,14 @@ def land(
     checkpoint("validated")
     purpose = f"perfwarehouse ingest {batch.format} {batch.source}"
     with warehouse.writing(purpose) as session:
-        with warehouse.catalog() as catalog:
-            earlier = fetch_one(
-                catalog, "SELECT batch_id FROM ingest_batches WHERE content_hash = ? AND format = ?",
-                [batch.content_hash, batch.format])
-            skipped = 0 if earlier else _compare_with_warehouse(con, catalog)
-            batch_id = int(fetch_one(catalog, "SELECT coalesce(max(batch_id), 0) + 1 "
-                                              "FROM ingest_batches")[0])
-        if earlier:
+        with warehouse.catalog() as cat:
+            earlier = catalog.find_batch(cat, batch.content_hash, batch.format)
+            skipped = 0 if earlier is not None else _compare_with_warehouse(con, cat)
+            batch_id = catalog.next_batch_id(cat)
+        if earlier is not None:
             _on_commit_alone(session, on_commit)
             return IngestSummary(
-                batch.source, batch.format, "unchanged", batch_id=int(earlier[0]),
+                batch.source, batch.format, "unchanged", batch_id=earlier,
                 trials_skipped=n_records, seconds=time.monotonic() - started)
         added = batch.count()
         if added == 0 and not problems:
@@ -216,8 +214,8 @@ def preview(warehouse: Warehouse | None, batch: Batch, *, quarantine: bool = Fal
     problems = _check(batch, quarantine, reporter)
     skipped = 0
     if warehouse is not None and warehouse.exists():
-        with warehouse.catalog() as catalog:
-            skipped = _compare_with_warehouse(con, catalog)
+        with warehouse.catalog() as cat:
+            skipped = _compare_with_warehouse(con, cat)
     row = fetch_one(con, """SELECT count(*), coalesce(sum(len("values")), 0),
                                    count(DISTINCT config_id), count(DISTINCT (campaign, run_id)),
                                    count(DISTINCT node)
@@ -360,27 +358,27 @@ def _assign_configurations(con: duckdb.DuckDBPyConnection) -> None:
 
 # ---------------------------------------------------------- warehouse compare
 def _compare_with_warehouse(
-    con: duckdb.DuckDBPyConnection, catalog: duckdb.DuckDBPyConnection
+    con: duckdb.DuckDBPyConnection, cat: duckdb.DuckDBPyConnection
 ) -> int:
     """Drop trials the warehouse already has; raise on any conflict. Returns trials skipped."""
     runs = fetch_arrow(con, sqlfiles.load("staging/run_rows"), {"batch_id": 0})
-    catalog.register("_batch_runs", runs)
+    cat.register("_batch_runs", runs)
     try:
-        mismatch = fetch_one(catalog, sqlfiles.load("staging/conflicting_runs"))
+        mismatch = fetch_one(cat, sqlfiles.load("staging/conflicting_runs"))
         if mismatch:
             raise ConflictError(
                 f"run {mismatch[1]} of campaign {mismatch[0]} is already in the warehouse with "
                 f"another node, order kind, run index, seed or revision ({mismatch[2]}); "
                 "nothing was ingested")
-        _check_dimension_conflicts(con, catalog)
-        known_runs = fetch_one(catalog, 
+        _check_dimension_conflicts(con, cat)
+        known_runs = fetch_one(cat, 
             "SELECT count(*) FROM _batch_runs b SEMI JOIN runs r USING (campaign, run_id)"
         )[0]
         if not known_runs:  # trials belong to runs: nothing of this batch can be there yet
             return 0
-        existing = fetch_arrow(catalog, sqlfiles.load("staging/existing_trials"))
+        existing = fetch_arrow(cat, sqlfiles.load("staging/existing_trials"))
     finally:
-        catalog.unregister("_batch_runs")
+        cat.unregister("_batch_runs")
     con.register("_existing", existing)
     try:
         conflict = fetch_one(con, sqlfiles.load("staging/conflicting_trials"),
@@ -400,15 +398,15 @@ def _compare_with_warehouse(
 
 
 def _check_dimension_conflicts(
-    con: duckdb.DuckDBPyConnection, catalog: duckdb.DuckDBPyConnection
+    con: duckdb.DuckDBPyConnection, cat: duckdb.DuckDBPyConnection
 ) -> None:
     nodes = fetch_arrow(con, "SELECT node, min(hardware_type) AS hardware_type FROM raw_trials "
                              "GROUP BY node")
-    catalog.register("_batch_nodes", nodes)
-    clash = fetch_one(catalog, """
+    cat.register("_batch_nodes", nodes)
+    clash = fetch_one(cat, """
         SELECT b.node, n.hardware_type, b.hardware_type FROM _batch_nodes b
         JOIN nodes n USING (node) WHERE n.hardware_type <> b.hardware_type LIMIT 1""")
-    catalog.unregister("_batch_nodes")
+    cat.unregister("_batch_nodes")
     if clash:
         raise ConflictError(
             f"node {clash[0]} is of hardware type {clash[1]} in the warehouse but {clash[2]} in "
@@ -416,13 +414,13 @@ def _check_dimension_conflicts(
             "mapping, or --hardware-type and --hardware-map where the command has them); "
             "nothing was ingested")
     configs = fetch_arrow(con, "SELECT * FROM _configs")
-    catalog.register("_batch_configs", configs)
-    clash = fetch_one(catalog, """
+    cat.register("_batch_configs", configs)
+    clash = fetch_one(cat, """
         SELECT b.benchmark, b.metric, c.unit, b.unit FROM _batch_configs b
         JOIN configurations c USING (config_id)
         WHERE c.unit IS DISTINCT FROM b.unit OR c.higher_is_better IS DISTINCT FROM b.higher_is_better
         LIMIT 1""")
-    catalog.unregister("_batch_configs")
+    cat.unregister("_batch_configs")
     if clash:
         raise ConflictError(
             f"{clash[0]} / {clash[1]} has unit {clash[2]!r} (or another direction) in the warehouse "
@@ -463,51 +461,30 @@ def _commit(
     files: list[dict[str, object]], problems: list[TrialParseError], started_at: datetime,
     added: int, values: int, skipped: int, on_commit: OnCommit | None = None,
 ) -> None:
-    """Record everything of the batch in one transaction."""
-    tables = {
-        "_trials": fetch_arrow(con, sqlfiles.load("staging/trial_rows"), {"batch_id": batch_id}),
-        "_runs": fetch_arrow(con, sqlfiles.load("staging/run_rows"), {"batch_id": batch_id}),
-        "_nodes": fetch_arrow(con, sqlfiles.load("staging/node_rows"), {"batch_id": batch_id}),
-        "_configs": fetch_arrow(con, "SELECT * FROM _configs"),
-        "_latency_rows": latency.rows(con, batch_id),
-        "_files": pa.Table.from_pylist(files) if files else None,
-        "_quarantine": pa.table({
+    """Record everything of the batch in one transaction, then publish its files."""
+    record = catalog.BatchRecord(
+        batch_id=batch_id, source=batch.source, format=batch.format,
+        content_hash=batch.content_hash, started_at=started_at, trials_added=added,
+        values_added=values, trials_skipped=skipped,
+        quarantined=len({(p.source, p.line) for p in problems}),
+        trials=fetch_arrow(con, sqlfiles.load("staging/trial_rows"), {"batch_id": batch_id}),
+        runs=fetch_arrow(con, sqlfiles.load("staging/run_rows"), {"batch_id": batch_id}),
+        nodes=fetch_arrow(con, sqlfiles.load("staging/node_rows"), {"batch_id": batch_id}),
+        configurations=fetch_arrow(con, "SELECT * FROM _configs"),
+        latency=latency.rows(con, batch_id),
+        files=pa.Table.from_pylist(files) if files else None,
+        quarantine=pa.table({
             "batch_id": pa.array([batch_id] * len(problems), pa.int64()),
             "source": [p.source for p in problems], "line": [p.line for p in problems],
             "rule": [p.rule for p in problems], "detail": [p.detail for p in problems],
             "raw": [getattr(p, "raw", None) for p in problems]}),
-    }
+    )
     with session.catalog() as cat:
-        for name, table in tables.items():
-            if table is not None:
-                cat.register(name, table)
-        now = datetime.now(timezone.utc)
-        cat.execute("BEGIN TRANSACTION")
-        try:
-            cat.execute("""INSERT INTO campaigns
-                SELECT DISTINCT campaign, ?::TIMESTAMPTZ, ? FROM _runs
-                ON CONFLICT DO NOTHING""", [now, batch_id])
-            cat.execute("INSERT INTO nodes BY NAME SELECT * FROM _nodes ON CONFLICT DO NOTHING")
-            cat.execute("INSERT INTO configurations BY NAME SELECT * FROM _configs ON CONFLICT DO NOTHING")
-            cat.execute("INSERT INTO runs BY NAME SELECT * FROM _runs ON CONFLICT DO NOTHING")
-            cat.execute("INSERT INTO valueless_trials BY NAME SELECT * FROM _trials")
-            if tables["_latency_rows"] is not None:
-                cat.execute("INSERT INTO latency_histograms BY NAME SELECT * FROM _latency_rows "
-                            "ON CONFLICT DO NOTHING")
-            if files:
-                cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _files")
-            cat.execute("INSERT INTO quarantine BY NAME SELECT * FROM _quarantine")
-            cat.execute(
-                "INSERT INTO ingest_batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'landed', ?, ?)",
-                [batch_id, batch.source, batch.format, batch.content_hash, added, values,
-                 skipped, len({(p.source, p.line) for p in problems}), started_at, now])
+        with catalog.transaction(cat):
+            catalog.record_batch(cat, record)
             if on_commit:
                 on_commit(cat, batch_id)
             checkpoint("before-commit")
-            cat.execute("COMMIT")
-        except BaseException:
-            cat.execute("ROLLBACK")
-            raise
         checkpoint("after-commit")
         # committed: only now do the files appear in measurements/ (readers wait for this
         # open catalog; one killed here is finished by the next open, read-only or not)
@@ -520,8 +497,7 @@ def _is_committed(warehouse: Warehouse, batch_id: int) -> bool:
     """Whether the catalog holds batch ``batch_id`` (asked after a failure)."""
     try:
         with warehouse.catalog() as cat:
-            return bool(fetch_one(cat, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
-                                  [batch_id])[0])
+            return catalog.batch_recorded(cat, batch_id)
     except Exception:  # cannot tell: keep the files (the next writer decides)
         return True
 
@@ -530,14 +506,8 @@ def _on_commit_alone(session: WriteSession, on_commit: OnCommit | None) -> None:
     """Run ``on_commit`` for a batch that adds nothing, in its own transaction."""
     if on_commit is None:
         return
-    with session.catalog() as cat:
-        cat.execute("BEGIN TRANSACTION")
-        try:
-            on_commit(cat, None)
-            cat.execute("COMMIT")
-        except BaseException:
-            cat.execute("ROLLBACK")
-            raise
+    with session.catalog() as cat, catalog.transaction(cat):
+        on_commit(cat, None)
 
 
 def attach_raw_lines(problems: list[TrialParseError], limit: int = 10000) -> None:

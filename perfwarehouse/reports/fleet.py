@@ -13,19 +13,22 @@ previous period of the same length, per hardware type,
 
 The analysis key is (campaign, hardware type, configuration); a trial counts once
 (the median of its measurements). The numbers come from the measurements of the two
-periods, computed in-process by :func:`analyse` (a pure function) with the stable
-statistics API (``stats.kruskal``, ``stats.theil_sen``), because the analysis tables
-hold whole campaigns, not periods.
+periods, because the analysis tables hold whole campaigns, not periods: :func:`build`
+is the query step, which reads them and has :mod:`perfwarehouse.fleet.analysis`
+(pure) compute the numbers; :func:`build_page` presents them and computes nothing.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.fleet.analysis import DAY_S, FleetParams, analyse, choose_period
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, fleet_charts
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, ReportData, Request
 from perfwarehouse.reports.page import (
     Column,
@@ -37,6 +40,9 @@ from perfwarehouse.reports.page import (
     Verdict,
     capped_table,
 )
+
+if TYPE_CHECKING:
+    from perfwarehouse.fleet.analysis import FleetParams, FleetSummary, Period
 
 TOP_DRIFTING = 40
 OVER_TIME = 4
@@ -58,7 +64,32 @@ LINKS = (("History: when each configuration changed, over revisions (perfwarehou
           "history, written next to this page as history.html)", "history.html"),)
 
 
-def build(data: ReportData, request: Request, params: FleetParams = FleetParams()) -> Page:
+@dataclass(frozen=True)
+class FleetData:
+    """What the fleet page shows, as found by the query step."""
+
+    scope: str
+    last_at: datetime | None
+    period: Period
+    params: FleetParams
+    result: pl.DataFrame  # one labelled row per configuration (analyse, then label)
+    over_time: pl.DataFrame  # the strongest drifts' values (empty if none)
+    summary: FleetSummary
+    campaign: str | None = None
+
+
+def build(data: ReportData, request: Request, params: FleetParams | None = None) -> Page:
+    """The query step: the trials of the period and the previous one, analysed by
+    :mod:`perfwarehouse.fleet.analysis`; then :func:`build_page`."""
+    from perfwarehouse.fleet.analysis import (
+        FleetParams,
+        analyse,
+        choose_period,
+        relative_values,
+        summarise,
+    )
+
+    params = params or FleetParams()
     span = data.query("fleet_span", campaign=request.campaign).to_pylist()[0]
     scope = f"campaign {request.campaign}" if request.campaign else "every campaign"
     last = span["last_at"]
@@ -77,6 +108,16 @@ def build(data: ReportData, request: Request, params: FleetParams = FleetParams(
                         prev_since=period.previous_since, since=period.since,
                         until=period.until)
     names = data.query("fleet_configurations")
+    result = label(analyse(trials, period, params), names)
+    over = relative_values(trials, strongest_drifts(result), period.since.timestamp(),
+                           period.until.timestamp())
+    return build_page(FleetData(scope, last, period, params, result, over, summarise(result),
+                                request.campaign))
+
+
+def build_page(found: FleetData) -> Page:
+    """The page from what the query step found (pure)."""
+    period, params, result, scope = found.period, found.params, found.result, found.scope
     title = (f"Fleet report, {period.since:%Y-%m-%d %H:%M} to {period.until:%Y-%m-%d %H:%M} UTC "
              f"({period.days:g} days)")
     provenance = (
@@ -90,29 +131,27 @@ def build(data: ReportData, request: Request, params: FleetParams = FleetParams(
         f"dropping values ≥ {params.outlier_factor:g} × the median.",
         "Computed from the measurements at report time (not from a stored job run).",
     )
-    result = label(analyse(trials, period, params), names)
     now = result.filter(pl.col("n_now") > 0)
     if now.height == 0:
         text = (f"No successful trials in this period ({scope}); the newest trial started at "
-                f"{span['last_at']}. Choose --since/--until around the data.")
+                f"{found.last_at}. Choose --since/--until around the data.")
         return Page(title, INTRO, (Section("No data in the period", "",
                                            (Notice(text, "missing"),)),), provenance,
                     name="fleet")
-    sections = [summary_section(result),
-                drift_section(now, params, trials, (period.since.timestamp(),
-                                                    period.until.timestamp())),
-                order_section(result), variability_section(result)]
+    sections = [summary_section(found.summary), drift_section(now, params, found.over_time),
+                order_section(result), variability_section(result, found.summary)]
     quiet = sorted(set(result["campaign"].to_list()) - set(now["campaign"].to_list()))
-    if quiet and not request.campaign:
+    if quiet and not found.campaign:
         sections[0] = Section(sections[0].title, sections[0].intro, (Notice(
             f"{len(quiet)} campaign(s) have no trials in this period ({', '.join(quiet)}): the "
             "period ends at the newest trial of any campaign; give --campaign to report on one "
             "campaign with its own period."), *sections[0].blocks))
     return Page(title, INTRO, tuple(sections), provenance, name="fleet", links=LINKS,
-                verdict=verdict(result, now, period.days))
+                verdict=verdict(result, now, period.days, found.summary))
 
 
-def verdict(result: pl.DataFrame, now: pl.DataFrame, days: float) -> Verdict:
+def verdict(result: pl.DataFrame, now: pl.DataFrame, days: float,
+            summary: FleetSummary) -> Verdict:
     """What drifted (worse or better, by the metric's direction), what became
     order-dependent, and how variability moved."""
     drifting = now.filter(pl.col("drifting"))
@@ -127,11 +166,9 @@ def verdict(result: pl.DataFrame, now: pl.DataFrame, days: float) -> Verdict:
     new = int((result["change"] == "new").sum())
     dependent = int(result["dependent_now"].fill_null(False).sum())
     parts.append(f"{dependent:,} configurations are order-dependent ({new:,} new).")
-    both = result.filter(pl.col("rsd_now_pct").is_not_null()
-                         & pl.col("rsd_prev_pct").is_not_null())
-    if both.height:
-        parts.append(f"Median RSD {both['rsd_prev_pct'].median():.2g} % before, "
-                     f"{both['rsd_now_pct'].median():.2g} % now.")
+    if summary.rsd_prev_median is not None and summary.rsd_now_median is not None:
+        parts.append(f"Median RSD {summary.rsd_prev_median:.2g} % before, "
+                     f"{summary.rsd_now_median:.2g} % now.")
     level = "alarm" if worse.height or new else "ok"
     return Verdict(" ".join(parts), level)
 
@@ -154,17 +191,7 @@ def label(result: pl.DataFrame, names: pa.Table) -> pl.DataFrame:
         dtype=pl.String))
 
 
-def summary_section(result: pl.DataFrame) -> Section:
-    summary = (result.group_by("hardware_type").agg(
-        configurations=(pl.col("n_now") > 0).sum(),
-        trials_now=pl.col("n_now").sum(), trials_prev=pl.col("n_prev").sum(),
-        drifting=pl.col("drifting").sum(),
-        dependent_now=pl.col("dependent_now").sum(),
-        new=(pl.col("change") == "new").sum(),
-        resolved=(pl.col("change") == "resolved").sum(),
-        rsd_prev=pl.col("rsd_prev_pct").median(), rsd_now=pl.col("rsd_now_pct").median())
-        .with_columns(rsd_change=(pl.col("rsd_now") / pl.col("rsd_prev") - 1) * 100)
-        .sort("hardware_type"))
+def summary_section(summary: FleetSummary) -> Section:
     return Section("Summary per hardware type", "", (capped_table(
         "Hardware types",
         "Drifting and order-dependent counts are for this period; 'new' were not order-"
@@ -180,59 +207,41 @@ def summary_section(result: pl.DataFrame) -> Section:
          Column("rsd_prev", "median RSD before (%)", "pct"),
          Column("rsd_now", "median RSD now (%)", "pct"),
          Column("rsd_change", "RSD change (%)", "pct")),
-        summary),))
+        summary.by_type),))
 
 
-def values_over_time(trials: pa.Table, drifting: pl.DataFrame, period_since: float,
-                     period_until: float) -> pl.DataFrame:
-    """The trials of the strongest drifts in this period: each value as % of the
-    configuration's median (+ = worse), and the Theil-Sen trend drawn through the
-    median at the middle of the period."""
+def strongest_drifts(result: pl.DataFrame) -> pl.DataFrame:
+    """The configurations whose values over time are drawn: the strongest drifts of this
+    period (keys, label, sign-normalised trend and direction)."""
+    drifting = (result.filter(pl.col("n_now") > 0).filter(pl.col("slope_pct").is_not_null())
+                .filter(pl.col("drifting")).sort(pl.col("worse_pct").abs(), descending=True))
     top = drifting.sort(pl.col("worse_pct").abs(), descending=True).head(OVER_TIME)
-    t = pl.from_arrow(trials)
-    assert isinstance(t, pl.DataFrame)
-    keys = top.select("campaign", "hardware_type", "config_id", "config", "worse_pct",
+    return top.select("campaign", "hardware_type", "config_id", "config", "worse_pct",
                       "higher_is_better")
-    rows = (t.filter(pl.col("period") == 1)
-            .join(keys, on=["campaign", "hardware_type", "config_id"], how="inner"))
-    if rows.height == 0:
-        return pl.DataFrame()
-    sign = pl.when(pl.col("higher_is_better").fill_null(False)).then(-1.0).otherwise(1.0)
-    mid = (period_since + period_until) / 2
-    return rows.with_columns(
-        median=pl.col("value").median().over(["campaign", "hardware_type", "config_id"]),
-    ).with_columns(
-        series=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"),
-        day=(pl.col("started_s") - period_since) / DAY_S,
-        value_pct=(pl.col("value") / pl.col("median") - 1) * 100 * sign,
-        trend_pct=pl.col("worse_pct") * (pl.col("started_s") - mid) / (30 * DAY_S),
-    ).select("series", "day", "value_pct", "trend_pct")
 
 
-def drift_section(now: pl.DataFrame, params: FleetParams, trials: pa.Table | None = None,
-                  period: tuple[float, float] | None = None) -> Section:
+def drift_section(now: pl.DataFrame, params: FleetParams,
+                  over_time: pl.DataFrame | None = None) -> Section:
     with_trend = now.filter(pl.col("slope_pct").is_not_null())
     drifting = with_trend.filter(pl.col("drifting")).sort(
         pl.col("worse_pct").abs(), descending=True)
     blocks: list[Figure | Table | Notice] = []
     if with_trend.height:
-        blocks.append(Figure(charts.drift_overview(
+        blocks.append(Figure(fleet_charts.drift_overview(
             with_trend.with_columns(slope_pct=pl.col("worse_pct")),
             title="Trend of every configuration in the period"), "drift-overview"))
     if drifting.height:
         top = drifting.head(TOP_DRIFTING)
-        blocks.append(Figure(charts.drift_top(
+        blocks.append(Figure(fleet_charts.drift_top(
             top.with_columns(slope_pct=pl.col("worse_pct"), low_pct=pl.col("worse_low_pct"),
                              high_pct=pl.col("worse_high_pct")),
             title=f"The {top.height} strongest drifts (of {drifting.height})"), "drift-top"))
-        if trials is not None and trials.num_rows:
-            t = pl.from_arrow(trials)
-            assert isinstance(t, pl.DataFrame)
-            lo, hi = period or (float(t["started_s"].min()),  # type: ignore[arg-type]
-                                float(t["started_s"].max()))  # type: ignore[arg-type]
-            over = values_over_time(trials, drifting, lo, hi)
+        if over_time is not None and over_time.height:
+            over = over_time.with_columns(
+                series=pl.col("hardware_type") + pl.lit(" · ") + pl.col("config"),
+            ).select("series", "day", "value_pct", "trend_pct")
             if over.height:
-                blocks.append(Figure(charts.values_over_time(
+                blocks.append(Figure(fleet_charts.values_over_time(
                     over, title=f"Values over time of the {over['series'].n_unique()} "
                                 "strongest drifts"), "values-over-time"))
     else:
@@ -268,7 +277,7 @@ def order_section(result: pl.DataFrame) -> Section:
     resolved = result.filter(pl.col("change") == "resolved")
     blocks: list[Figure | Table | Notice] = []
     if changes.height:
-        blocks.append(Figure(charts.order_dependence_changes(
+        blocks.append(Figure(fleet_charts.order_dependence_changes(
             changes, title="Order dependence now and in the previous period"), "order-changes"))
     else:
         blocks.append(Notice("No configuration is order-dependent in either period."))
@@ -291,22 +300,16 @@ def order_section(result: pl.DataFrame) -> Section:
                    "order runs, on each period's trials.", tuple(blocks))
 
 
-def variability_section(result: pl.DataFrame) -> Section:
+def variability_section(result: pl.DataFrame, summary: FleetSummary) -> Section:
     both = result.filter(pl.col("rsd_now_pct").is_not_null()
                          & pl.col("rsd_prev_pct").is_not_null())
     blocks: list[Figure | Table | Notice] = []
     if both.height == 0:
         return Section("Variability against the previous period", "", (Notice(
             "No configuration has enough trials in both periods to compare its RSD."),))
-    by_type = pl.concat([
-        both.group_by("hardware_type").agg(rsd_pct=pl.col("rsd_prev_pct").median())
-        .with_columns(period=pl.lit("previous")),
-        both.group_by("hardware_type").agg(rsd_pct=pl.col("rsd_now_pct").median())
-        .with_columns(period=pl.lit("this")),
-    ]).sort(["hardware_type", "period"])
-    blocks.append(Figure(charts.variability_by_type(
-        by_type, title="Median RSD per hardware type, previous and this period"), "rsd-by-type"))
-    blocks.append(Figure(charts.variability_change(
+    blocks.append(Figure(fleet_charts.variability_by_type(
+        summary.rsd_by_type, title="Median RSD per hardware type, previous and this period"), "rsd-by-type"))
+    blocks.append(Figure(fleet_charts.variability_change(
         both, title="RSD of every configuration, this period against the previous"), "rsd-change"))
     ranked = both.with_columns(ratio=pl.col("rsd_now_pct") / pl.col("rsd_prev_pct")).sort(
         "ratio", descending=True)

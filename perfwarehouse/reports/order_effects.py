@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, order_effects_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
@@ -102,9 +102,9 @@ def prepare(rows: pa.Table) -> pl.DataFrame:
     ``campaign · family`` when the job's family of comparisons is narrower), the
     family-wise threshold α/m and the CI case label."""
     df = charts.labelled(rows)
-    case_label = (pl.when(pl.col("ci_case").is_null()).then(pl.lit(charts.CI_CASES[3]))
+    case_label = (pl.when(pl.col("ci_case").is_null()).then(pl.lit(order_effects_charts.CI_CASES[3]))
                   .otherwise(pl.col("ci_case").cast(pl.Int64).replace_strict(
-                      [1, 2, 3], list(charts.CI_CASES[:3]), default=charts.CI_CASES[3])))
+                      [1, 2, 3], list(order_effects_charts.CI_CASES[:3]), default=order_effects_charts.CI_CASES[3])))
     group = (pl.when(pl.col("family").is_null() | (pl.col("family") == pl.col("campaign")))
              .then(pl.col("campaign"))
              .otherwise(pl.col("campaign") + pl.lit(" · ") + pl.col("family")))
@@ -132,7 +132,7 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
     for group in shown:
         part = df.filter(pl.col("group") == group)
         alpha_family = float(part["alpha_family"][0])
-        figures.append(Figure(charts.order_pvalues_effects(
+        figures.append(Figure(order_effects_charts.order_pvalues_effects(
             part, alpha_family=alpha_family,
             title=f"Kruskal-Wallis p-values and η²_H, {group} ({part.height:,} configurations, "
                   f"α/m = {alpha_family:.3g})"), f"pvalues-{group}"))
@@ -146,21 +146,21 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
     sections.append(Section(
         "How large are the differences?",
         "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 4: the relative difference of the fixed- and random-order means.",
-        (Figure(charts.order_delta_curve(df.filter(pl.col("group").is_in(shown)),
+        (Figure(order_effects_charts.order_delta_curve(df.filter(pl.col("group").is_in(shown)),
                                          title="Δ% of every configuration, sorted"), "delta"),)))
 
     blocks: list[Figure | Notice | Table] = []
     for group in shown:
         examples = ci_examples(df.filter(pl.col("group") == group))
         if examples.height:
-            blocks.append(Figure(charts.ci_examples(
+            blocks.append(Figure(order_effects_charts.ci_examples(
                 examples, title=f"One configuration per CI case, {group}"), f"ci-cases-{group}"))
         else:
             blocks.append(Notice(f"{group}: no configuration has CIs for both orders (too few "
                                  "trials for the requested confidence)."))
     counts = (df.group_by(["group", "case_label"]).len("n")
               .sort(["group", "case_label"]))
-    blocks.append(Figure(charts.ci_case_counts(
+    blocks.append(Figure(order_effects_charts.ci_case_counts(
         counts, title="Configurations in each CI case"), "ci-case-counts"))
     sections.append(Section(
         "Would the conclusion change?",
@@ -301,7 +301,7 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
     blocks: list[Figure | Table | Notice] = []
     top = polluters.group_by("hardware_type", maintain_order=True).head(POLLUTERS_PER_TYPE)
     if top.height:
-        blocks.append(Figure(charts.polluters(
+        blocks.append(Figure(order_effects_charts.polluters(
             top, title=f"The worst polluters per hardware type (up to {POLLUTERS_PER_TYPE} "
                        "each)"), "polluters"))
         blocks.append(Table(

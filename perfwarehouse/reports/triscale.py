@@ -3,22 +3,27 @@
 * **Run metric with convergence** (Figure 3a): example runs (a run is one trial with
   its iterations) with the measure over TriScale's sliding windows, the Theil-Sen
   trend of the window measures with its CI, and the tolerance band
-  (``perfwarehouse.triscale``'s window measures and convergence test).
+  (:func:`perfwarehouse.triscale.convergence.convergence_view`, called by the query
+  step: the examples are not a job's table).
 * **KPIs and variability scores** (Figures 3b and 3c): from the TriScale jobs' tables.
 * **Environment profile** (Figure 5): from the ``profile`` job's tables, per hardware
   type the autocorrelation of its performance over time with the band, and the
   seasonal periods found.
+
+:func:`build` is the query step (the tables, and the convergence of the example runs);
+:func:`build_page` presents what it found and computes nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, triscale_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
@@ -32,8 +37,9 @@ from perfwarehouse.reports.page import (
     Verdict,
     capped_table,
 )
-from perfwarehouse.triscale import convergence_test
-from perfwarehouse.triscale.analysis import window_measures
+
+if TYPE_CHECKING:
+    from perfwarehouse.triscale.convergence import ConvergenceView
 
 MEASURE = 0.5
 CONFIDENCE = 0.95
@@ -53,21 +59,74 @@ INTRO = (
     "environment over time reveals seasonal components (daily, weekly) that a series must span.")
 
 
+@dataclass(frozen=True)
+class RunExample:
+    """One example run: its row of ``report_triscale_examples``, its values (``x``,
+    ``value``) and its convergence (None when too short to test)."""
+
+    row: dict[str, Any]
+    points: pl.DataFrame
+    view: ConvergenceView | None
+
+
+@dataclass(frozen=True)
+class TriScaleData:
+    """What the page shows, as found by the query step."""
+
+    lines: tuple[str, ...]
+    examples: tuple[RunExample, ...]
+    kpi: pa.Table | Missing
+    variability: pa.Table | Missing
+    profiles: pa.Table | Missing
+    acf: pl.DataFrame | None  # the profiles' autocorrelation (None if profiles are missing)
+
+
 def build(data: ReportData, request: Request) -> Page:
+    """The query step: the TriScale jobs' tables and a few example runs, each tested for
+    convergence by :func:`perfwarehouse.triscale.convergence.convergence_view`; then
+    :func:`build_page`."""
+    from perfwarehouse.triscale.convergence import convergence_view
+
     lines: list[str] = []
     for job in ("kpi", "variability-score"):
         lines += provenance(data.job_runs(job, request), job)
-    sections = [convergence_section(data, request), kpi_section(data, request),
-                variability_section(data, request), profile_section(data, request)]
+    runs: list[RunExample] = []
+    examples = data.query("triscale_examples", campaign=request.campaign,
+                          min_iterations=MIN_ITERATIONS, examples=EXAMPLES)
+    for row in examples.to_pylist():
+        values = data.query("triscale_run_values", campaign=row["campaign"],
+                            hardware_type=row["hardware_type"], config_id=row["config_id"],
+                            run_id=row["run_id"], position=row["position"])
+        x = np.asarray(values.column("iteration").to_numpy(), dtype=np.float64)
+        y = np.asarray(values.column("value").to_numpy(), dtype=np.float64)
+        runs.append(RunExample(row, pl.DataFrame({"x": x, "value": y}),
+                               convergence_view(y, x, MEASURE, CONFIDENCE, TOLERANCE)))
+    kpi = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
+    var = data.results("triscale_variability", "triscale_variability_score",
+                       "perfwarehouse analyze variability-score", request)
+    prof = data.results("triscale_profile", "triscale_profile", "perfwarehouse analyze profile",
+                        request)
+    acf = None
+    if not isinstance(prof, Missing):
+        acf = pl.from_arrow(data.query("triscale_profile_acf", campaign=request.campaign))
+        assert isinstance(acf, pl.DataFrame)
+    return build_page(TriScaleData(tuple(lines), tuple(runs), kpi, var, prof, acf))
+
+
+def build_page(found: TriScaleData) -> Page:
+    """The page from what the query step found (pure)."""
+    sections = [convergence_section(found.examples), kpi_section(found.kpi),
+                variability_section(found.variability),
+                profile_section(found.profiles, found.acf)]
     return Page("TriScale: convergence, KPIs, variability and seasonality", INTRO,
-                tuple(sections), tuple(lines), name="triscale", verdict=verdict(data, request))
+                tuple(sections), found.lines, name="triscale", verdict=verdict(found))
 
 
-def verdict(data: ReportData, request: Request) -> Verdict:
+def verdict(found: TriScaleData) -> Verdict:
     """How many KPIs can be trusted (independent runs), how reproducible they are, and
     which seasonal periods a series must span."""
     parts = []
-    kpi = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
+    kpi, var, prof = found.kpi, found.variability, found.profiles
     if not isinstance(kpi, Missing):
         df = pl.from_arrow(kpi)
         assert isinstance(df, pl.DataFrame)
@@ -77,8 +136,6 @@ def verdict(data: ReportData, request: Request) -> Verdict:
                      "come from independent runs and can be trusted as a bound"
                      + ("" if indep == ok.height else ", the others are descriptive only")
                      + ".")
-    var = data.results("triscale_variability", "triscale_variability_score",
-                       "perfwarehouse analyze variability-score", request)
     if not isinstance(var, Missing):
         vf = charts.labelled(var).filter(pl.col("relative").is_not_null())
         if vf.height:
@@ -86,8 +143,6 @@ def verdict(data: ReportData, request: Request) -> Verdict:
             parts.append(f"Median variability score {vf['relative'].median() * 100:.2g} % of the "
                          f"KPI; least reproducible: {worst['config']} on "
                          f"{worst['hardware_type']} ({worst['relative'] * 100:.2g} %).")
-    prof = data.results("triscale_profile", "triscale_profile", "perfwarehouse analyze profile",
-                        request)
     if not isinstance(prof, Missing):
         rows = prof.to_pylist()
         seasonal = sorted({p for r in rows for p in (r["seasonal_periods"] or [])})
@@ -106,87 +161,28 @@ def verdict(data: ReportData, request: Request) -> Verdict:
 
 
 # ------------------------------------------------------------- convergence
-@dataclass(frozen=True)
-class ConvergenceView:
-    """What Figure 3a draws for one run, on the raw scale."""
-
-    windows: pl.DataFrame
-    fit: pl.DataFrame
-    converged: bool
-    slope: float
-    low: float
-    high: float
-
-
-def convergence_view(y: np.ndarray, x: np.ndarray | None = None, measure: float = MEASURE,
-                     confidence: float = CONFIDENCE,
-                     tolerance: float = TOLERANCE) -> ConvergenceView | None:
-    """The convergence test of TriScale on one run, with what is needed to draw it: the
-    window measures, and the Theil-Sen line, its CI and the tolerance band mapped back
-    from [-1, 1] to the run's scale (pivoting on the fitted centre). None when the run
-    is too short (fewer than 4 values) or constant in x."""
-    y = np.asarray(y, dtype=np.float64)
-    x = np.arange(y.size, dtype=np.float64) if x is None else np.asarray(x, dtype=np.float64)
-    if y.size < 4:
-        return None
-    wx, wy = window_measures(y, x, measure)
-    y_lo, y_hi = float(y.min()), float(y.max())
-    x_lo, x_hi = float(wx.min()), float(wx.max())
-    if x_hi == x_lo:
-        return None
-    trend = convergence_test(wy, wx, confidence, tolerance, bounds=(y_lo, y_hi))
-    converged = trend.converged
-    # the fitted line's centre on the [-1, 1] scale, to draw it on the raw scale
-    xu = 2 * (wx - x_lo) / (x_hi - x_lo) - 1
-    yu = np.zeros_like(wy) if y_hi == y_lo else 2 * (wy - y_lo) / (y_hi - y_lo) - 1
-    centre = float(np.median(yu - trend.slope * xu))
-
-    def raw_y(v: np.ndarray) -> np.ndarray:
-        return (v + 1) / 2 * (y_hi - y_lo) + y_lo
-
-    ends = np.array([-1.0, 0.0, 1.0])
-    lines = {name: raw_y(centre + s * ends) for name, s in
-             (("fit", trend.slope), ("a", trend.low), ("b", trend.high),
-              ("t1", -tolerance), ("t2", tolerance))}
-    fit = pl.DataFrame({
-        "x": (ends + 1) / 2 * (x_hi - x_lo) + x_lo, "fit": lines["fit"],
-        "low": np.minimum(lines["a"], lines["b"]), "high": np.maximum(lines["a"], lines["b"]),
-        "tol_low": np.minimum(lines["t1"], lines["t2"]),
-        "tol_high": np.maximum(lines["t1"], lines["t2"])})
-    windows = pl.DataFrame({"x": wx, "measure": wy})
-    return ConvergenceView(windows, fit, bool(converged), trend.slope, trend.low, trend.high)
-
-
-def convergence_section(data: ReportData, request: Request) -> Section:
+def convergence_section(examples: tuple[RunExample, ...]) -> Section:
     title = "Run metric and convergence"
     intro = (f"Jacob et al. (TriScale, JSys 2021), Figure 3a. A run is one trial with its iterations; its metric is the "
              f"median (percentile {MEASURE:g}) over sliding windows, and the run has converged "
              f"when "
              f"the {CONFIDENCE:.0%} CI of the Theil-Sen trend of the window medians, on the "
              f"[-1, 1] scale, stays within ±{TOLERANCE:g}.")
-    examples = data.query("triscale_examples", campaign=request.campaign,
-                          min_iterations=MIN_ITERATIONS, examples=EXAMPLES)
-    if examples.num_rows == 0:
+    if not examples:
         return Section(title, intro, (Notice(
             f"No trial has {MIN_ITERATIONS} or more measurements (iterations), so no run can be "
             "tested for convergence; TriScale's run metric needs runs with many values."),))
     blocks: list[Figure | Notice | Table] = []
-    labels = charts.config_labels(examples.column("benchmark").to_pylist(),
-                                  examples.column("settings").to_pylist(),
-                                  examples.column("metric").to_pylist())
-    for row, label in zip(examples.to_pylist(), labels):
-        values = data.query("triscale_run_values", campaign=row["campaign"],
-                            hardware_type=row["hardware_type"], config_id=row["config_id"],
-                            run_id=row["run_id"], position=row["position"])
-        x = np.asarray(values.column("iteration").to_numpy(), dtype=np.float64)
-        y = np.asarray(values.column("value").to_numpy(), dtype=np.float64)
-        view = convergence_view(y, x)
+    labels = charts.config_labels([e.row["benchmark"] for e in examples],
+                                  [e.row["settings"] for e in examples],
+                                  [e.row["metric"] for e in examples])
+    for example, label in zip(examples, labels):
+        row, view = example.row, example.view
         if view is None:
             continue
         verdict = "converged" if view.converged else "did not converge"
-        points = pl.DataFrame({"x": x, "value": y})
-        blocks.append(Figure(charts.convergence_run(
-            points, view.windows, view.fit,
+        blocks.append(Figure(triscale_charts.convergence_run(
+            example.points, view.windows, view.fit,
             title=f"{label} on {row['hardware_type']}: {verdict} (slope {view.slope:+.3f}, "
                   f"CI [{view.low:+.3f}, {view.high:+.3f}])",
             unit=row["unit"], measure="window median", x_title="iteration within the trial "
@@ -201,12 +197,11 @@ def convergence_section(data: ReportData, request: Request) -> Section:
 YES_NO = pl.when(pl.col("independent")).then(pl.lit("yes")).otherwise(pl.lit("no"))
 
 
-def kpi_section(data: ReportData, request: Request) -> Section:
+def kpi_section(rows: pa.Table | Missing) -> Section:
     title = "KPIs"
     intro = ("Jacob et al. (TriScale, JSys 2021), §4.3 and Figure 3b: a KPI is a one-sided bound of a percentile of "
              "a series' run metrics, valid with the stated confidence when the runs are "
              "independent.")
-    rows = data.results("triscale_kpi", "triscale_kpi", "perfwarehouse analyze kpi", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
     df = charts.labelled(rows).with_columns(
@@ -218,7 +213,7 @@ def kpi_section(data: ReportData, request: Request) -> Section:
         pl.col("value_pct").abs(), descending=True).head(MAX_KPI_ROWS)
     blocks: list[Figure | Table | Notice] = []
     if shown.height:
-        blocks.append(Figure(charts.kpi_chart(shown.with_columns(kind=pl.lit("KPI")),
+        blocks.append(Figure(triscale_charts.kpi_chart(shown.with_columns(kind=pl.lit("KPI")),
                                               title="KPIs relative to the series' median run "
                                                     "metric"), "kpi"))
     blocks.append(capped_table(
@@ -232,13 +227,11 @@ def kpi_section(data: ReportData, request: Request) -> Section:
     return Section(title, intro, tuple(blocks))
 
 
-def variability_section(data: ReportData, request: Request) -> Section:
+def variability_section(rows: pa.Table | Missing) -> Section:
     title = "Variability scores"
     intro = ("Jacob et al. (TriScale, JSys 2021), §4.4 and Figure 3c: the interval that holds the chosen percentile "
              "range of the KPIs of repeated series (sequels); the narrower, the more "
              "reproducible.")
-    rows = data.results("triscale_variability", "triscale_variability_score",
-                        "perfwarehouse analyze variability-score", request)
     if isinstance(rows, Missing):
         return Section(title, intro, (rows.notice(),))
     mid = (pl.col("low") + pl.col("high")) / 2
@@ -251,7 +244,7 @@ def variability_section(data: ReportData, request: Request) -> Section:
         "relative_pct", descending=True).head(MAX_KPI_ROWS)
     blocks: list[Figure | Table | Notice] = []
     if shown.height:
-        blocks.append(Figure(charts.variability_scores(
+        blocks.append(Figure(triscale_charts.variability_scores(
             shown, title="Variability scores, least reproducible first"), "variability-scores"))
     blocks.append(capped_table(
         "Variability scores", "score = high − low, relative = score / the midpoint.",
@@ -265,18 +258,15 @@ def variability_section(data: ReportData, request: Request) -> Section:
 
 
 # ------------------------------------------------------------------ profile
-def profile_section(data: ReportData, request: Request) -> Section:
+def profile_section(profiles: pa.Table | Missing, acf: pl.DataFrame | None) -> Section:
     title = "Environment profile: seasonal components"
     intro = ("Jacob et al. (TriScale, JSys 2021), §4.6 and Figure 5: for each hardware type, the performance of its "
              "runs over time on a regular grid, its autocorrelation, and the lags whose peak "
              "rises above the band: candidate seasonal periods. A series (and an A/B "
              "comparison) should span these periods.")
-    profiles = data.results("triscale_profile", "triscale_profile", "perfwarehouse analyze profile",
-                            request)
     if isinstance(profiles, Missing):
         return Section(title, intro, (profiles.notice(),))
-    acf = pl.from_arrow(data.query("triscale_profile_acf", campaign=request.campaign))
-    assert isinstance(acf, pl.DataFrame)
+    assert acf is not None
     rows = profiles.to_pylist()
     seasonal = [r for r in rows if r["seasonal_periods"]]
     blocks: list[Figure | Table | Notice] = []
@@ -291,7 +281,7 @@ def profile_section(data: ReportData, request: Request) -> Section:
                             "label": list(row["seasonal_periods"])},
                            schema={"lag": pl.Float64, "label": pl.String})
         where = row["hardware_type"] + (f", node {row['node']}" if row["node"] else "")
-        blocks.append(Figure(charts.autocorrelation(
+        blocks.append(Figure(triscale_charts.autocorrelation(
             acf_df, per, title=f"Autocorrelation of run performance, {where} ({row['campaign']})",
             lag_unit=unit), f"acf-{row['campaign']}-{where}"))
     if len(seasonal) > MAX_PROFILE_CHARTS:

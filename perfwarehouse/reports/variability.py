@@ -14,7 +14,7 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import charts, variability_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
@@ -178,7 +178,7 @@ def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
     ]).filter(pl.col("rsd_pct").is_not_null())
     blocks: list[Figure | Table | Notice] = []
     if ranking.height:
-        blocks.append(Figure(charts.hardware_ranking(
+        blocks.append(Figure(variability_charts.hardware_ranking(
             ranking, title="Hardware types ranked by variability"), "hardware-ranking"))
         blocks.append(Table(
             "Hardware types by variability", "Most variable first: the median and 90th "
@@ -191,13 +191,13 @@ def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
              Column("share_nodes_pct", "share between nodes (%)", "pct")),
             ranking.to_arrow()))
     if heat.height:
-        blocks.append(Figure(charts.rsd_heatmap(
+        blocks.append(Figure(variability_charts.rsd_heatmap(
             heat, title="Median RSD per benchmark and hardware type"), "rsd-heatmap"))
     if shares.height:
-        blocks.append(Figure(charts.rsd_sources(
+        blocks.append(Figure(variability_charts.rsd_sources(
             shares, title="Where the variance comes from"), "rsd-sources"))
     if components.height:
-        blocks.append(Figure(charts.rsd_components(
+        blocks.append(Figure(variability_charts.rsd_components(
             components, title=f"The {top.height} most variable configurations"),
             "rsd-components"))
     undefined = df.height - ok.height
@@ -250,7 +250,7 @@ def aa_section(aa: pa.Table | Missing) -> Section:
                  .with_columns(nodes=pl.col("n_nodes").cast(pl.String)))
     blocks: list[Figure | Notice] = []
     if quantiles.height:
-        blocks.append(Figure(charts.aa_false_positives(
+        blocks.append(Figure(variability_charts.aa_false_positives(
             quantiles, title="A/A false-positive rate by sampling strategy and nodes"), "aa-fpr"))
     missing = df.filter(pl.col("fp_rate_pct").is_null()).height
     if missing:
@@ -297,12 +297,12 @@ def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
                 f"{part['config'].n_unique():,} configurations: each cell shows the median "
                 "configuration of a benchmark on that hardware type ('no' when more than half "
                 "cannot detect 100 %)."))
-        blocks.append(Figure(charts.detectable_heatmap(
+        blocks.append(Figure(variability_charts.detectable_heatmap(
             heat, title=f"Minimal detectable regression, {text.split(' (')[0]}",
             strategy_text=text), f"detectable-{strategy}"))
         dist = distribution(part)
         if dist.height:
-            blocks.append(Figure(charts.detectable_distribution(
+            blocks.append(Figure(variability_charts.detectable_distribution(
                 dist, title=f"How small a regression can be found, {text.split(' (')[0]}",
                 strategy_text=text), f"detectable-distribution-{strategy}"))
         insufficient = part.filter(pl.col("status") == "insufficient").height
@@ -329,7 +329,7 @@ def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
         sections.append(Section(
             "False and true positives against the regression size",
             "Laaber et al. (PeerJ Preprints 2018) Figures 6 and 7, averaged over every configuration and hardware type.",
-            (Figure(charts.fp_tp_curves(long, title="Mean FP and TP rate per regression tested"),
+            (Figure(variability_charts.fp_tp_curves(long, title="Mean FP and TP rate per regression tested"),
                     "fp-tp"),)))
     return sections
 

@@ -1,7 +1,8 @@
-"""Every write to the catalog that is not a batch of measurements: job runs, pull
+"""Every write to the catalog: batches of measurements, job runs, comparisons, pull
 cursors and the typed empty file behind the views. Other packages call these functions
-instead of writing SQL against the catalog themselves (batches are recorded by
-:mod:`perfwarehouse.ingest.stage`, inside the same transaction as their cursor).
+instead of writing SQL against the catalog themselves. The caller holds the write lock
+(:meth:`Warehouse.writing`) and, where several writes must commit together (a batch and
+its pull cursor), runs them inside one :func:`transaction`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,80 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         raise
 
 
+# ------------------------------------------------------------------ batches
+def find_batch(con: duckdb.DuckDBPyConnection, content_hash: str, fmt: str) -> int | None:
+    """The batch_id of a landed batch with this content and format, or None."""
+    row = fetch_one(con, "SELECT batch_id FROM ingest_batches WHERE content_hash = ? "
+                         "AND format = ?", [content_hash, fmt])
+    return int(row[0]) if row else None
+
+
+def next_batch_id(con: duckdb.DuckDBPyConnection) -> int:
+    """The id the next batch gets (one more than the largest recorded)."""
+    return int(fetch_one(con, "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batches")[0])
+
+
+def batch_recorded(con: duckdb.DuckDBPyConnection, batch_id: int) -> bool:
+    """Whether the catalog holds batch ``batch_id``."""
+    return bool(fetch_one(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                          [batch_id])[0])
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """The catalog rows of one batch (see ``sql/staging/*_rows.sql`` for their columns)."""
+
+    batch_id: int
+    source: str
+    format: str
+    content_hash: str
+    started_at: datetime
+    trials_added: int
+    values_added: int
+    trials_skipped: int
+    quarantined: int  # records set aside (distinct source lines)
+    trials: pa.Table
+    runs: pa.Table
+    nodes: pa.Table
+    configurations: pa.Table
+    quarantine: pa.Table
+    latency: pa.Table | None = None
+    files: pa.Table | None = None  # the batch's Parquet files (data_files rows)
+
+
+def record_batch(con: duckdb.DuckDBPyConnection, batch: BatchRecord) -> None:
+    """Insert everything of ``batch`` - new campaigns, nodes, configurations and runs, its
+    trials, latency histograms, data files, quarantined records and its
+    ``ingest_batches`` row - inside the caller's :func:`transaction` (nothing commits
+    here, so the caller's own writes commit or roll back with the batch)."""
+    tables = {"_runs": batch.runs, "_nodes": batch.nodes, "_configs": batch.configurations,
+              "_trials": batch.trials, "_latency_rows": batch.latency, "_files": batch.files,
+              "_quarantine": batch.quarantine}
+    for name, table in tables.items():
+        if table is not None:
+            con.register(name, table)
+    now = datetime.now(timezone.utc)
+    con.execute("""INSERT INTO campaigns
+        SELECT DISTINCT campaign, ?::TIMESTAMPTZ, ? FROM _runs
+        ON CONFLICT DO NOTHING""", [now, batch.batch_id])
+    con.execute("INSERT INTO nodes BY NAME SELECT * FROM _nodes ON CONFLICT DO NOTHING")
+    con.execute("INSERT INTO configurations BY NAME SELECT * FROM _configs "
+                "ON CONFLICT DO NOTHING")
+    con.execute("INSERT INTO runs BY NAME SELECT * FROM _runs ON CONFLICT DO NOTHING")
+    con.execute("INSERT INTO valueless_trials BY NAME SELECT * FROM _trials")
+    if batch.latency is not None:
+        con.execute("INSERT INTO latency_histograms BY NAME SELECT * FROM _latency_rows "
+                    "ON CONFLICT DO NOTHING")
+    if batch.files is not None:
+        con.execute("INSERT INTO data_files BY NAME SELECT * FROM _files")
+    con.execute("INSERT INTO quarantine BY NAME SELECT * FROM _quarantine")
+    con.execute(
+        "INSERT INTO ingest_batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'landed', ?, ?)",
+        [batch.batch_id, batch.source, batch.format, batch.content_hash, batch.trials_added,
+         batch.values_added, batch.trials_skipped, batch.quarantined, batch.started_at, now])
+
+
+# ----------------------------------------------------------------- job runs
 def record_job_run(
     session: WriteSession, *, job: str, params_json: str, campaigns: Sequence[str],
     batches: Sequence[int], version: str, started_at: datetime, duration_s: float,
@@ -62,6 +138,24 @@ def record_job_run(
     return job_run_id
 
 
+# -------------------------------------------------------------- comparisons
+def record_comparison(session: WriteSession, rows: pa.Table) -> int:
+    """Insert the rows of one ``perfwarehouse compare`` into ``comparisons`` under a new
+    ``comparison_id`` (and ``created_at``, now), both added in front; returns the id."""
+    with session.catalog() as cat:
+        cid = int(fetch_one(cat, "SELECT coalesce(max(comparison_id), 0) + 1 "
+                                 "FROM comparisons")[0])
+        n = rows.num_rows
+        full = rows.add_column(0, "created_at", pa.array(
+            [datetime.now(timezone.utc)] * n, pa.timestamp("us", tz="UTC")))
+        full = full.add_column(0, "comparison_id", pa.array([cid] * n, pa.int64()))
+        cat.register("_comparison", full)
+        cat.execute("INSERT INTO comparisons BY NAME SELECT * FROM _comparison")
+        cat.unregister("_comparison")
+    return cid
+
+
+# -------------------------------------------------------------- pull cursors
 def read_pull_cursors(con: duckdb.DuckDBPyConnection, agent: str) -> list[tuple[Any, ...]]:
     """``(segment, byte_offset, line_count, last_line_offset, last_line_sha256)`` of every
     segment of ``agent`` (none in a warehouse that never pulled)."""

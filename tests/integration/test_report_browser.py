@@ -172,8 +172,8 @@ def test_the_status_catches_a_broken_and_an_empty_chart(tmp_path: Path) -> None:
 
 
 def test_every_chart_builder_draws(tmp_path: Path) -> None:
-    """Each chart function of perfwarehouse.reports.charts, on the sample tables of its
-    snapshot test, draws in the browser without a Vega warning."""
+    """Each chart function of the chart modules of perfwarehouse.reports, on the sample
+    tables of its snapshot test, draws in the browser without a Vega warning."""
     from tests.unit.reports.test_charts import CHARTS
 
     figures = tuple(Figure(build(), name) for name, build in sorted(CHARTS.items()))

@@ -24,7 +24,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from perfwarehouse.reports import charts, load_charts
+from perfwarehouse.reports import (
+    charts,
+    fleet_charts,
+    load_charts,
+    order_effects_charts,
+    triscale_charts,
+    variability_charts,
+)
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots" / "reports"
 UPDATE = os.environ.get("PERFWAREHOUSE_UPDATE_SNAPSHOTS") == "1"
@@ -45,36 +52,36 @@ def _order_rows(n: int = 12) -> pl.DataFrame:
 
 
 def chart_order_pvalues() -> alt.TopLevelMixin:
-    return charts.order_pvalues_effects(_order_rows(), alpha_family=0.05 / 12,
+    return order_effects_charts.order_pvalues_effects(_order_rows(), alpha_family=0.05 / 12,
                                         title="Kruskal-Wallis p-values and η²_H, camp-a")
 
 
 def chart_order_delta() -> alt.TopLevelMixin:
-    return charts.order_delta_curve(_order_rows(), title="Δ% of every configuration")
+    return order_effects_charts.order_delta_curve(_order_rows(), title="Δ% of every configuration")
 
 
 def chart_ci_examples() -> alt.TopLevelMixin:
     rows = []
-    for case, (mf, mr) in zip(charts.CI_CASES[:3], [(10.0, 12.0), (10.0, 10.1), (10.0, 10.6)]):
+    for case, (mf, mr) in zip(order_effects_charts.CI_CASES[:3], [(10.0, 12.0), (10.0, 10.1), (10.0, 10.6)]):
         rows += [{"case_label": case, "config": f"cfg {case[:6]}", "unit": "MB/s",
                   "order_kind": "fixed", "median": mf, "low": mf - 0.5, "high": mf + 0.5,
                   "confidence_pct": 99.5},
                  {"case_label": case, "config": f"cfg {case[:6]}", "unit": "MB/s",
                   "order_kind": "random", "median": mr, "low": mr - 0.5, "high": mr + 0.5,
                   "confidence_pct": 99.5}]
-    return charts.ci_examples(pl.DataFrame(rows), title="One configuration per CI case")
+    return order_effects_charts.ci_examples(pl.DataFrame(rows), title="One configuration per CI case")
 
 
 def chart_ci_case_counts() -> alt.TopLevelMixin:
-    return charts.ci_case_counts(pl.DataFrame({
+    return order_effects_charts.ci_case_counts(pl.DataFrame({
         "group": ["a", "a", "a", "b", "b"],
-        "case_label": [charts.CI_CASES[0], charts.CI_CASES[1], charts.CI_CASES[3],
-                       charts.CI_CASES[0], charts.CI_CASES[2]],
+        "case_label": [order_effects_charts.CI_CASES[0], order_effects_charts.CI_CASES[1], order_effects_charts.CI_CASES[3],
+                       order_effects_charts.CI_CASES[0], order_effects_charts.CI_CASES[2]],
         "n": [5, 3, 1, 2, 7]}), title="Configurations in each CI case")
 
 
 def chart_polluters() -> alt.TopLevelMixin:
-    return charts.polluters(pl.DataFrame({
+    return order_effects_charts.polluters(pl.DataFrame({
         "hardware_type": ["c220g2", "c220g2", "m510"],
         "predecessor": ["npb-lu class=C threads=16", "stream", "membench-copy size=1GiB"],
         "victims": [73, 5, 12], "median_worse_pct": [19.9, 2.5, 7.0]}),
@@ -82,7 +89,7 @@ def chart_polluters() -> alt.TopLevelMixin:
 
 
 def chart_rsd_heatmap() -> alt.TopLevelMixin:
-    return charts.rsd_heatmap(pl.DataFrame({
+    return variability_charts.rsd_heatmap(pl.DataFrame({
         "benchmark": ["etcd-1", "etcd-1", "bleve-2", "bleve-2"],
         "hardware_type": ["aws-cpu", "gce-mem", "aws-cpu", "gce-mem"],
         "rsd_pct": [1.5, 12.0, 0.4, float("nan")], "n_configs": [1, 1, 2, 2]}),
@@ -90,14 +97,14 @@ def chart_rsd_heatmap() -> alt.TopLevelMixin:
 
 
 def chart_hardware_ranking() -> alt.TopLevelMixin:
-    return charts.hardware_ranking(pl.DataFrame({
+    return variability_charts.hardware_ranking(pl.DataFrame({
         "hardware_type": ["gce-mem", "aws-cpu", "bm"], "median_rsd_pct": [12.0, 3.5, 0.4],
         "p90_rsd_pct": [30.0, 8.0, 1.1], "configurations": [19, 19, 19]}),
         title="Hardware types ranked by variability")
 
 
 def chart_rsd_sources() -> alt.TopLevelMixin:
-    return charts.rsd_sources(pl.DataFrame({
+    return variability_charts.rsd_sources(pl.DataFrame({
         "group": ["aws-cpu"] * 3 + ["bm"] * 3,
         "source": ["between nodes", "between runs", "within runs"] * 2,
         "share_pct": [60.0, 10.0, 30.0, 5.0, 5.0, 90.0], "n_configs": [19] * 6}),
@@ -105,7 +112,7 @@ def chart_rsd_sources() -> alt.TopLevelMixin:
 
 
 def chart_rsd_components() -> alt.TopLevelMixin:
-    return charts.rsd_components(pl.DataFrame({
+    return variability_charts.rsd_components(pl.DataFrame({
         "config": ["etcd-1"] * 3 + ["log4j2-5"] * 3,
         "hardware_type": ["gce-mem"] * 3 + ["aws-cpu"] * 3,
         "component": ["total", "per node", "per run"] * 2,
@@ -124,26 +131,26 @@ def _detectable() -> pl.DataFrame:
 
 
 def chart_detectable_heatmap() -> alt.TopLevelMixin:
-    return charts.detectable_heatmap(_detectable(), title="Minimal detectable regression",
+    return variability_charts.detectable_heatmap(_detectable(), title="Minimal detectable regression",
                                      strategy_text="instance-based sampling")
 
 
 def chart_detectable_distribution() -> alt.TopLevelMixin:
-    return charts.detectable_distribution(pl.DataFrame({
+    return variability_charts.detectable_distribution(pl.DataFrame({
         "r_label": ["1", "10", "no", "2"], "r_order": [1.0, 10.0, 1e9, 2.0],
         "nodes": ["1", "1", "1", "20"], "n": [3, 5, 2, 9]}),
         title="How small a regression can be found", strategy_text="trial-based sampling")
 
 
 def chart_aa() -> alt.TopLevelMixin:
-    return charts.aa_false_positives(pl.DataFrame({
+    return variability_charts.aa_false_positives(pl.DataFrame({
         "strategy": ["instance", "trial"], "nodes": ["1", "20"], "q0": [0.0, 0.0],
         "q1": [20.0, 2.0], "q2": [50.0, 4.0], "q3": [70.0, 6.0], "q4": [100.0, 11.0],
         "n": [190, 190]}), title="A/A false-positive rate")
 
 
 def chart_fp_tp() -> alt.TopLevelMixin:
-    return charts.fp_tp_curves(pl.DataFrame({
+    return variability_charts.fp_tp_curves(pl.DataFrame({
         "r_pct": [1.0, 10.0, 100.0] * 2, "group": ["trial · 20 nodes"] * 6,
         "rate": ["false positives"] * 3 + ["true positives"] * 3,
         "rate_pct": [30.0, 2.0, 0.0, 40.0, 97.0, 100.0]}), title="Mean FP and TP rate")
@@ -151,7 +158,7 @@ def chart_fp_tp() -> alt.TopLevelMixin:
 
 def chart_convergence() -> alt.TopLevelMixin:
     x = np.arange(8.0)
-    return charts.convergence_run(
+    return triscale_charts.convergence_run(
         pl.DataFrame({"x": x, "value": 10 + np.sin(x)}),
         pl.DataFrame({"x": [2.0, 3.0, 4.0, 5.0], "measure": [10.1, 10.2, 10.0, 10.1]}),
         pl.DataFrame({"x": [2.0, 3.5, 5.0], "fit": [10.0, 10.1, 10.2],
@@ -162,21 +169,21 @@ def chart_convergence() -> alt.TopLevelMixin:
 
 
 def chart_kpi() -> alt.TopLevelMixin:
-    return charts.kpi_chart(pl.DataFrame({
+    return triscale_charts.kpi_chart(pl.DataFrame({
         "label": ["a", "a", "a", "b"], "kind": ["metric", "metric", "KPI", "KPI"],
         "value_pct": [-1.0, 1.0, 2.5, 4.0], "independent": ["yes", "yes", "yes", "no"]}),
         title="KPIs")
 
 
 def chart_variability_scores() -> alt.TopLevelMixin:
-    return charts.variability_scores(pl.DataFrame({
+    return triscale_charts.variability_scores(pl.DataFrame({
         "label": ["a", "b"], "low_pct": [-3.0, -0.5], "high_pct": [3.0, 0.5],
         "relative_pct": [6.0, 1.0], "independent": ["yes", "no"]}), title="Variability scores")
 
 
 def chart_acf() -> alt.TopLevelMixin:
     lag = np.arange(6.0)
-    return charts.autocorrelation(
+    return triscale_charts.autocorrelation(
         pl.DataFrame({"lag": lag / 2, "acf": [1.0, 0.5, 0.7, 0.1, -0.2, 0.0],
                       "band": [0.3] * 6}),
         pl.DataFrame({"lag": [1.0], "label": ["1 day"]}), title="Autocorrelation",
@@ -192,32 +199,32 @@ def _fleet() -> pl.DataFrame:
 
 
 def chart_drift_overview() -> alt.TopLevelMixin:
-    return charts.drift_overview(_fleet(), title="Trend of every configuration")
+    return fleet_charts.drift_overview(_fleet(), title="Trend of every configuration")
 
 
 def chart_drift_top() -> alt.TopLevelMixin:
-    return charts.drift_top(_fleet().filter(pl.col("drifting")), title="Strongest drifts")
+    return fleet_charts.drift_top(_fleet().filter(pl.col("drifting")), title="Strongest drifts")
 
 
 def chart_values_over_time() -> alt.TopLevelMixin:
-    return charts.values_over_time(pl.DataFrame({
+    return fleet_charts.values_over_time(pl.DataFrame({
         "series": ["c220g2 · a"] * 3 + ["m510 · c"] * 3, "day": [0.5, 10.0, 20.0] * 2,
         "value_pct": [-1.0, 0.5, 2.0, 0.2, -0.3, 0.1],
         "trend_pct": [-1.2, 0.1, 1.4, 0.0, 0.0, 0.0]}), title="Values over time")
 
 
 def chart_order_changes() -> alt.TopLevelMixin:
-    return charts.order_dependence_changes(pl.DataFrame({
+    return fleet_charts.order_dependence_changes(pl.DataFrame({
         "hardware_type": ["c220g2", "c220g2", "m510"], "change": ["new", "resolved", "persisting"],
         "n": [3, 1, 4]}), title="Order dependence now and before")
 
 
 def chart_variability_change() -> alt.TopLevelMixin:
-    return charts.variability_change(_fleet(), title="RSD now against before")
+    return fleet_charts.variability_change(_fleet(), title="RSD now against before")
 
 
 def chart_variability_by_type() -> alt.TopLevelMixin:
-    return charts.variability_by_type(pl.DataFrame({
+    return fleet_charts.variability_by_type(pl.DataFrame({
         "hardware_type": ["c220g2", "c220g2"], "period": ["previous", "this"],
         "rsd_pct": [1.0, 1.2]}), title="Median RSD per hardware type")
 
@@ -351,11 +358,11 @@ def test_pvalue_chart_is_capped_and_floors_zero() -> None:
     rows = pl.DataFrame({"config": [f"c{i}" for i in range(n)], "hardware_type": ["h"] * n,
                          "kw_p": np.linspace(0, 1, n), "eta2": np.linspace(1, 0, n),
                          "significant": [False] * n})
-    spec = charts.order_pvalues_effects(rows, alpha_family=1e-5, title="t",
+    spec = order_effects_charts.order_pvalues_effects(rows, alpha_family=1e-5, title="t",
                                         max_points=500).to_dict()
     data = [d for d in spec["datasets"].values() if d and "p_shown" in d[0]][0]
     assert len(data) == 500
-    assert min(d["p_shown"] for d in data) == charts.P_FLOOR
+    assert min(d["p_shown"] for d in data) == order_effects_charts.P_FLOOR
     assert [d["rank"] for d in data] == sorted(d["rank"] for d in data)
 
 

@@ -1,78 +1,22 @@
-"""The pure helpers of the page modules: TriScale's windows, convergence geometry, ACF
-and seasonal peaks; the order-effects CI examples; the detectable-regression heatmap
-rows and counts."""
+"""The pure helpers of the page modules: the order-effects CI examples; the
+detectable-regression heatmap rows and counts. (TriScale's windows and convergence
+geometry: tests/unit/triscale/test_convergence_view.py.)"""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
-from scipy import stats
 
-from perfwarehouse.reports import charts, order_effects, triscale, variability
-
-
-# ------------------------------------------------------------------ TriScale
-def naive_windows(y: list[float], x: list[float], q: float) -> tuple[list[float], list[float]]:
-    n = len(y)
-    width = n // 2
-    count = min(width + 1, 100)
-    xs, ys = [], []
-    for i in range(count):
-        s = math.floor(i * width / (count - 1))
-        window = sorted(y[s:s + width])
-        xs.append(x[s + width // 2])
-        # numpy's "midpoint": halfway between the two order statistics around q·(m−1)
-        pos = q * (len(window) - 1)
-        ys.append((window[math.floor(pos)] + window[math.ceil(pos)]) / 2)
-    return xs, ys
-
-
-@pytest.mark.parametrize("n", [4, 5, 6, 7, 50, 201, 1001])
-@pytest.mark.parametrize("q", [0.5, 0.95, 0.0])
-def test_window_measures_follow_spec_8(n: int, q: float) -> None:
-    rng = np.random.default_rng(n)
-    y = np.round(rng.normal(10, 1, n), 1)  # ties
-    x = np.cumsum(rng.uniform(0.5, 1.5, n))
-    got_x, got_y = triscale.window_measures(y, x, q)
-    want_x, want_y = naive_windows(list(y), list(x), q)
-    assert np.array_equal(got_x, want_x)
-    assert np.allclose(got_y, want_y, rtol=0, atol=1e-12)
-    assert got_x.size == min(n // 2 + 1, 100)
-
-
-def test_window_measures_small_example() -> None:
-    # n = 6: W = 3, 4 windows starting at 0, 1, 2, 3, placed at x[s + 1]
-    y = np.array([1.0, 5.0, 2.0, 8.0, 3.0, 9.0])
-    wx, wy = triscale.window_measures(y, np.arange(6.0), 0.5)
-    assert list(wx) == [1.0, 2.0, 3.0, 4.0]
-    assert list(wy) == [2.0, 5.0, 3.0, 8.0]
-
-
-def test_convergence_view() -> None:
-    rng = np.random.default_rng(2)
-    flat = 100 + rng.normal(0, 1, 400)
-    view = triscale.convergence_view(flat)
-    assert view is not None and view.converged
-    assert view.low >= -triscale.TOLERANCE and view.high <= triscale.TOLERANCE
-    # the slope is Theil-Sen of the window medians mapped to [-1, 1]
-    wx, wy = triscale.window_measures(flat, np.arange(400.0), 0.5)
-    xu = 2 * (wx - wx.min()) / (wx.max() - wx.min()) - 1
-    yu = 2 * (wy - flat.min()) / (flat.max() - flat.min()) - 1
-    ref = stats.theilslopes(yu, xu, alpha=0.95, method="joint")
-    assert math.isclose(view.slope, ref.slope, rel_tol=1e-12)
-    assert math.isclose(view.low, ref.low_slope, rel_tol=1e-12)
-    # the fitted line passes through the middle of the window medians, on the raw scale
-    assert view.fit["fit"][1] == pytest.approx(float(np.median(wy)), rel=0.01)
-    assert (view.fit["tol_low"] <= view.fit["tol_high"]).all()
-
-    rising = flat + np.linspace(0, 30, 400)
-    view = triscale.convergence_view(rising)
-    assert view is not None and not view.converged and view.low > triscale.TOLERANCE
-    assert triscale.convergence_view(np.array([1.0, 2.0, 3.0])) is None
+from perfwarehouse.reports import (
+    charts,
+    order_effects,
+    order_effects_charts,
+    triscale_charts,
+    variability,
+    variability_charts,
+)
 
 
 # ------------------------------------------------------------- order effects
@@ -96,7 +40,7 @@ def order_rows() -> pa.Table:
 def test_ci_examples_take_the_largest_configuration_of_each_case() -> None:
     df = order_effects.prepare(order_rows())
     assert df["alpha_family"].to_list() == [0.0125] * 4
-    assert df["case_label"].to_list()[3] == charts.CI_CASES[3]
+    assert df["case_label"].to_list()[3] == order_effects_charts.CI_CASES[3]
     examples = order_effects.ci_examples(df)
     assert examples.height == 4  # cases 1 and 2, two orders each; the NULL case has no CI
     assert set(examples["config"]) == {"b1", "b2"}
@@ -207,22 +151,22 @@ def test_confidences_never_round_up_to_100(pct: float, text: str) -> None:
 
 
 def test_ci_axis_says_the_true_confidence() -> None:
-    rows = pl.DataFrame({"case_label": [charts.CI_CASES[0]] * 2, "config": ["a"] * 2,
+    rows = pl.DataFrame({"case_label": [order_effects_charts.CI_CASES[0]] * 2, "config": ["a"] * 2,
                          "unit": ["s"] * 2, "order_kind": ["fixed", "random"],
                          "median": [1.0, 2.0], "low": [0.9, 1.9], "high": [1.1, 2.1],
                          "confidence_pct": [99.997, 99.997]})
-    spec = str(charts.ci_examples(rows, title="t").to_dict())
+    spec = str(order_effects_charts.ci_examples(rows, title="t").to_dict())
     assert "99.997 % CI" in spec and "100 % CI" not in spec
 
 
 def test_kpi_caption_says_what_is_drawn() -> None:
     only_kpis = pl.DataFrame({"label": ["a"], "kind": ["KPI"], "value_pct": [2.0],
                               "independent": ["yes"]})
-    caption = charts.kpi_chart(only_kpis, title="t").to_dict()["description"]
+    caption = triscale_charts.kpi_chart(only_kpis, title="t").to_dict()["description"]
     assert "tick" not in caption.lower() and "diamond" in caption
     with_runs = pl.concat([only_kpis, pl.DataFrame({
         "label": ["a"], "kind": ["metric"], "value_pct": [0.5], "independent": ["yes"]})])
-    spec = charts.kpi_chart(with_runs, title="t").to_dict()
+    spec = triscale_charts.kpi_chart(with_runs, title="t").to_dict()
     assert "Grey ticks" in spec["description"]
     assert any(layer["mark"].get("type") == "tick" for layer in spec["layer"])
 
@@ -232,7 +176,7 @@ def test_rsd_heatmap_scale_spans_the_data() -> None:
     percentile, so cells of 2 % and 20 % differ even when every RSD is above 1 %."""
     df = pl.DataFrame({"benchmark": [f"b{i}" for i in range(20)], "hardware_type": ["h"] * 20,
                        "rsd_pct": list(np.geomspace(2, 20, 20)), "n_configs": [1] * 20})
-    spec = charts.rsd_heatmap(df, title="t").to_dict()
+    spec = variability_charts.rsd_heatmap(df, title="t").to_dict()
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
     assert scale["type"] == "log" and scale["scheme"] == "viridis"
     lo, hi = scale["domain"]
@@ -241,7 +185,7 @@ def test_rsd_heatmap_scale_spans_the_data() -> None:
 
 def test_node_counts_sort_as_numbers() -> None:
     assert charts.numeric_sort(["1", "20", "5"]) == ["1", "5", "20"]
-    spec = charts.detectable_distribution(pl.DataFrame({
+    spec = variability_charts.detectable_distribution(pl.DataFrame({
         "r_label": ["1", "1", "1"], "r_order": [1.0] * 3, "nodes": ["1", "20", "5"],
         "n": [1, 2, 3]}), title="t", strategy_text="s").to_dict()
     assert spec["encoding"]["color"]["sort"] == ["1", "5", "20"]

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfwarehouse.reports import charts
+from perfwarehouse.reports import order_effects_charts
 from perfwarehouse.reports.page import Column, Figure, Notice, Page, Section, Table, Verdict
 from perfwarehouse.reports.render import (
     format_value,
@@ -81,7 +81,7 @@ class _Collect(html.parser.HTMLParser):
 
 
 def hostile_page() -> Page:
-    chart = charts.order_delta_curve(pl.DataFrame({
+    chart = order_effects_charts.order_delta_curve(pl.DataFrame({
         "group": [HOSTILE_SCRIPT, HOSTILE_IMG], "config": list(HOSTILE_NAMES[:2]),
         "hardware_type": ["<b>h</b>", "h"], "delta_pct": [1.0, -2.0]}),
         title=f"title {HOSTILE_SCRIPT}")
