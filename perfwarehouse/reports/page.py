@@ -36,14 +36,16 @@ class Figure:
         return self.chart.to_dict()
 
 
-ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json", "settings"]
+ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json", "settings",
+                       "link"]
 
 
 @dataclass(frozen=True)
 class Column:
     """A column of a :class:`Table`: the field in the data, its header (with the unit)
     and how to format it (``pct``: a number already in percent; ``settings``: canonical
-    JSON settings shown as ``k=v k=v``, the one settings format of every page).
+    JSON settings shown as ``k=v k=v``, the one settings format of every page; ``link``:
+    a relative file name, shown as a link whose text is the column's label).
 
     ``key`` columns name the row; the leading key columns of a table stay frozen on the
     left while the reader scrolls it sideways."""

@@ -126,7 +126,7 @@ border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:max-
 min-width:100%}
 th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;
 max-width:22rem;overflow-wrap:break-word}
-td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
+td[data-v]{text-align:right;font-variant-numeric:tabular-nums}td[data-v]:has(a){text-align:left}
 th{position:sticky;top:0;background:#fafafa;z-index:1}
 th.key,td.key{position:sticky;left:0;z-index:2;min-width:5rem;max-width:14rem}
 td.key{background:#fff}th.key{z-index:3}td.key.last-key,th.key.last-key{
@@ -496,6 +496,9 @@ def _key_class(i: int, frozen: int) -> str:
 def _cell(col: Column, value: Any, attrs: str = "") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f'<td data-v=""{attrs}></td>' if col.format in _NUMERIC else f"<td{attrs}></td>"
+    if col.format == "link":  # a relative file name (data-v: what the CSV gets)
+        href = _e(_relative_href(str(value)))
+        return f'<td data-v="{href}"{attrs}><a href="{href}">{_e(col.label)}</a></td>'
     if col.format in _NUMERIC:  # data-v: the number to sort by (and, in CSS, right-aligned)
         return (f'<td data-v="{float(value):.17g}"{attrs}>'
                 f"{_e(format_value(col, value))}</td>")
