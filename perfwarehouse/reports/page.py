@@ -159,6 +159,29 @@ class Page:
     links: tuple[tuple[str, str], ...] = ()
     """(text, relative address) of related pages, shown under the intro."""
 
+    def shown(self) -> tuple[Verdict | None, tuple[Section, ...]]:
+        """The verdict box and the sections as the page shows them.
+
+        A page without a ``verdict`` whose first section is titled "Verdict" (pages that
+        say their answer as notices) shows that section's leading notices as the verdict
+        box (level ``missing`` if one of them names an analysis not run, else ``info``),
+        so every page opens with its answer; the rest of the section stays where it was.
+        """
+        if self.verdict is not None or not self.sections or self.sections[0].title != "Verdict":
+            return self.verdict, self.sections
+        first = self.sections[0]
+        lead = 0
+        while lead < len(first.blocks) and isinstance(first.blocks[lead], Notice):
+            lead += 1
+        notices = [b for b in first.blocks[:lead] if isinstance(b, Notice)]
+        if not notices:
+            return None, self.sections
+        level: VerdictLevel = "missing" if any(n.kind == "missing" for n in notices) else "info"
+        verdict = Verdict(" ".join(n.text for n in notices), level)
+        rest = first.blocks[lead:]
+        sections = ((Section(first.title, first.intro, rest),) if rest else ()) + self.sections[1:]
+        return verdict, sections
+
     def figures(self) -> list[Figure]:
         return [b for s in self.sections for b in s.blocks if isinstance(b, Figure)]
 
