@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
+from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.reports import REPORTS, get
 from perfwarehouse.reports.configuration import page_name
 from perfwarehouse.reports.render import format_pvalue
