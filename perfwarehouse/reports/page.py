@@ -165,7 +165,8 @@ class Page:
         A page without a ``verdict`` whose first section is titled "Verdict" (pages that
         say their answer as notices) shows that section's leading notices as the verdict
         box (level ``missing`` if one of them names an analysis not run, else ``info``),
-        so every page opens with its answer; the rest of the section stays where it was.
+        so every page opens with its answer; the rest of the section follows as "Details of
+        the verdict".
         """
         if self.verdict is not None or not self.sections or self.sections[0].title != "Verdict":
             return self.verdict, self.sections
@@ -179,7 +180,8 @@ class Page:
         level: VerdictLevel = "missing" if any(n.kind == "missing" for n in notices) else "info"
         verdict = Verdict(" ".join(n.text for n in notices), level)
         rest = first.blocks[lead:]
-        sections = ((Section(first.title, first.intro, rest),) if rest else ()) + self.sections[1:]
+        sections = (((Section("Details of the verdict", first.intro, rest),) if rest else ())
+                    + self.sections[1:])
         return verdict, sections
 
     def figures(self) -> list[Figure]:

@@ -460,6 +460,8 @@ def _table(table: Table, number: int, page: str = "report") -> str:
         if not col.key:
             break
         frozen += 1
+    if frozen == 0 and len(table.columns) > 1:
+        frozen = 1  # no key declared: the first column names the row, it stays in view
     csv_name = f"{_slug(page)}-{_slug(table.title)}.csv"
     parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
              f'<p class="intro">{_e(table.caption)}</p>',

@@ -176,6 +176,11 @@ def test_key_columns_are_frozen_and_tables_offer_csv() -> None:
     assert '<td class="key">a</td>' in text and text.count(' class="key last-key"') == 2
     assert '<td class="key last-key">n=1</td>' in text and "&lt; 1e-300" in text
     assert 'class="csv"' in text and "Download CSV" in text
+    # a table that declares no key column keeps its first column in view all the same
+    plain = Table("t", "c", (Column("family", "family"), Column("p", "p", "pvalue")),
+                  pa.table({"family": ["a"], "p": [0.5]}))
+    text = render_html(Page("t", "", (Section("s", "", (plain,)),)))
+    assert 'data-frozen="1"' in text and '<td class="key last-key">a</td>' in text
 
 
 def test_write_report_is_atomic_and_exports_png(tmp_path: Path) -> None:
@@ -205,7 +210,8 @@ def test_a_leading_verdict_section_becomes_the_verdict_box() -> None:
                                Section("Curves", "", (Notice("n"),))))
     verdict, sections = page.shown()
     assert verdict == Verdict("Peak 1,750 req/s. All trials consistent.", "info")
-    assert [s.title for s in sections] == ["Verdict", "Curves"] and sections[0].blocks == (table,)
+    assert [s.title for s in sections] == ["Details of the verdict", "Curves"]
+    assert sections[0].blocks == (table,)
     html = render_html(page)
     assert html.index('<section class="verdict info"') < html.index('<p class="intro">')
     missing = Page("t", "", (Section("Verdict", "", (Notice("run it", "missing"),)),))
