@@ -210,9 +210,10 @@ def verdict(frames: Frames) -> Verdict:
     return Verdict(" ".join(parts), "alarm" if alarm else "ok")
 
 
-def _order_numbers(r: dict[str, object]) -> str:
-    parts = [f"{r['hardware_type']}: Δ {r['delta_pct']:+.2f} %" if r["delta_pct"] is not None
-             else f"{r['hardware_type']}: Δ undefined"]
+def _order_numbers(r: dict[str, object], named: bool = True) -> str:
+    where = f"{r['hardware_type']}: " if named else ""
+    parts = [f"{where}Δ {r['delta_pct']:+.2f} %" if r["delta_pct"] is not None
+             else f"{where}Δ undefined"]
     if r["kw_p"] is not None:
         parts.append(f"p = {format_pvalue(float(r['kw_p']))}")  # type: ignore[arg-type]
     if r["p_adjusted"] is not None:
@@ -229,13 +230,20 @@ def _order_verdict(df: pl.DataFrame) -> tuple[str, bool]:
     words = []
     if hits.height:
         words.append(f"Order matters on {_names(hits['hardware_type'].to_list())} ("
-                     + "; ".join(_order_numbers(r) for r in hits.iter_rows(named=True))
+                     + "; ".join(_order_numbers(r, hits.height > 1)
+                                 for r in hits.iter_rows(named=True))
                      + "; Δ > 0: the fixed order's mean is larger)")
-    if rest.height:
+    if rest.height == 1:
         words.append(("order does not matter" if hits.height else "Order does not matter")
-                     + f" on {_names(rest['hardware_type'].to_list())} ("
-                     + "; ".join(_order_numbers(r) for r in rest.iter_rows(named=True))
-                     + f"; adjusted p ≥ α = {alpha:g}, {correction})")
+                     + f" on {rest['hardware_type'][0]} ("
+                     + _order_numbers(rest.row(0, named=True), False) + f"; adjusted p ≥ α = "
+                     f"{alpha:g}, {correction})")
+    elif rest.height:  # the numbers of each are in the table below
+        ps = [p for p in rest["kw_p"].to_list() if p is not None]
+        smallest = f"; smallest p = {format_pvalue(min(ps))}" if ps else ""
+        words.append(("order does not matter" if hits.height else "Order does not matter")
+                     + f" on {_names(rest['hardware_type'].to_list())} (adjusted p ≥ α = "
+                     f"{alpha:g}, {correction}{smallest})")
     return "; ".join(words) + ".", bool(hits.height)
 
 
@@ -320,7 +328,8 @@ def analyses_section(frames: Frames) -> Section:
     blocks: list[Table | Notice] = [Table(
         "What each analysis says, per hardware type",
         "From the latest run of each analysis for this campaign: order effects (Δ% > 0: the "
-        "fixed order's mean is larger; order matters: p below the family-wise threshold), "
+        "fixed order's mean is larger; order matters: the p-value adjusted for the job's "
+        "family of comparisons is below α), "
         "RSD of all values (variability), the Theil-Sen trend in % of the median per 30 days "
         "with its CI (trends), the number of change points (change-points). Empty: that "
         "analysis has no row for the hardware type.", columns, rows.to_arrow())]
