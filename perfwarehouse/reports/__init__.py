@@ -5,6 +5,8 @@ module (``REPORT``): a name, its help, its CLI options and a ``build(data, reque
 Page``; ``Report.write`` reads the warehouse and writes one self-contained HTML file
 (see :mod:`perfwarehouse.reports.render`). :data:`CATALOG` lists them without
 importing them (fast ``--help``); ``REPORTS`` and ``Request`` are imported on first use.
+``REPORTS`` holds the pages that need no selection (what ``report all`` and the demo
+write); ``configuration`` (one configuration's drill-down) is only in :data:`CATALOG`.
 """
 
 from __future__ import annotations

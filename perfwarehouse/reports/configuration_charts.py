@@ -88,7 +88,7 @@ def values_over_time(points: Frame, trends: Frame, *, title: str, metric: str,
     for hardware_type in pts["hardware_type"].unique(maintain_order=True).to_list():
         part = pts.filter(pl.col("hardware_type") == hardware_type)
         x = alt.X("time:T", title="start of the trial (UTC)")
-        dots = alt.Chart(part).mark_point(size=18, filled=True, opacity=0.55).encode(
+        dots = alt.Chart(part).mark_point(size=36, filled=True, opacity=0.75).encode(
             x=x, y=alt.Y("value:Q", title=unit_title(metric, unit), scale=alt.Scale(zero=False)),
             color=_order_color(), shape=_order_shape(),
             tooltip=[alt.Tooltip("time:T", format="%Y-%m-%d %H:%M", title="started"),
