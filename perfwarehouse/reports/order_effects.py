@@ -336,6 +336,10 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
         blocks.append(Notice("No test is a significant worst predecessor of another (after "
                              "the family-wise correction): no polluter found."))
     ordered = df.sort(["polluted", "worse_pct"], descending=True, nulls_last=True)
+    link: tuple[Column, ...] = ()
+    if "config_id" in ordered.columns:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered))
+        link = (Column("drilldown", "drill-down", "link"),)
     blocks.append(capped_table(
         "Predecessor effects of every configuration",
         "One row per configuration: the Kruskal-Wallis test across predecessors and the "
@@ -344,7 +348,7 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
         "on the same scale); adjusted p: the Mann-Whitney test of that predecessor against the "
         "rest, times the candidates tried; polluted: both tests significant and worse.",
         (Column("config", "configuration", key=True),
-         Column("hardware_type", "hardware type", key=True),
+         Column("hardware_type", "hardware type", key=True), *link,
          Column("campaign", "campaign"),
          Column("predecessor", "worst predecessor"),
          Column("polluted", "polluted", "bool"),
