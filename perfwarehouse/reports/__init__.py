@@ -5,6 +5,8 @@ module (``REPORT``): a name, its help, its CLI options and a ``build(data, reque
 Page``; ``Report.write`` reads the warehouse and writes one self-contained HTML file
 (see :mod:`perfwarehouse.reports.render`). :data:`CATALOG` lists them without
 importing them (fast ``--help``); ``REPORTS`` and ``Request`` are imported on first use.
+``REPORTS`` holds the pages that need no selection (what ``report all`` and the demo
+write); ``configuration`` (one configuration's drill-down) is only in :data:`CATALOG`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ CATALOG: tuple[Entry, ...] = (
           "History: change points of every configuration over revisions or time."),
     Entry("load", _R + "load:REPORT",
           "Load tests: peak, knee, latency under load, operational-law consistency."),
+    Entry("configuration", _R + "configuration:REPORT",
+          "One configuration: what the analyses say, fixed vs random order, values over time."),
 )
 
 
@@ -36,8 +40,8 @@ def get(name: str) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "REPORTS":
-        return tuple(e.load() for e in CATALOG)
+    if name == "REPORTS":  # the pages `report all` and the demo write (no selection needed)
+        return tuple(r for r in (e.load() for e in CATALOG) if r.in_all)
     if name in ("CAMPAIGN", "OUT", "PNG", "SINCE", "UNTIL", "Report", "Request"):
         from perfwarehouse.reports import base
 

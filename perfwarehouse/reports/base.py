@@ -31,11 +31,16 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
 @dataclass(frozen=True)
 class Request:
     """What the user asked for: one campaign (None: all) and, for the fleet report,
-    the period [since, until) in UTC (None: chosen from the data)."""
+    the period [since, until) in UTC (None: chosen from the data); ``options``: the
+    report's own options (the configuration report's selection), as (name, value)."""
 
     campaign: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
 
 
 class ReportData:
@@ -122,6 +127,8 @@ class Report:
     help: str
     build: Builder
     options: tuple[click.Option, ...] = field(default=(OUT, CAMPAIGN, PNG))
+    in_all: bool = True
+    """Written by ``report all`` and the demo (False: the page needs a selection)."""
 
     def page(self, warehouse: Warehouse, request: Request) -> Page:
         from perfwarehouse.warehouse.lookup import require
@@ -133,26 +140,26 @@ class Report:
     def write(self, warehouse: Warehouse, *, out: Path | None = None,
               campaign: str | None = None,
               since: datetime | None = None, until: datetime | None = None,
-              png: Path | None = None, stderr: TextIO | None = None) -> Path:
+              png: Path | None = None, stderr: TextIO | None = None, **options: Any) -> Path:
         """Build the page from the warehouse and write it to ``out`` (default
-        ``reports/<name>.html``; and PNGs to ``png``).
+        ``reports/<page name>.html``; and PNGs to ``png``); ``options``: the report's own.
 
         Analyses that have not been run are named in the page and on ``stderr``.
         """
         return self.write_page(warehouse, out=out, campaign=campaign, since=since, until=until,
-                               png=png, stderr=stderr)[0]
+                               png=png, stderr=stderr, **options)[0]
 
     def write_page(self, warehouse: Warehouse, *, out: Path | None = None,
                    campaign: str | None = None, since: datetime | None = None,
                    until: datetime | None = None, png: Path | None = None,
-                   stderr: TextIO | None = None) -> tuple[Path, Page]:
+                   stderr: TextIO | None = None, **options: Any) -> tuple[Path, Page]:
         """:meth:`write`, returning the page too (its verdict goes into the index)."""
         if since and until and since >= until:
             raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
                              f"{until:%Y-%m-%d %H:%M}; give a non-empty period")
-        if out is None:
-            out = Path("reports") / f"{self.name}.html"
-        page = self.page(warehouse, Request(campaign, since, until))
+        page = self.page(warehouse, Request(campaign, since, until, tuple(options.items())))
+        if out is None:  # the page's name: the report's, or the configuration's own
+            out = Path("reports") / f"{page.name}.html"
         stream = stderr if stderr is not None else sys.stderr
         for notice in page.notices("missing"):
             print(f"report {self.name}: {notice.text}", file=stream)

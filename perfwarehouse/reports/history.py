@@ -26,6 +26,8 @@ from perfwarehouse.reports.page import (
     Notice,
     Page,
     Section,
+    Verdict,
+    VerdictLevel,
     capped_table,
 )
 
@@ -55,7 +57,9 @@ def build(data: ReportData, request: Request) -> Page:
     if isinstance(rows, Missing):
         return Page("History: change points", INTRO,
                     (Section("No change-point analysis yet", "", (rows.notice(),)),),
-                    tuple(lines), name="history")
+                    tuple(lines), name="history", verdict=Verdict(
+                        "Not analysed yet: run `perfwarehouse analyze change-points`, then "
+                        "write this report again.", "missing"))
     series = data.query("history_series", campaign=request.campaign, top=TOP_SERIES)
     return build_page(rows, series, tuple(lines))
 
@@ -65,17 +69,27 @@ def build_page(rows: pa.Table, series: pa.Table, lines: tuple[str, ...] = ()) ->
     ``report_history_series.sql`` (pure)."""
     df = charts.labelled(rows)
     changes = df.filter(pl.col("position").is_not_null())
-    sections = [verdict_section(df, changes)]
+    sections = []
     if changes.height:
         sections.append(series_section(changes, series))
         sections.append(index_section(changes))
     sections.append(unchanged_section(df))
-    return Page("History: change points", INTRO, tuple(sections), lines, name="history")
+    return Page("History: change points", INTRO, tuple(sections), lines, name="history",
+                verdict=verdict(df, changes))
 
 
 def _key(df: pl.DataFrame) -> pl.Series:
     return pl.concat_str([pl.col("campaign"), pl.col("hardware_type"),
                           pl.col("config_id").cast(pl.String)], separator="\x1f")
+
+
+def verdict(df: pl.DataFrame, changes: pl.DataFrame) -> Verdict:
+    """How many series changed, regressions and improvements, and the largest change
+    (alarm when there is a regression)."""
+    section = verdict_section(df, changes)
+    regressions = changes.filter(pl.col("direction") == "regression").height
+    level: VerdictLevel = "alarm" if regressions else "ok" if changes.height == 0 else "info"
+    return Verdict(" ".join(b.text for b in section.blocks if isinstance(b, Notice)), level)
 
 
 def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:

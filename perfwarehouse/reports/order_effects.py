@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts, order_effects_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
+from perfwarehouse.reports.configuration import page_name
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
     Column,
@@ -213,13 +214,29 @@ def summary_table(df: pl.DataFrame) -> Table:
         summary.to_arrow())
 
 
+def drilldown_links(df: pl.DataFrame) -> pl.Series:
+    """Each row's per-configuration page (``report configuration``), as a file name
+    relative to this page."""
+    return pl.Series([f"{page_name(c, b, i)}.html" for c, b, i in
+                      zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
+
+
 def configuration_table(df: pl.DataFrame) -> Table:
     ordered = df.sort(["eta2", "kw_p"], descending=[True, False], nulls_last=True)
+    if "config_id" in ordered.columns:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered))
+    keys = tuple(c for c in CONFIGURATION_COLUMNS if c.key)
+    rest = tuple(c for c in CONFIGURATION_COLUMNS if not c.key)
+    link = ((Column("drilldown", "drill-down", "link"),) if "drilldown" in ordered.columns
+            else ())
     return capped_table(
         "Configurations",
         "Click a column header to sort, type in the box to filter. Sorted by effect size η²_H; "
-        "Δ% > 0: the fixed order had the larger mean. Medians and CIs are in the unit shown.",
-        (*CONFIGURATION_COLUMNS,
+        "Δ% > 0: the fixed order had the larger mean. Medians and CIs are in the unit shown. "
+        "drill-down: the configuration's own page (its distribution in fixed and random order "
+        "and its values over time), in this directory once written with `perfwarehouse "
+        "report configuration --campaign C --benchmark B --metric M --settings 'k=v ...'`.",
+        (*keys, *link, *rest,
          Column("n_fixed", "n fixed", "int"), Column("n_random", "n random", "int"),
          Column("kw_p", "p", "pvalue"), Column("significant", "p < α/m", "bool"),
          Column("eta2", "η²_H", "float"), Column("delta_pct", "Δ% (%)", "pct"),
@@ -319,6 +336,10 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
         blocks.append(Notice("No test is a significant worst predecessor of another (after "
                              "the family-wise correction): no polluter found."))
     ordered = df.sort(["polluted", "worse_pct"], descending=True, nulls_last=True)
+    link: tuple[Column, ...] = ()
+    if "config_id" in ordered.columns:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered))
+        link = (Column("drilldown", "drill-down", "link"),)
     blocks.append(capped_table(
         "Predecessor effects of every configuration",
         "One row per configuration: the Kruskal-Wallis test across predecessors and the "
@@ -327,7 +348,7 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
         "on the same scale); adjusted p: the Mann-Whitney test of that predecessor against the "
         "rest, times the candidates tried; polluted: both tests significant and worse.",
         (Column("config", "configuration", key=True),
-         Column("hardware_type", "hardware type", key=True),
+         Column("hardware_type", "hardware type", key=True), *link,
          Column("campaign", "campaign"),
          Column("predecessor", "worst predecessor"),
          Column("polluted", "polluted", "bool"),

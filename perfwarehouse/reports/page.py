@@ -36,14 +36,16 @@ class Figure:
         return self.chart.to_dict()
 
 
-ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json", "settings"]
+ColumnFormat = Literal["text", "int", "float", "pct", "pvalue", "bool", "json", "settings",
+                       "link"]
 
 
 @dataclass(frozen=True)
 class Column:
     """A column of a :class:`Table`: the field in the data, its header (with the unit)
     and how to format it (``pct``: a number already in percent; ``settings``: canonical
-    JSON settings shown as ``k=v k=v``, the one settings format of every page).
+    JSON settings shown as ``k=v k=v``, the one settings format of every page; ``link``:
+    a relative file name, shown as a link whose text is the column's label).
 
     ``key`` columns name the row; the leading key columns of a table stay frozen on the
     left while the reader scrolls it sideways."""
@@ -156,6 +158,31 @@ class Page:
     verdict: Verdict | None = None
     links: tuple[tuple[str, str], ...] = ()
     """(text, relative address) of related pages, shown under the intro."""
+
+    def shown(self) -> tuple[Verdict | None, tuple[Section, ...]]:
+        """The verdict box and the sections as the page shows them.
+
+        A page without a ``verdict`` whose first section is titled "Verdict" (pages that
+        say their answer as notices) shows that section's leading notices as the verdict
+        box (level ``missing`` if one of them names an analysis not run, else ``info``),
+        so every page opens with its answer; the rest of the section follows as "Details of
+        the verdict".
+        """
+        if self.verdict is not None or not self.sections or self.sections[0].title != "Verdict":
+            return self.verdict, self.sections
+        first = self.sections[0]
+        lead = 0
+        while lead < len(first.blocks) and isinstance(first.blocks[lead], Notice):
+            lead += 1
+        notices = [b for b in first.blocks[:lead] if isinstance(b, Notice)]
+        if not notices:
+            return None, self.sections
+        level: VerdictLevel = "missing" if any(n.kind == "missing" for n in notices) else "info"
+        verdict = Verdict(" ".join(n.text for n in notices), level)
+        rest = first.blocks[lead:]
+        sections = (((Section("Details of the verdict", first.intro, rest),) if rest else ())
+                    + self.sections[1:])
+        return verdict, sections
 
     def figures(self) -> list[Figure]:
         return [b for s in self.sections for b in s.blocks if isinstance(b, Figure)]

@@ -46,6 +46,7 @@ from perfwarehouse.reports.page import (
     Section,
     Table,
     Verdict,
+    VerdictLevel,
     format_settings,
 )
 
@@ -126,7 +127,7 @@ border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:max-
 min-width:100%}
 th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;
 max-width:22rem;overflow-wrap:break-word}
-td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
+td[data-v]{text-align:right;font-variant-numeric:tabular-nums}td[data-v]:has(a){text-align:left}
 th{position:sticky;top:0;background:#fafafa;z-index:1}
 th.key,td.key{position:sticky;left:0;z-index:2;min-width:5rem;max-width:14rem}
 td.key{background:#fff}th.key{z-index:3}td.key.last-key,th.key.last-key{
@@ -366,20 +367,21 @@ def render_html(page: Page) -> str:
         f"<header><h1>{_e(page.title)}</h1></header>",
         "<main>",
     ]
-    if page.verdict is not None:
-        out.append(_verdict(page.verdict))
+    verdict, sections = page.shown()
+    if verdict is not None:
+        out.append(_verdict(verdict))
     out.append(f'<p class="intro">{_e(page.intro)}</p>')
     if page.links:
         out.append('<p class="links">See also: ' + " · ".join(
             f'<a href="{_e(_relative_href(href))}">{_e(text)}</a>' for text, href in page.links)
             + "</p>")
-    if len(page.sections) > 1:
+    if len(sections) > 1:
         out.append("<nav><ol>")
         out.extend(f'<li><a href="#s{i}">{_e(s.title)}</a></li>'
-                   for i, s in enumerate(page.sections))
+                   for i, s in enumerate(sections))
         out.append("</ol></nav>")
     ids = _Ids(page.name)
-    for i, sec in enumerate(page.sections):
+    for i, sec in enumerate(sections):
         out.extend(_section(sec, f"s{i}", ids))
     if page.provenance:
         out.append('<details class="provenance"><summary>Provenance: the job runs, parameters '
@@ -409,9 +411,10 @@ class _Ids:
         self.tables = 0
 
 
-def _verdict(verdict: Verdict) -> str:
+def _verdict(verdict: Verdict, anchor: str | None = "verdict") -> str:
     """The verdict box: the level in words (not only its colour), then the answer."""
-    return (f'<section class="verdict {_e(verdict.level)}" id="verdict" role="status" '
+    ident = f' id="{_e(anchor)}"' if anchor else ""
+    return (f'<section class="verdict {_e(verdict.level)}"{ident} role="status" '
             f'aria-label="Verdict"><strong class="verdict-level">'
             f"{_e(VERDICT_WORDS[verdict.level])}</strong>"
             f'<span class="verdict-text">{_e(verdict.text)}</span></section>')
@@ -457,6 +460,8 @@ def _table(table: Table, number: int, page: str = "report") -> str:
         if not col.key:
             break
         frozen += 1
+    if frozen == 0 and len(table.columns) > 1:
+        frozen = 1  # no key declared: the first column names the row, it stays in view
     csv_name = f"{_slug(page)}-{_slug(table.title)}.csv"
     parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
              f'<p class="intro">{_e(table.caption)}</p>',
@@ -496,6 +501,9 @@ def _key_class(i: int, frozen: int) -> str:
 def _cell(col: Column, value: Any, attrs: str = "") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f'<td data-v=""{attrs}></td>' if col.format in _NUMERIC else f"<td{attrs}></td>"
+    if col.format == "link":  # a relative file name (data-v: what the CSV gets)
+        href = _e(_relative_href(str(value)))
+        return f'<td data-v="{href}"{attrs}><a href="{href}">{_e(col.label)}</a></td>'
     if col.format in _NUMERIC:  # data-v: the number to sort by (and, in CSS, right-aligned)
         return (f'<td data-v="{float(value):.17g}"{attrs}>'
                 f"{_e(format_value(col, value))}</td>")
@@ -581,13 +589,39 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
 
 
+def index_verdict(pages: list[Page]) -> Verdict:
+    """The index's own verdict: how many pages need action (and which), found nothing,
+    or wait for their analyses."""
+    levels: dict[str, list[str]] = {"alarm": [], "ok": [], "info": [], "missing": []}
+    for page in pages:
+        verdict = page.shown()[0]
+        levels[verdict.level if verdict is not None else "info"].append(page.name)
+    alarm, missing = levels["alarm"], levels["missing"]
+    parts = [f"{len(pages)} report{'s' if len(pages) != 1 else ''}"]
+    if alarm:
+        parts.append(f"{len(alarm)} need{'s' if len(alarm) == 1 else ''} action "
+                     f"({', '.join(alarm)})")
+    if levels["ok"]:
+        parts.append(f"{len(levels['ok'])} found nothing to act on")
+    if missing:
+        parts.append(f"{len(missing)} wait{'s' if len(missing) == 1 else ''} for analyses "
+                     f"({', '.join(missing)}: see `perfwarehouse status`)")
+    if levels["info"]:
+        parts.append(f"{len(levels['info'])} report{'s' if len(levels['info']) != 1 else ''} "
+                     "without a yes/no answer")
+    level: VerdictLevel = "alarm" if alarm else "missing" if missing else "ok" if levels["ok"] \
+        else "info"
+    return Verdict(": ".join([parts[0], "; ".join(parts[1:])]) + "." if len(parts) > 1
+                   else parts[0] + ".", level)
+
+
 def write_index(entries: list[tuple[str, Page]], out: Path) -> Path:
     """``index.html`` next to the reports: each page's title, linked, with its verdict
     (``entries``: the file name of each page, relative to ``out``, and the page)."""
     items = []
     for href, page in entries:
-        verdict = page.verdict
-        box = _verdict(verdict) if verdict is not None else ""
+        verdict = page.shown()[0]
+        box = _verdict(verdict, None) if verdict is not None else ""
         items.append(f'<li><h2><a href="{_e(href)}">{_e(page.title)}</a></h2>{box}</li>')
     text = "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -597,6 +631,7 @@ def write_index(entries: list[tuple[str, Page]], out: Path) -> Path:
         "<style>" + _STYLE + "ul.index{list-style:none;padding:0}"
         "ul.index h2{margin-top:1.6rem}</style>", "</head><body>",
         "<header><h1>perfwarehouse reports</h1></header><main>",
+        _verdict(index_verdict([p for _, p in entries])),
         '<ul class="index">', *items, "</ul></main></body></html>"])
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")

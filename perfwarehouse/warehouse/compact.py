@@ -48,7 +48,6 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from perfwarehouse.errors import UsageError
 from perfwarehouse.faults import checkpoint
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.compact_plan import (
@@ -59,6 +58,7 @@ from perfwarehouse.warehouse.compact_plan import (
     expired,
     files_to_rewrite,
 )
+from perfwarehouse.warehouse.lookup import require_known
 from perfwarehouse.warehouse.store import DATA, DataFile, Warehouse, WriteSession, configure
 
 MEMORY_LIMIT = "2GB"
@@ -92,11 +92,11 @@ def compact(warehouse: Warehouse, campaign: str | None = None,
     with warehouse.writing(f"perfwarehouse compact {what}") as session:
         deleted = delete_expired(session, policy.grace_s)
         files = _current_files(warehouse)
-        if campaign is not None and not any(f.campaign == campaign for f in files):
-            raise UsageError(f"no campaign {campaign!r} in {warehouse.root} "
-                             "(see `perfwarehouse sql \"SELECT * FROM campaigns\"`)")
-        if hardware_type is not None and not any(f.hardware_type == hardware_type for f in files):
-            raise UsageError(f"no hardware type {hardware_type!r} in {warehouse.root}")
+        # an unknown name: one line with the known ones and the closest match
+        require_known("campaign", campaign, sorted({f.campaign for f in files}))
+        require_known("hardware type", hardware_type,
+                      sorted({f.hardware_type for f in files
+                              if campaign is None or f.campaign == campaign}))
         parts = [part for (c, h), part in sorted(_partitions(files).items())
                  if campaign in (None, c) and hardware_type in (None, h)]
         done = compact_partitions(session, parts, policy)

@@ -7,7 +7,7 @@ WITH latest AS (
     WHERE job = 'order-effects' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
-    o.campaign, o.hardware_type, o.benchmark, o.settings, o.metric,
+    o.campaign, o.hardware_type, o.config_id, o.benchmark, o.settings, o.metric,
     o.unit, o.higher_is_better, o.family,
     o.n_fixed, o.n_random, o.kw_h, o.kw_p, o.reject_alpha, o.reject_bonferroni,
     o.eta2, o.delta_pct, o.delta_median_pct,

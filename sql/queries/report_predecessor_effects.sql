@@ -8,7 +8,7 @@ WITH latest AS (
     WHERE job = 'predecessor-effects' AND ($campaign IS NULL OR campaign = $campaign)
 )
 SELECT
-    p.campaign, p.hardware_type, p.benchmark, p.settings, p.metric, p.unit,
+    p.campaign, p.hardware_type, p.config_id, p.benchmark, p.settings, p.metric, p.unit,
     p.higher_is_better, p.alpha, p.m,
     p.n_random, p.n_predecessors, p.kw_p, p.eta2, p.reject_bonferroni,
     p.worst_predecessor_benchmark, p.worst_predecessor_settings, p.worst_is_run_start,

@@ -13,14 +13,18 @@ import pyarrow as pa
 import pytest
 
 from perfwarehouse.generate import generate_to_file
+from perfwarehouse.generate.revisions import revision_records
 from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
+from perfwarehouse.jobs import get as get_job
+from perfwarehouse.jobs import run_job
 from perfwarehouse.reports import get
 from perfwarehouse.reports.page import Column, Figure, Page, Section, Table
-from perfwarehouse.reports.render import render_html, write_report
+from perfwarehouse.reports.render import render_html, write_index, write_report
 from perfwarehouse.warehouse.store import Warehouse
 from tests import browser
 from tests.conftest import ORDERSAGE_DIRS
-from tests.reports_support import analyse, hostile_trials, longterm_warehouse
+from tests.reports_support import HOSTILE_SCRIPT, analyse, hostile_trials, longterm_warehouse
+from tests.trial_logs import write
 
 pytestmark = [
     pytest.mark.browser, pytest.mark.integration,
@@ -48,37 +52,67 @@ def pwned(dom: str) -> bool:
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every report, from warehouses that hold what each needs."""
+    """Every report, from warehouses that hold what each needs, one drill-down
+    (``report configuration``) and the index of them all."""
     root = tmp_path_factory.mktemp("browser")
     out: dict[str, Path] = {}
+    built: list[tuple[str, Page]] = []
+
+    def write_page(name: str, warehouse: Warehouse, **options: object) -> None:
+        path, page = get(name).write_page(warehouse, out=root / f"{name}.html",
+                                          **options)  # type: ignore[arg-type]
+        out[name] = path
+        built.append((path.name, page))
 
     order = Warehouse(root / "order")
     for directory in ORDERSAGE_DIRS.values():
         ingest_ordersage(order, [directory])
     ingest_jsonl(order, [hostile_trials(root / "hostile.jsonl")])
     analyse(order, "order-effects", "predecessor-effects")
-    out["order-effects"] = get("order-effects").write(order, out=root / "order-effects.html")
+    write_page("order-effects", order)
 
     laaber = Warehouse(root / "laaber")
     generate_to_file("laaber-cloud", root / "laaber.jsonl", seed=3, scale=0.1)
     ingest_jsonl(laaber, [root / "laaber.jsonl", hostile_trials(root / "hostile2.jsonl")])
     analyse(laaber, "variability", "aa-fpr", "detectable-regression")
-    out["variability"] = get("variability").write(laaber, out=root / "variability.html")
+    write_page("variability", laaber)
 
     # TriScale needs runs with iterations (laaber-cloud) and months of history (long-term)
     triscale = Warehouse(root / "triscale")
     generate_to_file("ordersage-longterm", root / "longterm.jsonl", seed=2, scale=0.05)
     ingest_jsonl(triscale, [root / "laaber.jsonl", root / "longterm.jsonl"])
     analyse(triscale, "convergence", "kpi", "variability-score", "profile")
-    out["triscale"] = get("triscale").write(triscale, out=root / "triscale.html")
+    write_page("triscale", triscale)
 
     longterm, _truth = longterm_warehouse(tmp_path_factory.getbasetemp())
-    out["fleet"] = get("fleet").write(longterm, out=root / "fleet.html")
+    write_page("fleet", longterm)
+
+    load = Warehouse(root / "load")
+    generate_to_file("load-campaign", root / "load.jsonl", seed=3, scale=0.5)
+    ingest_jsonl(load, [root / "load.jsonl"])
+    run_job(load, get_job("load"), get_job("load").params(r_sat="5"))
+    write_page("load", load)
+
+    # 12 revisions of 20 benchmarks, two of them 6 % slower from revision 6 on
+    history = Warehouse(root / "history")
+    recs = revision_records(campaign="hist", benchmarks=20, revisions=12, trials=5,
+                            noise=0.01, slowdowns={3: [(6, 0.06)], 14: [(6, 0.06)]}, seed=3)
+    ingest_jsonl(history, [write(root / "hist.jsonl", recs)])
+    run_job(history, get_job("change-points"), get_job("change-points").params(min_change=3.0))
+    write_page("history", history)
+
+    # the drill-down of the hostile campaign's first test (its name is a <script>)
+    analyse(order, "variability", "trends")
+    write_page("configuration", order, campaign="hostile", benchmark=HOSTILE_SCRIPT,
+               metric="time", settings=("flag=x",))
+
+    out["index"] = write_index(built, root / "index.html")
     return out
 
 
 @pytest.mark.parametrize(("name", "charts"), [
-    ("order-effects", 8), ("variability", 8), ("triscale", 5), ("fleet", 5)])
+    ("order-effects", 8), ("variability", 8), ("triscale", 5), ("fleet", 5), ("load", 2),
+    ("history", 2), ("configuration", 2)])
 def test_every_chart_draws_offline(pages: dict[str, Path], name: str, charts: int) -> None:
     loaded = browser.load(pages[name])
     assert_every_chart_drew(loaded, charts)
@@ -122,7 +156,11 @@ LAYOUT_PROBE = """<script>
 </script></body>"""
 
 
-@pytest.mark.parametrize("name", ["order-effects", "variability", "triscale", "fleet"])
+PAGES = ["order-effects", "variability", "triscale", "fleet", "load", "history",
+         "configuration", "index"]
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_verdict_first_and_tables_fit_at_1400px(pages: dict[str, Path], name: str,
                                                  tmp_path: Path) -> None:
     """The verdict box is the first content (right under the title, in the first
@@ -135,10 +173,28 @@ def test_verdict_first_and_tables_fit_at_1400px(pages: dict[str, Path], name: st
     attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
     assert attrs["first"].startswith("verdict"), attrs
     assert attrs["after-header"] == "yes" and 0 <= int(attrs["verdict-top"]) < 200, attrs
-    assert attrs["viewport"] == "1400" and int(attrs["tables"]) >= 1
+    assert attrs["viewport"] == "1400"
+    assert int(attrs["tables"]) >= (0 if name == "index" else 1)  # the index has none
     assert attrs["wide-unfrozen"] == "", attrs["wide-unfrozen"]
     shot = browser.screenshot(pages[name], ARTIFACTS / f"{name}.png", window=(1400, 5000))
     assert shot.stat().st_size > 20_000
+
+
+def test_the_index_links_every_page_under_its_verdict(pages: dict[str, Path]) -> None:
+    dom = browser.load(pages["index"]).dom
+    for name in PAGES[:-1]:
+        assert f'<a href="{name}.html">' in dom
+    # the index's own verdict box, then one box per page (the levels in words)
+    assert dom.count('class="verdict ') == len(PAGES)
+    assert "Action needed" in dom and "need" in dom
+
+
+def test_hostile_names_stay_text_in_the_drill_down(pages: dict[str, Path]) -> None:
+    dom = browser.load(pages["configuration"]).dom
+    assert not pwned(dom)
+    markup = re.sub(r"<script\b[^>]*>.*?</script>", "", dom, flags=re.S | re.I)
+    assert "<img" not in markup.lower()
+    assert "Configuration &lt;/script&gt;&lt;script&gt;document.body" in dom  # the title
 
 
 def test_hostile_names_are_text_in_the_browser(pages: dict[str, Path]) -> None:

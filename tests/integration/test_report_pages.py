@@ -211,3 +211,21 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
     again = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
                 warehouse=tmp_path / "warehouse", timeout=900, check=True)
     assert "nothing to generate" in again.stdout
+
+
+def test_every_configuration_row_links_to_its_drill_down(order_warehouse: Warehouse,
+                                                         order_page: Path) -> None:
+    """Both per-configuration tables (order effects, predecessor effects) link each row to
+    the page `report configuration` writes for it (a relative file name, escaped)."""
+    from perfwarehouse.reports.configuration import page_name
+    from perfwarehouse.warehouse.store import fetch_arrow
+
+    page = order_page.read_text(encoding="utf-8")
+    with order_warehouse.catalog() as con:
+        counts = [fetch_arrow(con, f"SELECT count(*) FROM {t}").column(0)[0].as_py()
+                  for t in ("order_effects", "predecessor_effects")]
+        row = fetch_arrow(con, "SELECT campaign, benchmark, config_id FROM predecessor_effects "
+                               "WHERE campaign = 'hostile' ORDER BY config_id LIMIT 1").to_pylist()[0]
+    assert page.count(">drill-down</a>") == sum(counts) > 0
+    assert f'<a href="{page_name(row["campaign"], row["benchmark"], row["config_id"])}.html">' \
+        in page

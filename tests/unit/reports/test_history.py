@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from perfwarehouse.jobs.change_points import ChangePointParams, compute
 from perfwarehouse.reports.history import build_page
-from perfwarehouse.reports.page import Figure, Notice, Table
+from perfwarehouse.reports.page import Figure, Table
 from perfwarehouse.reports.render import render_html, write_report
 from tests.unit.jobs.test_change_points_job import partition
 
@@ -27,11 +27,12 @@ def _page():  # type: ignore[no-untyped-def]
 def test_verdict_first_then_series_then_index() -> None:
     page = _page()
     titles = [s.title for s in page.sections]
-    assert titles[0] == "Verdict"
-    verdict = page.sections[0].blocks[0]
-    assert isinstance(verdict, Notice)
+    assert titles[0] == "Configurations with changes, largest first"
+    verdict = page.verdict
+    assert verdict is not None and verdict.level == "alarm"  # two regressions
     assert verdict.text.startswith("2 change points in 2 of 4 series: 2 regressions (▼), "
                                    "0 improvements (▲); 1 series too short to test")
+    assert "Largest: " in verdict.text
     figures = page.figures()
     assert len(figures) == 2
     spec = figures[0].spec()
@@ -53,7 +54,9 @@ def test_empty_series_table_still_renders() -> None:
     page = _page()
     assert isinstance(page.figures()[0], Figure)
     empty = build_page(_page_rows_without_changes(), pa.table({}))
-    assert [s.title for s in empty.sections] == ["Verdict", "Series without change points"]
+    assert [s.title for s in empty.sections] == ["Series without change points"]
+    assert empty.verdict is not None and empty.verdict.level == "ok"
+    assert empty.verdict.text.startswith("0 change points in 0 of 4 series")
 
 
 def _page_rows_without_changes() -> pa.Table:

@@ -176,6 +176,11 @@ def test_key_columns_are_frozen_and_tables_offer_csv() -> None:
     assert '<td class="key">a</td>' in text and text.count(' class="key last-key"') == 2
     assert '<td class="key last-key">n=1</td>' in text and "&lt; 1e-300" in text
     assert 'class="csv"' in text and "Download CSV" in text
+    # a table that declares no key column keeps its first column in view all the same
+    plain = Table("t", "c", (Column("family", "family"), Column("p", "p", "pvalue")),
+                  pa.table({"family": ["a"], "p": [0.5]}))
+    text = render_html(Page("t", "", (Section("s", "", (plain,)),)))
+    assert 'data-frozen="1"' in text and '<td class="key last-key">a</td>' in text
 
 
 def test_write_report_is_atomic_and_exports_png(tmp_path: Path) -> None:
@@ -193,3 +198,41 @@ def test_figure_caption_is_the_chart_description() -> None:
     chart = alt.Chart(pl.DataFrame({"a": [1]})).mark_point().encode(x="a:Q").properties(
         description="Read it like this.")
     assert Figure(chart, "x").caption == "Read it like this."
+
+
+def test_a_leading_verdict_section_becomes_the_verdict_box() -> None:
+    """A page that says its answer as notices in a first "Verdict" section (the load page)
+    opens with them in the verdict box; what else the section holds stays in it."""
+    table = Table("t", "c", (Column("x", "x"),), pa.table({"x": ["a"]}))
+    page = Page("t", "intro", (Section("Verdict", "", (Notice("Peak 1,750 req/s."),
+                                                       Notice("All trials consistent."),
+                                                       table)),
+                               Section("Curves", "", (Notice("n"),))))
+    verdict, sections = page.shown()
+    assert verdict == Verdict("Peak 1,750 req/s. All trials consistent.", "info")
+    assert [s.title for s in sections] == ["Details of the verdict", "Curves"]
+    assert sections[0].blocks == (table,)
+    html = render_html(page)
+    assert html.index('<section class="verdict info"') < html.index('<p class="intro">')
+    missing = Page("t", "", (Section("Verdict", "", (Notice("run it", "missing"),)),))
+    assert missing.shown() == (Verdict("run it", "missing"), ())
+    # an explicit verdict, or a first section with another title, is left alone
+    other = Page("t", "", (Section("Curves", "", (Notice("n"),)),))
+    assert other.shown() == (None, other.sections)
+
+
+def test_the_index_opens_with_its_own_verdict(tmp_path: Path) -> None:
+    from perfwarehouse.reports.render import index_verdict, write_index
+
+    pages = [Page("Order", "", (), name="order-effects", verdict=Verdict("x", "alarm")),
+             Page("Variability", "", (), name="variability", verdict=Verdict("y", "ok")),
+             Page("History", "", (), name="history", verdict=Verdict("z", "missing"))]
+    verdict = index_verdict(pages)
+    assert verdict.level == "alarm"
+    assert verdict.text == ("3 reports: 1 needs action (order-effects); 1 found nothing to act "
+                            "on; 1 waits for analyses (history: see `perfwarehouse status`).")
+    assert index_verdict(pages[1:2]).level == "ok"
+    html = write_index([(f"{p.name}.html", p) for p in pages], tmp_path / "index.html").read_text()
+    main = html[html.index("<main>") + len("<main>"):]
+    assert main.lstrip().startswith('<section class="verdict alarm" id="verdict"')
+    assert html.count('id="verdict"') == 1  # the pages' boxes carry no duplicate id

@@ -1,0 +1,117 @@
+"""Chart builders of the per-configuration page (``report configuration``). Pure functions:
+small tables in, an Altair chart out, with a title, axis titles with units and a caption
+(the Vega-Lite ``description``), as in :mod:`perfwarehouse.reports.charts`.
+
+Fixed and random order are told apart by colour *and* by shape and dash (fixed: solid
+line, circles; random: dashed line, triangles), so the charts read without colour.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from perfwarehouse.reports.charts import BLUE, ORANGE, Frame, _title, frame, unit_title
+
+ORDER_KINDS = ("fixed", "random")
+ORDER_COLORS = (BLUE, ORANGE)
+ORDER_SHAPES = ("circle", "triangle-up")
+ORDER_DASHES = ([1, 0], [6, 3])
+PANEL_WIDTH = 440
+PANEL_HEIGHT = 220
+COLUMNS = 2
+
+
+def _order_color() -> alt.Color:
+    return alt.Color("order_kind:N", title="order of the runs",
+                     scale=alt.Scale(domain=list(ORDER_KINDS), range=list(ORDER_COLORS)),
+                     legend=alt.Legend(orient="top"))
+
+
+def _order_shape() -> alt.Shape:
+    return alt.Shape("order_kind:N", title="order of the runs",
+                     scale=alt.Scale(domain=list(ORDER_KINDS), range=list(ORDER_SHAPES)),
+                     legend=alt.Legend(orient="top"))
+
+
+def order_ecdf(data: Frame, *, title: str, metric: str, unit: str | None,
+               subtitle: str | None = None) -> alt.ConcatChart:
+    """The empirical distribution (ECDF) of the values in fixed and in random order, one
+    panel per hardware type.
+
+    ``data``: ``hardware_type``, ``order_kind`` (fixed / random), ``value`` and ``ecdf``
+    (the fraction of that group's values at or below ``value``), already thinned.
+    """
+    df = frame(data, ["hardware_type", "order_kind", "value", "ecdf"])
+    panels = []
+    for hardware_type in df["hardware_type"].unique(maintain_order=True).to_list():
+        part = df.filter(pl.col("hardware_type") == hardware_type)
+        base = alt.Chart(part).encode(
+            x=alt.X("value:Q", title=unit_title(metric, unit), scale=alt.Scale(zero=False)),
+            y=alt.Y("ecdf:Q", title="fraction of values ≤ x",
+                    scale=alt.Scale(domain=[0, 1])),
+            color=_order_color(),
+            tooltip=[alt.Tooltip("order_kind:N", title="order"),
+                     alt.Tooltip("value:Q", format=".4g"),
+                     alt.Tooltip("ecdf:Q", format=".3f", title="fraction ≤ value")])
+        line = base.mark_line(interpolate="step-after", strokeWidth=2).encode(
+            strokeDash=alt.StrokeDash("order_kind:N", title="order of the runs",
+                                      scale=alt.Scale(domain=list(ORDER_KINDS),
+                                                      range=list(ORDER_DASHES)),
+                                      legend=alt.Legend(orient="top")))
+        points = base.mark_point(size=22, filled=True, opacity=0.8).encode(shape=_order_shape())
+        panels.append(alt.layer(line, points).properties(
+            width=PANEL_WIDTH, height=PANEL_HEIGHT,
+            title=alt.Title(f"hardware type {hardware_type}", anchor="start", fontSize=12)))
+    return alt.concat(*panels, columns=COLUMNS).properties(
+        title=_title(title, subtitle),
+        description=(
+            "For each hardware type, the share of the configuration's values at or below each "
+            "value, in fixed order (blue, solid line, circles) and in random order (orange, "
+            "dashed line, triangles). Curves that lie on each other: the order of the runs did "
+            "not change the distribution; a curve shifted right has larger values.")
+    ).resolve_scale(x="independent")
+
+
+def values_over_time(points: Frame, trends: Frame, *, title: str, metric: str,
+                     unit: str | None, subtitle: str | None = None) -> alt.ConcatChart:
+    """The trial values against the time they ran, one panel per hardware type, with the
+    Theil-Sen trend line of the ``trends`` table.
+
+    ``points``: ``hardware_type``, ``order_kind``, ``time`` (ISO text, UTC), ``value``;
+    ``trends``: ``hardware_type``, ``time`` (ISO text), ``trend`` (two rows per hardware
+    type: the line's ends) and ``label`` (the slope in words).
+    """
+    pts = frame(points, ["hardware_type", "order_kind", "time", "value"])
+    line_df = frame(trends, ["hardware_type", "time", "trend", "label"])
+    panels = []
+    for hardware_type in pts["hardware_type"].unique(maintain_order=True).to_list():
+        part = pts.filter(pl.col("hardware_type") == hardware_type)
+        x = alt.X("time:T", title="start of the trial (UTC)")
+        dots = alt.Chart(part).mark_point(size=36, filled=True, opacity=0.75).encode(
+            x=x, y=alt.Y("value:Q", title=unit_title(metric, unit), scale=alt.Scale(zero=False)),
+            color=_order_color(), shape=_order_shape(),
+            tooltip=[alt.Tooltip("time:T", format="%Y-%m-%d %H:%M", title="started"),
+                     alt.Tooltip("order_kind:N", title="order"),
+                     alt.Tooltip("value:Q", format=".4g")])
+        layers: list[alt.Chart] = [dots]
+        trend = line_df.filter(pl.col("hardware_type") == hardware_type)
+        if trend.height:
+            layers.append(alt.Chart(trend).mark_line(color="#000000", strokeWidth=2.5).encode(
+                x=x, y="trend:Q", tooltip=[alt.Tooltip("label:N", title="Theil-Sen trend")]))
+            layers.append(alt.Chart(trend.tail(1)).mark_text(
+                align="right", dy=-10, fontSize=11, fontWeight="bold", color="#000000").encode(
+                x=x, y="trend:Q", text="label:N"))
+        panels.append(alt.layer(*layers).properties(
+            width=PANEL_WIDTH, height=PANEL_HEIGHT,
+            title=alt.Title(f"hardware type {hardware_type}", anchor="start", fontSize=12)))
+    return alt.concat(*panels, columns=COLUMNS).properties(
+        title=_title(title, subtitle),
+        description=(
+            "Each point is one trial (the median of its values) at the time it started, in "
+            "fixed order (blue circles) or random order (orange triangles); the black line is "
+            "the Theil-Sen trend of the `trends` analysis (its slope, drawn through the series "
+            "median at the middle of the series' time span), labelled with the slope in % of "
+            "the median per 30 days. No line: the trends analysis has no row for that "
+            "hardware type.")
+    ).resolve_scale(x="independent", y="independent")
