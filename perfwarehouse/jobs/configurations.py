@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfwarehouse.errors import AnalysisError, UsageError
+from perfwarehouse.stats.fractions import confidence as as_confidence
 
 # --family-by: a column of the measurements view that is an attribute of the
 # configuration (or its hardware type), or settings.KEY
@@ -46,19 +47,11 @@ def family_query_params(family_by: str) -> dict[str, str]:
 
 
 def confidence_value(value: object, name: str = "--ci-confidence") -> float | None:
-    """A confidence given as a fraction (0.95) or a percentage (95); None stays None."""
+    """A confidence given as a fraction (0.95) or a percentage (95), read by
+    :func:`perfwarehouse.stats.fractions.confidence`; None stays None."""
     if value is None or value == "":
         return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise UsageError(f"{name} must be a number such as 0.95 or 95, got {value!r}") from None
-    if 1.0 < number < 100.0:
-        number /= 100.0
-    if not 0.0 < number < 1.0:
-        raise UsageError(f"{name} must be a fraction in (0, 1) or a percentage in (1, 100), "
-                         f"got {value!r}")
-    return number
+    return as_confidence(value, name)
 
 
 def check_alpha(alpha: float) -> float:
