@@ -38,7 +38,6 @@ import hashlib
 import json
 import math
 import os
-import subprocess
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -53,14 +52,12 @@ import orjson
 from perfwarehouse import __version__
 from perfwarehouse.agent import spool
 from perfwarehouse.agent.runner import (
-    KILL_GRACE_S,
-    POLL_S,
     TAIL_CHARS,
-    _signal_group,
     _SignalScope,
     default_hardware_type,
     default_node,
     node_environment,
+    run_command,
 )
 from perfwarehouse.errors import PerfwarehouseError, TrialParseError, UsageError
 from perfwarehouse.workbench import Done, Run, Search, SearchResult, SearchSpec, Trial
@@ -279,41 +276,23 @@ def _fingerprint(config: WorkbenchConfig, samples: list[dict[str, str]]) -> str:
 
 def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerprint: str,
                warn: Callable[[str], None]) -> _Past:
-    segments = spool.own_segments(config.spool, config.campaign, node)
-    past = _Past()
-    if not segments:
-        return past
-    if not config.resume:
-        raise UsageError(
-            f"the spool {config.spool} already holds campaign {config.campaign!r} from node "
-            f"{node} ({segments[-1].path.name}); continue it with --resume, or choose another "
-            "--campaign or --spool")
-    sessions = sorted({s.session for s in segments})
-    if len(sessions) > 1:
-        raise UsageError(f"the spool {config.spool} holds {len(sessions)} sessions of campaign "
-                         f"{config.campaign!r} on {node}; cannot tell which to resume")
-    past.session = sessions[0]
-    past.next_seq = max(s.seq for s in segments) + 1
+    found = spool.resumable(config.spool, config.campaign, node, config.resume)
+    past = _Past(found.session, found.next_seq)
     runs: dict[str, list[dict[str, Any]]] = {}
-    for segment in segments:
-        removed = spool.repair_torn_tail(segment.path)
-        if removed:
-            warn(f"{segment.path.name}: removed an unterminated last line ({removed} bytes) "
-                 "left by a crash")
-        for record in spool.read_records(segment.path):
-            info = (record.get("attributes") or {}).get("workbench")
-            if record.get("campaign") != config.campaign or not isinstance(info, dict):
-                continue
-            if info.get("fingerprint") != fingerprint:
-                raise UsageError(
-                    f"campaign {config.campaign!r} in {config.spool} was started with other "
-                    "options (command, format, statistic, loop, duration, search options, "
-                    "settings or samples); resume with the same ones")
-            if record.get("hardware_type") != hardware_type:
-                raise UsageError(f"the spool records node {node} as hardware type "
-                                 f"{record.get('hardware_type')}; resume with --hardware-type "
-                                 f"{record.get('hardware_type')}")
-            runs.setdefault(str(record.get("run_id")), []).append(record)
+    for record in spool.repaired_records(found.segments, warn):
+        info = (record.get("attributes") or {}).get("workbench")
+        if record.get("campaign") != config.campaign or not isinstance(info, dict):
+            continue
+        if info.get("fingerprint") != fingerprint:
+            raise UsageError(
+                f"campaign {config.campaign!r} in {config.spool} was started with other "
+                "options (command, format, statistic, loop, duration, search options, "
+                "settings or samples); resume with the same ones")
+        if record.get("hardware_type") != hardware_type:
+            raise UsageError(f"the spool records node {node} as hardware type "
+                             f"{record.get('hardware_type')}; resume with --hardware-type "
+                             f"{record.get('hardware_type')}")
+        runs.setdefault(str(record.get("run_id")), []).append(record)
     for run_id, records in runs.items():  # dicts keep the spool's order
         info = records[0]["attributes"]["workbench"]
         sample = int(info["sample"])
@@ -530,40 +509,18 @@ class _Runner:
         return Trial(action.load, value if status == "ok" else None, executed.seconds), status
 
     def _execute(self, command: str) -> _Executed:
-        started = time.monotonic()
-        proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        stopped_for: str | None = None
-        signalled_at = 0.0
         timeout = self.config.trial_timeout_s
-        while True:
-            try:
-                out, err = proc.communicate(timeout=POLL_S)
-                break
-            except subprocess.TimeoutExpired:
-                now = time.monotonic()
-                if stopped_for is None and self.stop_requests:
-                    stopped_for = "interrupted"
-                elif stopped_for is None and now - started > timeout:
-                    stopped_for = "timeout"
-                else:
-                    late = now - signalled_at > KILL_GRACE_S
-                    if stopped_for and (late or self.stop_requests > 1):
-                        _signal_group(proc, 9)  # SIGKILL
-                    continue
-                signalled_at = now
-                _signal_group(proc, 15)  # SIGTERM
-        seconds = time.monotonic() - started
-        if stopped_for == "interrupted":
+        done = run_command(command, timeout, lambda: self.stop_requests)
+        seconds = done.seconds
+        if done.stopped_for == "interrupted":
             return _Executed("interrupted", b"", seconds, "stopped by a signal to the agent")
-        if stopped_for == "timeout":
+        if done.stopped_for == "timeout":
             return _Executed("timeout", b"", seconds, f"still running after {timeout:g} s")
-        if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
-            return _Executed("failed", out, seconds,
-                             f"exit code {proc.returncode}" + (f": {tail}" if tail else ""))
-        return _Executed("ok", out, seconds, "")
+        if done.returncode != 0:
+            tail = done.err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
+            return _Executed("failed", done.out, seconds,
+                             f"exit code {done.returncode}" + (f": {tail}" if tail else ""))
+        return _Executed("ok", done.out, seconds, "")
 
     def _progress(self, label: str, state: Search, action: Run, trial: Trial,
                   status: str) -> None:
