@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,19 +188,23 @@ class SegmentWriter:
         return self.spool / segment_name(self.campaign, self.node, self.session, self.seq)
 
     def append(self, record: dict[str, Any]) -> None:
-        line = orjson.dumps(record) + b"\n"
-        if self._fd is not None and self._size + len(line) > self.max_bytes and self._size:
+        self.append_all((record,))
+
+    def append_all(self, records: Sequence[dict[str, Any]]) -> None:
+        """Append ``records`` (e.g. all of one trial) with a single ``write`` and one ``fsync``."""
+        data = b"".join(orjson.dumps(r) + b"\n" for r in records)
+        if self._fd is not None and self._size + len(data) > self.max_bytes and self._size:
             self.close()
             self.seq += 1
         if self._fd is None:
             self._open()
         assert self._fd is not None
-        view = memoryview(line)
-        while view:  # a regular file takes the whole line at once; loop for a short write
+        view = memoryview(data)
+        while view:  # a regular file takes the whole write at once; loop for a short write
             written = os.write(self._fd, view)
             view = view[written:]
         os.fsync(self._fd)
-        self._size += len(line)
+        self._size += len(data)
 
     def _open(self) -> None:
         path = self.path

@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -239,8 +238,8 @@ def run_searches(config: WorkbenchConfig, samples: Sequence[Mapping[str, str]],
             echo(f"resuming session {session} of campaign {config.campaign!r} on {node}: "
                  f"{sum(len(t) for t in past.trials.values())} trial(s) and "
                  f"{len(past.results)} finished search(es) in the spool")
-        writer = _TrialWriter(config.spool, config.campaign, node, session, past.next_seq,
-                              config.segment_bytes)
+        writer = spool.SegmentWriter(config.spool, config.campaign, node, session,
+                                     past.next_seq, config.segment_bytes)
         runner = _Runner(config, node, hardware_type, session, fingerprint, writer, echo, warn,
                          outcome)
         warehouse_seeds = (warehouse_samples(config.seed_from)
@@ -314,25 +313,6 @@ def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerpri
     return past
 
 
-class _TrialWriter(spool.SegmentWriter):
-    """Appends all records of one trial with a single ``write`` and one ``fsync``."""
-
-    def append_all(self, records: Sequence[dict[str, Any]]) -> None:
-        data = b"".join(orjson.dumps(r) + b"\n" for r in records)
-        if self._fd is not None and self._size + len(data) > self.max_bytes and self._size:
-            self.close()
-            self.seq += 1
-        if self._fd is None:
-            self._open()
-        assert self._fd is not None
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os.fsync(self._fd)
-        self._size += len(data)
-
-
 @dataclass(frozen=True)
 class _Executed:
     status: str  # ok | failed | timeout | interrupted | no-result
@@ -343,7 +323,7 @@ class _Executed:
 
 class _Runner:
     def __init__(self, config: WorkbenchConfig, node: str, hardware_type: str, session: str,
-                 fingerprint: str, writer: _TrialWriter, echo: Callable[[str], None],
+                 fingerprint: str, writer: spool.SegmentWriter, echo: Callable[[str], None],
                  warn: Callable[[str], None], outcome: WorkbenchOutcome) -> None:
         self.config = config
         self.node, self.hardware_type, self.session = node, hardware_type, session
