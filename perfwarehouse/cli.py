@@ -397,7 +397,7 @@ def plan() -> None:
 @plan.command("runs", context_settings=CONTEXT)
 @click.option("--percentile", "-p", type=float, required=True,
               help="Percentile to estimate: a fraction 0 < x < 1 (0.95) or a percentage "
-                   "1 < x < 100 (95; 50 for the median).")
+                   "1 <= x < 100 (95; 50 for the median).")
 @click.option("--confidence", "-c", type=float, required=True,
               help="Confidence: a fraction 0 < x < 1 (0.95) or a percentage 50 <= x < 100 (95).")
 @click.option("--robustness", "-r", type=int, default=0, show_default=True,

@@ -174,6 +174,16 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
     return headline + "\n\n" + format_table(columns, rows)
 
 
+def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """--confidence read by the one fraction/percentage rule; a change's interval needs >= 0.5."""
+    from perfwarehouse.stats.fractions import FractionError, confidence
+
+    c = confidence(value, "--confidence")
+    if c < 0.5:
+        raise FractionError(f"--confidence must be at least 0.5 (50 %), got {value:g}")
+    return c
+
+
 @click.command("compare", context_settings=CONTEXT)
 @click.option("--campaign", help="Campaign of both sides (unless --baseline-campaign / "
                                  "--contender-campaign say otherwise).")
@@ -186,9 +196,10 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
 @click.option("--baseline-where", metavar="SQL",
               help="Filter of the baseline's measurements, e.g. \"node = 'c220g2-000001'\".")
 @click.option("--contender-where", metavar="SQL", help="Filter of the contender's measurements.")
-@click.option("--confidence", type=click.FloatRange(0.5, 1.0, max_open=True), default=0.99,
-              show_default=True, help="Confidence of the change's interval; 1 - confidence is "
-                                      "the level of the adjusted p-values.")
+@click.option("--confidence", type=float, default=0.99, callback=_confidence,
+              show_default=True, help="Confidence of the change's interval, 0.5 <= c < 1 (0.99 "
+                                      "or 99); 1 - confidence is the level of the adjusted "
+                                      "p-values.")
 @click.option("--threshold", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
               metavar="PCT", help="Changes within +-PCT percent count as no change.")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh"]), default="holm",

@@ -36,11 +36,13 @@ def _search_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      default="mean", show_default=True,
                      help="The per-trial response time whose CI across trials decides."),
         click.option("--width", type=float, default=0.1, show_default=True,
-                     help="s: the peak-rate region is [R_sat - s R_sat, R_sat + s R_sat]."),
+                     help="s: the peak-rate region is [R_sat - s R_sat, R_sat + s R_sat] "
+                          "(a fraction, or percent)."),
         click.option("--confidence", type=float, default=0.95, show_default=True,
-                     help="Confidence c of the intervals."),
+                     help="Confidence c of the intervals (0.95 or 95)."),
         click.option("--accuracy", type=float, default=0.9, show_default=True,
-                     help="Target accuracy a (equation 2: 1 - (high-low)/(high+low))."),
+                     help="Target accuracy a (equation 2: 1 - (high-low)/(high+low); a "
+                          "fraction, or percent)."),
         click.option("--policy", type=click.Choice(["binsearch", "linear", "model"]),
                      default="binsearch", show_default=True, help="How to pick the next load."),
         click.option("--start-load", type=float, default=None,
@@ -108,12 +110,14 @@ def _factors(values: tuple[str, ...]) -> list[tuple[str, list[str]]]:
 
 def _config(kw: dict[str, Any], seeding: bool = True) -> Any:
     from perfwarehouse.agent.workbench import WorkbenchConfig
+    from perfwarehouse.stats.fractions import confidence, fraction
     from perfwarehouse.workbench import SearchSpec
 
     closed = kw["loop"] == "closed"
     start = kw["start_load"] if kw["start_load"] is not None else (1.0 if closed else 50.0)
-    spec = SearchSpec(r_sat=kw["r_sat"], width=kw["width"], confidence=kw["confidence"],
-                      accuracy=kw["accuracy"], policy=kw["policy"], start_load=start,
+    spec = SearchSpec(r_sat=kw["r_sat"], width=fraction(kw["width"], "--width"),
+                      confidence=confidence(kw["confidence"], "--confidence"),
+                      accuracy=fraction(kw["accuracy"], "--accuracy"), policy=kw["policy"], start_load=start,
                       step=kw["step"], min_trials=kw["min_trials"], max_trials=kw["max_trials"],
                       max_loads=kw["max_loads"], budget_s=kw["budget_s"], resolution=1.0)
     return WorkbenchConfig(

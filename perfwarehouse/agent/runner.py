@@ -212,53 +212,34 @@ class _Past:
 def _read_past(config: AgentConfig, node: str, tests: list[str], hardware_type: str,
                warn: Callable[[str], None]) -> _Past:
     """What the spool already holds of this campaign on this node (checked against the config)."""
-    segments = spool.own_segments(config.spool, config.campaign, node)
-    past = _Past()
-    if not segments:
-        return past
-    sessions = sorted({s.session for s in segments})
-    if not config.resume:
-        raise UsageError(
-            f"the spool {config.spool} already holds campaign {config.campaign!r} from node "
-            f"{node} ({segments[-1].path.name}); continue it with --resume, or choose another "
-            "--campaign or --spool")
-    if len(sessions) > 1:
-        raise UsageError(f"the spool {config.spool} holds {len(sessions)} sessions of campaign "
-                         f"{config.campaign!r} on {node} ({', '.join(sessions)}); cannot tell which "
-                         "to resume (move the others away)")
-    past.session = sessions[0]
-    past.next_seq = max(s.seq for s in segments) + 1
+    found = spool.resumable(config.spool, config.campaign, node, config.resume)
+    past = _Past(found.session, found.next_seq)
     runs: dict[str, dict[str, Any]] = {}
     digest = tests_digest(tests)
-    for segment in segments:
-        removed = spool.repair_torn_tail(segment.path)
-        if removed:
-            warn(f"{segment.path.name}: removed an unterminated last line ({removed} bytes) "
-                 "left by a crash")
-        for record in spool.read_records(segment.path):
-            if record.get("campaign") != config.campaign or record.get("node") != node:
-                continue
-            run = runs.setdefault(str(record.get("run_id")), {
-                "slot": record.get("run_index"), "count": 0, "size": record.get("run_size"),
-                "interrupted": False, "attempt": 1})
-            run["count"] += 1
-            run["interrupted"] |= record.get("status") == "interrupted"
-            if record.get("hardware_type") != hardware_type:
-                raise UsageError(
-                    f"the spool records node {node} as hardware type {record.get('hardware_type')}"
-                    f", not {hardware_type}; resume with --hardware-type "
-                    f"{record.get('hardware_type')}")
-            info = (record.get("env") or {}).get("perfwarehouse_agent") \
-                if isinstance(record.get("env"), dict) else None
-            if info:
-                run["attempt"] = int(info.get("attempt", 1))
-                if info.get("seed") != config.seed:
-                    raise UsageError(f"campaign {config.campaign!r} in {config.spool} was started "
-                                     f"with --seed {info.get('seed')}; resume with the same seed")
-                if info.get("tests_sha256") != digest:
-                    raise UsageError(f"campaign {config.campaign!r} in {config.spool} was started "
-                                     f"with another test list than {config.tests_file}; resume "
-                                     "with the same tests file")
+    for record in spool.repaired_records(found.segments, warn):
+        if record.get("campaign") != config.campaign or record.get("node") != node:
+            continue
+        run = runs.setdefault(str(record.get("run_id")), {
+            "slot": record.get("run_index"), "count": 0, "size": record.get("run_size"),
+            "interrupted": False, "attempt": 1})
+        run["count"] += 1
+        run["interrupted"] |= record.get("status") == "interrupted"
+        if record.get("hardware_type") != hardware_type:
+            raise UsageError(
+                f"the spool records node {node} as hardware type {record.get('hardware_type')}"
+                f", not {hardware_type}; resume with --hardware-type "
+                f"{record.get('hardware_type')}")
+        info = (record.get("env") or {}).get("perfwarehouse_agent") \
+            if isinstance(record.get("env"), dict) else None
+        if info:
+            run["attempt"] = int(info.get("attempt", 1))
+            if info.get("seed") != config.seed:
+                raise UsageError(f"campaign {config.campaign!r} in {config.spool} was started "
+                                 f"with --seed {info.get('seed')}; resume with the same seed")
+            if info.get("tests_sha256") != digest:
+                raise UsageError(f"campaign {config.campaign!r} in {config.spool} was started "
+                                 f"with another test list than {config.tests_file}; resume "
+                                 "with the same tests file")
     for run in runs.values():
         slot = int(run["slot"])
         past.attempts[slot] = max(past.attempts.get(slot, 0), run["attempt"])
@@ -362,45 +343,68 @@ class _Runner:
 
     def _execute(self, command: str, timeout_s: float | None, extra_env: dict[str, str],
                  want_number: bool = False) -> _Outcome:
-        """Run ``command`` in its own process group; stop it on a signal or a timeout."""
-        started = time.monotonic()
-        proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, env={**os.environ, **extra_env})
-        stopped_for: str | None = None
-        signalled_at = 0.0
-        while True:
-            try:
-                out, err = proc.communicate(timeout=POLL_S)
-                break
-            except subprocess.TimeoutExpired:
-                now = time.monotonic()
-                if stopped_for is None and self.stop_requests:
-                    stopped_for = "interrupted"
-                elif stopped_for is None and timeout_s is not None and now - started > timeout_s:
-                    stopped_for = "timeout"
-                else:
-                    if stopped_for and (now - signalled_at > KILL_GRACE_S or self.stop_requests > 1):
-                        _signal_group(proc, signal.SIGKILL)
-                    continue
-                signalled_at = now
-                _signal_group(proc, signal.SIGTERM)
-        duration = time.monotonic() - started
-        if stopped_for == "interrupted":
+        """Run ``command`` (:func:`run_command`) and say how it went."""
+        done = run_command(command, timeout_s, lambda: self.stop_requests,
+                           {**os.environ, **extra_env})
+        duration = done.seconds
+        if done.stopped_for == "interrupted":
             return _Outcome("interrupted", None, duration, "stopped by a signal to the agent")
-        if stopped_for == "timeout":
+        if done.stopped_for == "timeout":
             return _Outcome("timeout", None, duration, f"still running after {timeout_s:g} s")
-        if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
-            how = (f"killed by signal {-proc.returncode}" if proc.returncode < 0
-                   else f"exit code {proc.returncode}")
+        if done.returncode != 0:
+            tail = done.err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
+            how = (f"killed by signal {-done.returncode}" if done.returncode < 0
+                   else f"exit code {done.returncode}")
             return _Outcome("failed", None, duration, how + (f": {tail}" if tail else ""))
         if not want_number:
             return _Outcome("ok", None, duration, "")
-        value = schedule.last_number(out)
+        value = schedule.last_number(done.out)
         if value is None:
             return _Outcome("no-result", None, duration, "printed no (finite) number on stdout")
         return _Outcome("ok", value, duration, "")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a command ended: ``stopped_for`` is None when it exited by itself, else
+    ``interrupted`` (a stop request) or ``timeout``."""
+
+    stopped_for: str | None
+    returncode: int
+    out: bytes
+    err: bytes
+    seconds: float
+
+
+def run_command(command: str, timeout_s: float | None, stop_requests: Callable[[], int],
+                env: dict[str, str] | None = None) -> Finished:
+    """Run the shell ``command`` in its own process group, polling every ``POLL_S``: on a
+    stop request (``stop_requests() > 0``) or after ``timeout_s`` its group gets SIGTERM,
+    then SIGKILL after ``KILL_GRACE_S`` more or on a second stop request. ``env`` None
+    inherits this process's environment."""
+    started = time.monotonic()
+    proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, env=env)
+    stopped_for: str | None = None
+    signalled_at = 0.0
+    while True:
+        try:
+            out, err = proc.communicate(timeout=POLL_S)
+            break
+        except subprocess.TimeoutExpired:
+            now = time.monotonic()
+            if stopped_for is None and stop_requests():
+                stopped_for = "interrupted"
+            elif stopped_for is None and timeout_s is not None and now - started > timeout_s:
+                stopped_for = "timeout"
+            else:
+                if stopped_for and (now - signalled_at > KILL_GRACE_S or stop_requests() > 1):
+                    _signal_group(proc, signal.SIGKILL)
+                continue
+            signalled_at = now
+            _signal_group(proc, signal.SIGTERM)
+    return Finished(stopped_for, proc.returncode, out, err, time.monotonic() - started)
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:

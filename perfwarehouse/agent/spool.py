@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,6 +111,46 @@ def repair_torn_tail(path: Path) -> int:
     return size - keep
 
 
+@dataclass(frozen=True)
+class Resumable:
+    """A node's own segments of a campaign, their one session and the next segment number."""
+
+    segments: list[OwnSegment]
+    session: str | None = None
+    next_seq: int = 1
+
+
+def resumable(spool: Path, campaign: str, node: str, resume: bool) -> Resumable:
+    """What an agent on ``node`` continues of ``campaign`` (nothing for a new campaign): a
+    UsageError when the spool holds it and ``resume`` is off, or holds two sessions of it."""
+    segments = own_segments(spool, campaign, node)
+    if not segments:
+        return Resumable([])
+    if not resume:
+        raise UsageError(
+            f"the spool {spool} already holds campaign {campaign!r} from node "
+            f"{node} ({segments[-1].path.name}); continue it with --resume, or choose another "
+            "--campaign or --spool")
+    sessions = sorted({s.session for s in segments})
+    if len(sessions) > 1:
+        raise UsageError(f"the spool {spool} holds {len(sessions)} sessions of campaign "
+                         f"{campaign!r} on {node} ({', '.join(sessions)}); cannot tell which "
+                         "to resume (move the others away)")
+    return Resumable(segments, sessions[0], max(s.seq for s in segments) + 1)
+
+
+def repaired_records(segments: list[OwnSegment],
+                     warn: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    """The records of ``segments`` in order, each segment's torn tail cut off first (with
+    a warning)."""
+    for segment in segments:
+        removed = repair_torn_tail(segment.path)
+        if removed:
+            warn(f"{segment.path.name}: removed an unterminated last line ({removed} bytes) "
+                 "left by a crash")
+        yield from read_records(segment.path)
+
+
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
     """The records of a segment (whole lines only; blank lines skipped)."""
     with open(path, "rb") as f:
@@ -148,19 +188,23 @@ class SegmentWriter:
         return self.spool / segment_name(self.campaign, self.node, self.session, self.seq)
 
     def append(self, record: dict[str, Any]) -> None:
-        line = orjson.dumps(record) + b"\n"
-        if self._fd is not None and self._size + len(line) > self.max_bytes and self._size:
+        self.append_all((record,))
+
+    def append_all(self, records: Sequence[dict[str, Any]]) -> None:
+        """Append ``records`` (e.g. all of one trial) with a single ``write`` and one ``fsync``."""
+        data = b"".join(orjson.dumps(r) + b"\n" for r in records)
+        if self._fd is not None and self._size + len(data) > self.max_bytes and self._size:
             self.close()
             self.seq += 1
         if self._fd is None:
             self._open()
         assert self._fd is not None
-        view = memoryview(line)
-        while view:  # a regular file takes the whole line at once; loop for a short write
+        view = memoryview(data)
+        while view:  # a regular file takes the whole write at once; loop for a short write
             written = os.write(self._fd, view)
             view = view[written:]
         os.fsync(self._fd)
-        self._size += len(line)
+        self._size += len(data)
 
     def _open(self) -> None:
         path = self.path

@@ -37,8 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import subprocess
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -53,14 +51,12 @@ import orjson
 from perfwarehouse import __version__
 from perfwarehouse.agent import spool
 from perfwarehouse.agent.runner import (
-    KILL_GRACE_S,
-    POLL_S,
     TAIL_CHARS,
-    _signal_group,
     _SignalScope,
     default_hardware_type,
     default_node,
     node_environment,
+    run_command,
 )
 from perfwarehouse.errors import PerfwarehouseError, TrialParseError, UsageError
 from perfwarehouse.workbench import Done, Run, Search, SearchResult, SearchSpec, Trial
@@ -242,8 +238,8 @@ def run_searches(config: WorkbenchConfig, samples: Sequence[Mapping[str, str]],
             echo(f"resuming session {session} of campaign {config.campaign!r} on {node}: "
                  f"{sum(len(t) for t in past.trials.values())} trial(s) and "
                  f"{len(past.results)} finished search(es) in the spool")
-        writer = _TrialWriter(config.spool, config.campaign, node, session, past.next_seq,
-                              config.segment_bytes)
+        writer = spool.SegmentWriter(config.spool, config.campaign, node, session,
+                                     past.next_seq, config.segment_bytes)
         runner = _Runner(config, node, hardware_type, session, fingerprint, writer, echo, warn,
                          outcome)
         warehouse_seeds = (warehouse_samples(config.seed_from)
@@ -279,41 +275,23 @@ def _fingerprint(config: WorkbenchConfig, samples: list[dict[str, str]]) -> str:
 
 def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerprint: str,
                warn: Callable[[str], None]) -> _Past:
-    segments = spool.own_segments(config.spool, config.campaign, node)
-    past = _Past()
-    if not segments:
-        return past
-    if not config.resume:
-        raise UsageError(
-            f"the spool {config.spool} already holds campaign {config.campaign!r} from node "
-            f"{node} ({segments[-1].path.name}); continue it with --resume, or choose another "
-            "--campaign or --spool")
-    sessions = sorted({s.session for s in segments})
-    if len(sessions) > 1:
-        raise UsageError(f"the spool {config.spool} holds {len(sessions)} sessions of campaign "
-                         f"{config.campaign!r} on {node}; cannot tell which to resume")
-    past.session = sessions[0]
-    past.next_seq = max(s.seq for s in segments) + 1
+    found = spool.resumable(config.spool, config.campaign, node, config.resume)
+    past = _Past(found.session, found.next_seq)
     runs: dict[str, list[dict[str, Any]]] = {}
-    for segment in segments:
-        removed = spool.repair_torn_tail(segment.path)
-        if removed:
-            warn(f"{segment.path.name}: removed an unterminated last line ({removed} bytes) "
-                 "left by a crash")
-        for record in spool.read_records(segment.path):
-            info = (record.get("attributes") or {}).get("workbench")
-            if record.get("campaign") != config.campaign or not isinstance(info, dict):
-                continue
-            if info.get("fingerprint") != fingerprint:
-                raise UsageError(
-                    f"campaign {config.campaign!r} in {config.spool} was started with other "
-                    "options (command, format, statistic, loop, duration, search options, "
-                    "settings or samples); resume with the same ones")
-            if record.get("hardware_type") != hardware_type:
-                raise UsageError(f"the spool records node {node} as hardware type "
-                                 f"{record.get('hardware_type')}; resume with --hardware-type "
-                                 f"{record.get('hardware_type')}")
-            runs.setdefault(str(record.get("run_id")), []).append(record)
+    for record in spool.repaired_records(found.segments, warn):
+        info = (record.get("attributes") or {}).get("workbench")
+        if record.get("campaign") != config.campaign or not isinstance(info, dict):
+            continue
+        if info.get("fingerprint") != fingerprint:
+            raise UsageError(
+                f"campaign {config.campaign!r} in {config.spool} was started with other "
+                "options (command, format, statistic, loop, duration, search options, "
+                "settings or samples); resume with the same ones")
+        if record.get("hardware_type") != hardware_type:
+            raise UsageError(f"the spool records node {node} as hardware type "
+                             f"{record.get('hardware_type')}; resume with --hardware-type "
+                             f"{record.get('hardware_type')}")
+        runs.setdefault(str(record.get("run_id")), []).append(record)
     for run_id, records in runs.items():  # dicts keep the spool's order
         info = records[0]["attributes"]["workbench"]
         sample = int(info["sample"])
@@ -335,25 +313,6 @@ def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerpri
     return past
 
 
-class _TrialWriter(spool.SegmentWriter):
-    """Appends all records of one trial with a single ``write`` and one ``fsync``."""
-
-    def append_all(self, records: Sequence[dict[str, Any]]) -> None:
-        data = b"".join(orjson.dumps(r) + b"\n" for r in records)
-        if self._fd is not None and self._size + len(data) > self.max_bytes and self._size:
-            self.close()
-            self.seq += 1
-        if self._fd is None:
-            self._open()
-        assert self._fd is not None
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os.fsync(self._fd)
-        self._size += len(data)
-
-
 @dataclass(frozen=True)
 class _Executed:
     status: str  # ok | failed | timeout | interrupted | no-result
@@ -364,7 +323,7 @@ class _Executed:
 
 class _Runner:
     def __init__(self, config: WorkbenchConfig, node: str, hardware_type: str, session: str,
-                 fingerprint: str, writer: _TrialWriter, echo: Callable[[str], None],
+                 fingerprint: str, writer: spool.SegmentWriter, echo: Callable[[str], None],
                  warn: Callable[[str], None], outcome: WorkbenchOutcome) -> None:
         self.config = config
         self.node, self.hardware_type, self.session = node, hardware_type, session
@@ -530,40 +489,18 @@ class _Runner:
         return Trial(action.load, value if status == "ok" else None, executed.seconds), status
 
     def _execute(self, command: str) -> _Executed:
-        started = time.monotonic()
-        proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        stopped_for: str | None = None
-        signalled_at = 0.0
         timeout = self.config.trial_timeout_s
-        while True:
-            try:
-                out, err = proc.communicate(timeout=POLL_S)
-                break
-            except subprocess.TimeoutExpired:
-                now = time.monotonic()
-                if stopped_for is None and self.stop_requests:
-                    stopped_for = "interrupted"
-                elif stopped_for is None and now - started > timeout:
-                    stopped_for = "timeout"
-                else:
-                    late = now - signalled_at > KILL_GRACE_S
-                    if stopped_for and (late or self.stop_requests > 1):
-                        _signal_group(proc, 9)  # SIGKILL
-                    continue
-                signalled_at = now
-                _signal_group(proc, 15)  # SIGTERM
-        seconds = time.monotonic() - started
-        if stopped_for == "interrupted":
+        done = run_command(command, timeout, lambda: self.stop_requests)
+        seconds = done.seconds
+        if done.stopped_for == "interrupted":
             return _Executed("interrupted", b"", seconds, "stopped by a signal to the agent")
-        if stopped_for == "timeout":
+        if done.stopped_for == "timeout":
             return _Executed("timeout", b"", seconds, f"still running after {timeout:g} s")
-        if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
-            return _Executed("failed", out, seconds,
-                             f"exit code {proc.returncode}" + (f": {tail}" if tail else ""))
-        return _Executed("ok", out, seconds, "")
+        if done.returncode != 0:
+            tail = done.err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
+            return _Executed("failed", done.out, seconds,
+                             f"exit code {done.returncode}" + (f": {tail}" if tail else ""))
+        return _Executed("ok", done.out, seconds, "")
 
     def _progress(self, label: str, state: Search, action: Run, trial: Trial,
                   status: str) -> None:

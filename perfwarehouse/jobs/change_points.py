@@ -47,7 +47,7 @@ class ChangePointParams:
     min_size: int = param(5, "Fewest points on each side of a change point.")
     permutations: int = param(999, "Permutations of the first test of a series (at most).")
     split_permutations: int = param(199, "Permutations of the tests of its parts (at most).")
-    confidence: float = param(0.99, "Confidence of each change's interval.")
+    confidence: float = param(0.99, "Confidence of each change's interval, at least 0.5 (0.99 or 99).")
 
 
 def _direction(change: float, higher_is_better: bool | None) -> str | None:
@@ -62,10 +62,12 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
 
     from perfwarehouse.changepoints import detect
     from perfwarehouse.errors import AnalysisError
+    from perfwarehouse.stats.fractions import confidence as as_confidence
 
     if not 0 < params.alpha < 1:
         raise AnalysisError(f"change-points: --alpha must be in (0, 1), got {params.alpha}")
-    if not 0.5 <= params.confidence < 1:
+    confidence = as_confidence(params.confidence, "--confidence")
+    if confidence < 0.5:
         raise AnalysisError("change-points: --confidence must be in [0.5, 1)")
     if (params.min_size < 2 or params.permutations < 1 or params.split_permutations < 1
             or params.min_change < 0):
@@ -85,11 +87,11 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     for s, e in zip(starts, ends):
         meta = {k: table.column(k)[int(s)].as_py() for k in meta_cols}
         base = {**meta, "ordered_by": params.by, "n_points": int(e - s),
-                "confidence": params.confidence, "alpha": params.alpha}
+                "confidence": confidence, "alpha": params.alpha}
         result = detect(values[s:e], alpha=params.alpha, min_change=params.min_change,
                         min_size=params.min_size, permutations=params.permutations,
                         split_permutations=params.split_permutations,
-                        confidence=params.confidence)
+                        confidence=confidence)
         if not result.change_points:
             rows.append({**base, "p_value": result.p_value, "reason": result.reason})
             continue

@@ -13,6 +13,7 @@ is (campaign, family value).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfwarehouse.errors import AnalysisError, UsageError
+from perfwarehouse.stats.fractions import confidence as as_confidence
 
 # --family-by: a column of the measurements view that is an attribute of the
 # configuration (or its hardware type), or settings.KEY
@@ -46,19 +48,11 @@ def family_query_params(family_by: str) -> dict[str, str]:
 
 
 def confidence_value(value: object, name: str = "--ci-confidence") -> float | None:
-    """A confidence given as a fraction (0.95) or a percentage (95); None stays None."""
+    """A confidence given as a fraction (0.95) or a percentage (95), read by
+    :func:`perfwarehouse.stats.fractions.confidence`; None stays None."""
     if value is None or value == "":
         return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise UsageError(f"{name} must be a number such as 0.95 or 95, got {value!r}") from None
-    if 1.0 < number < 100.0:
-        number /= 100.0
-    if not 0.0 < number < 1.0:
-        raise UsageError(f"{name} must be a fraction in (0, 1) or a percentage in (1, 100), "
-                         f"got {value!r}")
-    return number
+    return as_confidence(value, name)
 
 
 def check_alpha(alpha: float) -> float:
@@ -106,8 +100,7 @@ def size_families(table: pa.Table) -> Families:
     family = pc.fill_null(table.column("family").cast(pa.string()), NO_FAMILY)
     compared = pc.and_(pc.greater(table.column("n_fixed"), 0),
                        pc.greater(table.column("n_random"), 0))
-    key = pc.binary_join_element_wise(table.column("campaign"), family, "\x1f")
-    encoded = pc.dictionary_encode(key).combine_chunks()
+    encoded = family_codes(table.column("campaign"), family)
     index = encoded.indices.to_numpy(zero_copy_only=False)
     m_of_key = np.bincount(index, weights=np.asarray(compared, dtype=np.float64),
                            minlength=len(encoded.dictionary)).astype(np.int64)
@@ -118,3 +111,39 @@ def size_families(table: pa.Table) -> Families:
         (*str(k).split("\x1f", 1), int(m))  # type: ignore[misc]
         for k, m in zip(encoded.dictionary.to_pylist(), m_of_key)))
     return Families(out, sizes)
+
+
+def prepare_families(table: pa.Table, params: Any) -> Any:
+    """The ``prepare`` step of the jobs over families of comparisons: ``params`` with the
+    family sizes and the configuration names."""
+    families = size_families(table)
+    return dataclasses.replace(params, family_sizes=families.sizes,
+                               configurations=ConfigurationIndex(families.table))
+
+
+def family_codes(campaign: Any, family: Any) -> pa.DictionaryArray:
+    """One dictionary code per (campaign, family) pair."""
+    return pc.dictionary_encode(
+        pc.binary_join_element_wise(campaign, family, "\x1f")).combine_chunks()
+
+
+def sorted_by_family(table: pa.Table) -> tuple[pa.Table, np.ndarray]:
+    """The result rows sorted by campaign, family and names, and each row's family code."""
+    table = table.sort_by([("campaign", "ascending"), ("family", "ascending"),
+                           ("hardware_type", "ascending"), ("benchmark", "ascending"),
+                           ("settings", "ascending"), ("metric", "ascending")])
+    codes = family_codes(table.column("campaign"), table.column("family"))
+    return table, codes.indices.to_numpy(zero_copy_only=False)
+
+
+def any_in_family(family: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Per row: whether any row of its family is flagged (a family's verdict)."""
+    return (np.bincount(family, weights=np.asarray(flags, dtype=np.float64)) > 0)[family]
+
+
+def rows_by_family(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Result rows grouped by (campaign, family), in their order."""
+    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        families.setdefault((row["campaign"], row["family"]), []).append(row)
+    return families

@@ -19,6 +19,8 @@ import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.stats.fractions import confidence as as_confidence
+from perfwarehouse.stats.fractions import fraction
 
 QUERY = "load_trials"
 PERCENTILE_CHOICES = ("50", "90", "99", "99.9")
@@ -44,16 +46,6 @@ class LoadParams:
                            choices=("t", "rank"))
 
 
-def _fraction(name: str, value: float) -> float:
-    v = float(value)
-    if 1.0 <= v < 100.0:
-        v /= 100.0
-    if not 0.0 < v < 1.0 or not math.isfinite(v):
-        raise UsageError(f"--{name.replace('_', '-')} must be a fraction in (0, 1) or a "
-                         f"percentage, got {value!r}")
-    return v
-
-
 def options(params: LoadParams) -> object:
     """The method's options from the job parameters (one-line errors for bad ones)."""
     from perfwarehouse.loadtest.curve import Options
@@ -67,13 +59,11 @@ def options(params: LoadParams) -> object:
                 from None
         if not r_sat > 0 or not math.isfinite(r_sat):
             raise UsageError(f"--r-sat must be a positive number of milliseconds, got {r_sat}")
-    width = float(params.width)
-    width = width / 100.0 if width >= 1.0 else width
-    if not 0.0 <= width < 1.0:
-        raise UsageError(f"--width must be a fraction in [0, 1) or a percentage, got {params.width}")
+    width = fraction(params.width, "--width", zero=True)
+    confidence = as_confidence(params.confidence, "--confidence")
+    law_tolerance = fraction(params.law_tolerance, "--law-tolerance")
     try:
-        return Options(confidence=_fraction("confidence", params.confidence),
-                       law_tolerance=_fraction("law_tolerance", params.law_tolerance),
+        return Options(confidence=confidence, law_tolerance=law_tolerance,
                        r_sat_ms=r_sat, width=width,
                        percentile=None if params.percentile is None else float(params.percentile),
                        ci_method=params.ci_method)

@@ -34,7 +34,6 @@ all its configurations come from one packed ``np.sort`` and a few numba passes
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +44,13 @@ import pyarrow.compute as pc
 from perfwarehouse.errors import AnalysisError
 from perfwarehouse.jobs.configurations import (
     ConfigurationIndex,
+    any_in_family,
     check_alpha,
     confidence_value,
     family_query_params,
-    size_families,
+    prepare_families,
+    rows_by_family,
+    sorted_by_family,
 )
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.ordersage.orders import compare_orders, nullable
@@ -86,12 +88,6 @@ def query_params(params: OrderEffectsParams) -> dict[str, Any]:
     confidence_value(params.ci_confidence)
     return {**family_query_params(params.family_by),
             "ordersage_compat": bool(params.ordersage_compat)}
-
-
-def prepare(table: pa.Table, params: Any) -> Any:
-    families = size_families(table)
-    return dataclasses.replace(params, family_sizes=families.sizes,
-                               configurations=ConfigurationIndex(families.table))
 
 
 # ------------------------------------------------------------ the computation
@@ -165,13 +161,9 @@ def finalize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> dict[st
     table = tables.get(OUTPUT)
     if table is None or table.num_rows == 0:
         return tables
-    table = table.sort_by([("campaign", "ascending"), ("family", "ascending"),
-                           ("hardware_type", "ascending"), ("benchmark", "ascending"),
-                           ("settings", "ascending"), ("metric", "ascending")])
+    table, family = sorted_by_family(table)
     p = table.column("kw_p").to_numpy(zero_copy_only=False).astype(np.float64)
     compared = (table.column("n_fixed").to_numpy() > 0) & (table.column("n_random").to_numpy() > 0)
-    keys = pc.binary_join_element_wise(table.column("campaign"), table.column("family"), "\x1f")
-    family = pc.dictionary_encode(keys).combine_chunks().indices.to_numpy(zero_copy_only=False)
     adjusted = adjust_pvalues(p, compared, family, params.correction)
     alpha = params.alpha
     with np.errstate(invalid="ignore"):
@@ -180,11 +172,10 @@ def finalize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> dict[st
         else:
             reject = np.where(np.isnan(adjusted), False, adjusted < alpha)
     reject = np.asarray(reject, dtype=bool)
-    any_reject = np.bincount(family, weights=reject.astype(np.float64)) > 0
     table = table.append_column("correction", pa.array([params.correction] * table.num_rows))
     table = table.append_column("p_adjusted", nullable(adjusted))
     table = table.append_column("reject_adjusted", pa.array(reject))
-    table = table.append_column("order_matters", pa.array(any_reject[family]))
+    table = table.append_column("order_matters", pa.array(any_in_family(family, reject)))
     return {**tables, OUTPUT: table}
 
 
@@ -196,10 +187,7 @@ def summarize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> list[s
         return ["order-effects: no configuration has both fixed- and random-order trials"]
     rows = table.to_pylist()
     lines: list[str] = []
-    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in rows:
-        families.setdefault((row["campaign"], row["family"]), []).append(row)
-    for (campaign, family), members in families.items():
+    for (campaign, family), members in rows_by_family(rows).items():
         compared = [r for r in members if r["n_fixed"] and r["n_random"]]
         m = len(compared)
         rejected = sum(bool(r["reject_bonferroni"]) for r in compared)
@@ -252,5 +240,5 @@ JOB = Job(
     partition_by=("campaign",),
     query_params=query_params,
     prepare_query="order_effects_configurations",
-    prepare=prepare,
+    prepare=prepare_families,
 )

@@ -26,7 +26,6 @@ unknown predecessor and is left out (``n_unknown_predecessor``).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,11 +35,13 @@ import pyarrow.compute as pc
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.configurations import (
-    ConfigurationIndex,
+    any_in_family,
     check_alpha,
     confidence_value,
     family_query_params,
-    size_families,
+    prepare_families,
+    rows_by_family,
+    sorted_by_family,
 )
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.order_effects import campaign_block, describe, family_label, label_codes
@@ -75,12 +76,6 @@ def query_params(params: PredecessorParams) -> dict[str, Any]:
     if int(params.min_trials) < 1:
         raise UsageError(f"--min-trials must be at least 1, got {params.min_trials}")
     return family_query_params(params.family_by)
-
-
-def prepare(table: pa.Table, params: Any) -> Any:
-    families = size_families(table)
-    return dataclasses.replace(params, family_sizes=families.sizes,
-                               configurations=ConfigurationIndex(families.table))
 
 
 def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
@@ -136,20 +131,15 @@ def finalize(tables: dict[str, pa.Table], params: PredecessorParams) -> dict[str
     table = tables.get(OUTPUT)
     if table is None or table.num_rows == 0:
         return tables
-    table = table.sort_by([("campaign", "ascending"), ("family", "ascending"),
-                           ("hardware_type", "ascending"), ("benchmark", "ascending"),
-                           ("settings", "ascending"), ("metric", "ascending")])
+    table, family = sorted_by_family(table)
     p = table.column("kw_p").to_numpy(zero_copy_only=False).astype(np.float64)
     tested = table.column("kw_df").is_valid().to_numpy(zero_copy_only=False)
-    keys = pc.binary_join_element_wise(table.column("campaign"), table.column("family"), "\x1f")
-    family = pc.dictionary_encode(keys).combine_chunks().indices.to_numpy(zero_copy_only=False)
     m = np.bincount(family, weights=tested.astype(np.float64)).astype(np.int64)[family]
     with np.errstate(invalid="ignore"):
         reject = np.where(np.isnan(p), False, p < params.alpha / np.maximum(m, 1))
-    any_reject = np.bincount(family, weights=reject.astype(np.float64)) > 0
     table = table.append_column("m", pa.array(m, pa.int64()))
     table = table.append_column("reject_bonferroni", pa.array(reject))
-    table = table.append_column("order_matters", pa.array(any_reject[family]))
+    table = table.append_column("order_matters", pa.array(any_in_family(family, reject)))
     return {**tables, OUTPUT: table}
 
 
@@ -159,10 +149,7 @@ def summarize(tables: dict[str, pa.Table], params: PredecessorParams) -> list[st
         return ["predecessor-effects: no random-order trials"]
     rows = [r for r in table.to_pylist() if r["kw_df"] is not None]
     lines = []
-    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in rows:
-        families.setdefault((row["campaign"], row["family"]), []).append(row)
-    for (campaign, family), members in families.items():
+    for (campaign, family), members in rows_by_family(rows).items():
         rejected = sum(bool(r["reject_bonferroni"]) for r in members)
         label = family_label(campaign, family, params.family_by)
         lines.append(f"{label}: {len(members)} configurations tested across predecessors, "
@@ -195,5 +182,5 @@ JOB = Job(
     partition_by=("campaign",),
     query_params=query_params,
     prepare_query="order_effects_configurations",
-    prepare=prepare,
+    prepare=prepare_families,
 )

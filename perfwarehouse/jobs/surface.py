@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.stats.fractions import confidence as as_confidence
 
 FIELDS = (
     ("campaign", pa.string()), ("hardware_type", pa.string()), ("benchmark", pa.string()),
@@ -44,7 +45,7 @@ class SurfaceParams:
     budget_estimates: bool = param(
         True, "Use the best estimate of searches that ran out of budget (counted in n_budget); "
               "off: only searches that met their target.")
-    confidence: float = param(0.95, "Confidence of the coefficients' intervals.")
+    confidence: float = param(0.95, "Confidence of the coefficients' intervals (0.95 or 95).")
 
 
 def _factor_names(params: SurfaceParams) -> list[str]:
@@ -75,6 +76,7 @@ def compute(table: pa.Table, params: SurfaceParams) -> Tables:
     from perfwarehouse.workbench.surface import fit_quadratic
 
     factors = _factor_names(params)
+    confidence = as_confidence(params.confidence, "--confidence")
     if not factors:  # the demo runs every job with its defaults
         return {"response_surface": _table([])}
     given_levels = parse_levels(params.levels, factors)
@@ -106,12 +108,12 @@ def compute(table: pa.Table, params: SurfaceParams) -> Tables:
         points = sorted(samples)
         x = np.array(points, dtype=np.float64).reshape(-1, len(factors))
         y = np.array([float(np.mean(samples[p])) for p in points])
-        fit = fit_quadratic(factors, x, y, params.confidence)
+        fit = fit_quadratic(factors, x, y, confidence)
         common = {"campaign": campaign, "hardware_type": hardware_type, "benchmark": benchmark,
                   "fixed_settings": fixed, "factors": ",".join(factors),
                   "n_samples": fit.n, "n_budget": budget.get(key, 0), "dof": fit.dof,
                   "r_squared": fit.r_squared,
-                  "loo_mape": fit.loo_mape, "confidence": params.confidence}
+                  "loo_mape": fit.loo_mape, "confidence": confidence}
         for term, est, lo, hi in zip(fit.terms, fit.coefficients, fit.ci_low, fit.ci_high):
             out.append({**common, "kind": "coefficient", "term": term, "point": None,
                         "estimate": est, "ci_low": lo, "ci_high": hi, "measured": None})
@@ -162,8 +164,7 @@ def summarize(tables: Tables, params: SurfaceParams) -> list[str]:
 
 def _query_params(params: SurfaceParams) -> dict[str, object]:
     _factor_names(params)
-    if not 0 < params.confidence < 1:
-        raise UsageError("--confidence must lie in (0, 1)")
+    as_confidence(params.confidence, "--confidence")
     return {"metric": params.metric}
 
 

@@ -21,7 +21,8 @@ import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.series import DAY_S, Trials
-from perfwarehouse.jobs.triscale_jobs import _fraction, _key_fields
+from perfwarehouse.jobs.triscale_jobs import _key_fields
+from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
 
 
@@ -47,7 +48,7 @@ TREND_SCHEMA = pa.schema([
 
 
 def series_confidence(params: TrendParams) -> float:
-    c = _fraction(params.confidence, "confidence")
+    c = as_confidence(params.confidence, "--confidence")
     if params.correction == "bonferroni":
         return 1.0 - (1.0 - c) / max(1, params.family_size)
     return c

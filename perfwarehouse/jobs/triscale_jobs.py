@@ -25,17 +25,12 @@ import pyarrow as pa
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.series import SERIES_BY, Trials, split_windows, window_labels
+from perfwarehouse.stats.fractions import confidence as as_confidence
+from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import percentile_bound
 from perfwarehouse.triscale import analysis as ts
 
 METHODS = ("default", "triscale")
-
-
-def _fraction(value: float, name: str) -> float:
-    try:
-        return ts.as_fraction(value, name)
-    except ValueError as exc:
-        raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
 
 
 def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
@@ -62,9 +57,10 @@ def _measure(text: str) -> float | str:
     if text in ("mean", "min", "max", "minimum", "maximum"):
         return text
     try:
-        return _fraction(float(text), "measure") if float(text) not in (0.0, 1.0) else float(text)
+        value = float(text)
     except ValueError:
         raise UsageError(f"--measure must be a percentile or mean/min/max, got {text!r}") from None
+    return value if value in (0.0, 1.0) else fraction(value, "--measure")
 
 
 CONVERGENCE_SCHEMA = pa.schema([
@@ -78,8 +74,8 @@ CONVERGENCE_SCHEMA = pa.schema([
 
 def compute_convergence(table: pa.Table, params: ConvergenceParams) -> dict[str, pa.Table]:
     measure = _measure(params.measure)
-    confidence = _fraction(params.confidence, "confidence")
-    tolerance = params.tolerance / 100 if params.tolerance >= 1 else params.tolerance
+    confidence = as_confidence(params.confidence, "--confidence")
+    tolerance = fraction(params.tolerance, "--tolerance", zero=True)
     values = table.column("values").combine_chunks()
     offsets = values.offsets.to_numpy()
     flat = values.values.to_numpy(zero_copy_only=False).astype(np.float64)
@@ -168,8 +164,8 @@ def _series(trials: Trials, series_by: str):  # type: ignore[no-untyped-def]
 
 
 def compute_kpi(table: pa.Table, params: KPIParams) -> dict[str, pa.Table]:
-    p = _fraction(params.percentile, "percentile")
-    confidence = _fraction(params.confidence, "confidence")
+    p = fraction(params.percentile, "--percentile")
+    confidence = as_confidence(params.confidence, "--confidence")
     rows = []
     for key, hib, label, values in _series(Trials.of(table), params.series_by):
         side = _side(params.bound, p, hib)
@@ -207,7 +203,7 @@ class VariabilityParams:
     series_by: str = param("month", "Sequels: a configuration's series per ...",
                            choices=SERIES_BY[1:])
     kpi_percentile: float = param(0.5, "Percentile of each sequel's KPI.")
-    kpi_confidence: float = param(0.95, "Confidence of each sequel's KPI.")
+    kpi_confidence: float = param(0.95, "Confidence of each sequel's KPI (95 or 0.95).")
     bound: str = param("auto", "KPI bound side (see analyze kpi).",
                        choices=("auto", "lower", "upper"))
     percentile: float = param(0.25, "The score covers [P_p, P_(1-p)] of the KPIs (25 or 0.25).")
@@ -227,10 +223,10 @@ VARIABILITY_SCHEMA = pa.schema([
 
 
 def compute_variability(table: pa.Table, params: VariabilityParams) -> dict[str, pa.Table]:
-    kp = _fraction(params.kpi_percentile, "kpi_percentile")
-    kc = _fraction(params.kpi_confidence, "kpi_confidence")
-    p = _fraction(params.percentile, "percentile")
-    c = _fraction(params.confidence, "confidence")
+    kp = fraction(params.kpi_percentile, "--kpi-percentile")
+    kc = as_confidence(params.kpi_confidence, "--kpi-confidence")
+    p = fraction(params.percentile, "--percentile")
+    c = as_confidence(params.confidence, "--confidence")
     trials = Trials.of(table)
     hib = trials.table.column("higher_is_better").to_pylist()
     rows = []

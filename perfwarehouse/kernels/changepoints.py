@@ -151,6 +151,15 @@ def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist:
 
 
 @njit(cache=True, nogil=True)
+def _work_arrays(n: int, n_levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray]:
+    """The work arrays of :func:`_curve` for ``n`` values of ``n_levels`` levels: out, pre,
+    cum (n + 1 each), cnt, sm (n_levels + 1 each)."""
+    return (np.empty(n + 1), np.empty(n + 1), np.empty(n + 1), np.empty(n_levels + 1),
+            np.empty(n_levels + 1))
+
+
+@njit(cache=True, nogil=True)
 def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> np.ndarray:
     """Q(tau) for tau = 0..n (NaN where a part would have fewer than ``min_size`` points).
 
@@ -158,12 +167,7 @@ def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> n
     equal values share a level, order preserved); ``n_levels`` = max(level) + 1;
     ``min_size`` >= 2.
     """
-    n = x.size
-    out = np.empty(n + 1)
-    pre = np.empty(n + 1)
-    cum = np.empty(n + 1)
-    cnt = np.empty(n_levels + 1)
-    sm = np.empty(n_levels + 1)
+    out, pre, cum, cnt, sm = _work_arrays(x.size, n_levels)
     dist = level_distances(x, level, n_levels)
     _curve(x, level, n_levels, min_size, dist, out, pre, cum, cnt, sm)
     return out
@@ -185,11 +189,7 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
     1991); ``stop_at = inf`` draws all. Returns (the maxima drawn, the new state).
     """
     n = px.size
-    out = np.empty(n + 1)
-    pre = np.empty(n + 1)
-    cum = np.empty(n + 1)
-    cnt = np.empty(n_levels + 1)
-    sm = np.empty(n_levels + 1)
+    out, pre, cum, cnt, sm = _work_arrays(n, n_levels)
     dist = level_distances(px, pl, n_levels)
     maxima = np.empty(n_perm)
     hits = 0

@@ -16,6 +16,7 @@ from scipy import stats as sps
 
 from perfwarehouse.kernels import windows as win
 from perfwarehouse.stats.acf import acf
+from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import (
     clean_sample,
     n_required_lower_bound,
@@ -31,22 +32,11 @@ _MEASURES = {"mean": "mean", "min": "min", "minimum": "min", "max": "max", "maxi
 
 
 # ------------------------------------------------------------------ helpers
-def as_fraction(value: float, name: str = "value", min_pct: float = 0.0) -> float:
-    """95 or 0.95 -> 0.95 (for command lines): a fraction 0 < x < 1, or a percentage
-    ``1 < x < 100`` (and ``x >= min_pct``); anything else is a ValueError that says so.
-
-    ``min_pct`` makes a percentage unambiguous where small ones are meaningless: a
-    confidence of 1.5 is a mistyped fraction, not 1.5 %, and is refused (``min_pct=50``)."""
-    v = float(value)
-    if 0.0 < v < 1.0:
-        return v
-    if 1.0 < v < 100.0 and v >= min_pct:
-        return v / 100.0
-    if 1.0 <= v < min_pct:
-        raise ValueError(f"{name} {value:g} is ambiguous: give a fraction 0 < x < 1 (0.95) or "
-                         f"a percentage {min_pct:g} <= x < 100 (95)")
-    raise ValueError(f"{name} must be a fraction 0 < x < 1 (0.95) or a percentage "
-                     f"1 < x < 100 (95), got {value!r}")
+def as_fraction(value: float, name: str = "value", min_pct: float = 1.0) -> float:
+    """95 or 0.95 -> 0.95: :func:`perfwarehouse.stats.fractions.fraction` (its rule: a
+    fraction 0 < x < 1, a percentage ``min_pct <= x < 100``, ``1 <= x < min_pct`` refused
+    as ambiguous); a refusal is a ValueError that says the rule."""
+    return fraction(value, name, min_pct=min_pct)
 
 
 def _fraction(name: str, value: float) -> float:

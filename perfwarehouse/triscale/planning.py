@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from perfwarehouse.triscale.analysis import as_fraction, experiment_sizing
+from perfwarehouse.stats.fractions import confidence as as_confidence
+from perfwarehouse.stats.fractions import fraction
+from perfwarehouse.triscale.analysis import experiment_sizing
 
 
 def plan_runs_text(percentile: float, confidence: float, robustness: int = 0) -> str:
     """The one-sided and two-sided run counts, with what they mean (95 or 0.95 accepted)."""
-    p = as_fraction(percentile, "percentile")
-    c = as_fraction(confidence, "confidence", min_pct=50)
+    p = fraction(percentile, "percentile")
+    c = as_confidence(confidence, "confidence")
     size = experiment_sizing(p, c, robustness)
     q = min(p, 1 - p)
     discard = (f", even after discarding the {robustness} most extreme run(s)"

@@ -32,6 +32,7 @@ import hashlib
 import io
 import math
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -86,6 +87,26 @@ def csv_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
         raise TrialParseError(source, reader.line_num, "truncated",
                               f"a quoted field does not end ({exc})") from None
     return rows
+
+
+def csv_dicts(text: str, source: str, header: Sequence[str], rows: list[tuple[int, list[str]]],
+              layout: str = "the header") -> list[tuple[int, dict[str, str]]]:
+    """The data ``rows`` (from :func:`csv_rows`) as dicts keyed by ``header``. A row of
+    another width is ``truncated`` when it is the last and shorter (the file was cut), else
+    ``wrong-type`` ("this row has 3 fields, ``layout`` 5"); a text without a final line end
+    is ``truncated``."""
+    out: list[tuple[int, dict[str, str]]] = []
+    for index, (lineno, row) in enumerate(rows):
+        if len(row) != len(header):
+            last = index == len(rows) - 1
+            raise TrialParseError(source, lineno, "truncated" if last and len(row) < len(header)
+                                  else "wrong-type",
+                                  f"this row has {len(row)} fields, {layout} {len(header)}")
+        out.append((lineno, dict(zip(header, row))))
+    if not text.endswith("\n") and out:
+        raise TrialParseError(source, out[-1][0], "truncated",
+                              "the last row has no line end: the file was cut")
+    return out
 
 
 def run_id(name: str, data: bytes) -> str:

@@ -98,18 +98,7 @@ def _csv(text: str, source: str) -> list[tuple[int, dict[str, str]]]:
                                   f"no header and {len(first)} fields: a header-less JTL must "
                                   "have JMeter's 16 or 17 default columns (or add the header)")
         header = default
-    out = []
-    for index, (lineno, row) in enumerate(rows):
-        if len(row) != len(header):
-            last = index == len(rows) - 1
-            raise TrialParseError(source, lineno, "truncated" if last and len(row) < len(header)
-                                  else "wrong-type",
-                                  f"this row has {len(row)} fields, the layout has {len(header)}")
-        out.append((lineno, dict(zip(header, row))))
-    if not text.endswith("\n") and out:
-        raise TrialParseError(source, out[-1][0], "truncated",
-                              "the last row has no line end: the file was cut")
-    return out
+    return lt.csv_dicts(text, source, header, rows, "the layout has")
 
 
 def _xml(text: str, source: str) -> list[tuple[int, dict[str, str]]]:

@@ -63,17 +63,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     if missing:
         raise TrialParseError(source, rows[0][0], "missing-column",
                               f"the header lacks column(s) {', '.join(missing)}")
-    body: list[tuple[int, dict[str, str]]] = []
-    for index, (lineno, row) in enumerate(rows[1:]):
-        if len(row) != len(header):
-            last = index == len(rows) - 2
-            raise TrialParseError(source, lineno, "truncated" if last and len(row) < len(header)
-                                  else "wrong-type",
-                                  f"this row has {len(row)} fields, the header {len(header)}")
-        body.append((lineno, dict(zip(header, row))))
-    if not text.endswith("\n") and body:
-        raise TrialParseError(source, body[-1][0], "truncated",
-                              "the last row has no line end: the file was cut")
+    body = lt.csv_dicts(text, source, header, rows[1:])
     percentile_columns = [c for c in header if c.endswith("%")]
     records = (_history(data, source, body, percentile_columns) if history
                else _stats(data, source, body, percentile_columns))
