@@ -1,11 +1,13 @@
 """Jobs on a real Dask cluster (a scheduler and two worker processes on 127.0.0.1) give
 the same tables as local runs; a worker killed with SIGKILL mid-job costs nothing but
-time; a worker with other code is refused before any piece runs; the command line's
+time; a piece no worker can read stops the job with one line naming it, and nothing is
+written; a worker with other code is refused before any piece runs; the command line's
 ``--scheduler`` (and ``PERFWAREHOUSE_SCHEDULER``) and ``cluster local`` work."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +27,7 @@ from perfwarehouse.errors import AnalysisError
 from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import CATALOG, get, run_job
+from perfwarehouse.jobs.framework import plan_job
 from perfwarehouse.warehouse.store import Warehouse, fetch_one
 
 distributed = pytest.importorskip("distributed")
@@ -78,8 +81,12 @@ def _assert_same(a: dict[str, pa.Table], b: dict[str, pa.Table]) -> None:
 
 
 def _job_runs(wh: Warehouse) -> int:
+    return _count(wh, "job_runs")
+
+
+def _count(wh: Warehouse, table: str) -> int:
     with wh.catalog() as con:
-        return int(fetch_one(con, "SELECT count(*) FROM job_runs")[0])  # type: ignore[index]
+        return int(fetch_one(con, f"SELECT count(*) FROM {table}")[0])  # type: ignore[index]
 
 
 @pytest.mark.parametrize("name", JOB_NAMES)
@@ -191,6 +198,54 @@ def test_a_worker_from_another_checkout_is_refused(both_campaigns: Warehouse, cl
         deadline = time.monotonic() + 60
         while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
             time.sleep(0.2)
+
+
+def _rot_pages(path: Path) -> None:
+    """Overwrite everything between a Parquet file's leading magic and its footer (the
+    column chunks and their page headers), keeping the footer: the file's schema and row
+    counts still read, its data does not."""
+    data = bytearray(path.read_bytes())
+    assert data[:4] == data[-4:] == b"PAR1"
+    footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    data[4:footer] = b"\xff" * (footer - 4)
+    path.write_bytes(bytes(data))
+
+
+def test_a_piece_no_worker_can_read_stops_the_job_and_writes_nothing(
+        both_campaigns: Warehouse, client: Any, tmp_path: Path, cli: Any) -> None:
+    """One Parquet file of the snapshot whose data pages rotted on the shared file system
+    (its footer, and so the catalog and the plan, still fine): the workers cannot read it,
+    so its piece fails on every try; the job stops with one line naming that piece, and
+    neither the API nor the command line writes a result or a ``job_runs`` row."""
+    wh = Warehouse(tmp_path / "warehouse", lock_timeout_s=30.0)
+    shutil.copytree(both_campaigns.root, wh.root)
+    job = get("kpi")
+    params = job.params()
+    files = wh.snapshot().files
+    victim = next(f for f in files if f.campaign == "laaber-cloud")
+    pieces = [p for p in plan_job(wh, job, params, files).pieces if victim in p.files]
+    assert len(pieces) == 1 and len(files) > 1  # one piece of several reads the file
+    label = pieces[0].label
+    assert label == f"campaign=laaber-cloud hardware_type={victim.hardware_type}"
+    _rot_pages(wh.root / victim.path)
+    runs, rows = _job_runs(wh), _count(wh, "triscale_kpi_history")
+
+    with pytest.raises(AnalysisError) as info:
+        run_job(wh, job, params, scheduler=client)
+    message = str(info.value)
+    assert message.startswith(f"piece {label} of kpi failed on the cluster: ")
+    assert "Error" in message  # then the reader's own first line (DuckDB's, here)
+    assert message.endswith("; nothing was written")
+    assert len(message.splitlines()) == 1
+    assert (_job_runs(wh), _count(wh, "triscale_kpi_history")) == (runs, rows)
+
+    bad = cli("--scheduler", client.scheduler.address, "analyze", "kpi", warehouse=wh.root)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "Traceback" not in bad.stderr
+    errors = [line for line in bad.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: {message}"]
+    assert (_job_runs(wh), _count(wh, "triscale_kpi_history")) == (runs, rows)
+    client.wait_for_workers(2, timeout=120)  # the cluster is still whole for the next tests
 
 
 def _start_cluster_cli(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
