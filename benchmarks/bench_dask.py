@@ -4,12 +4,16 @@ For each job, interleaved, ``--runs`` times:
 
 * local: ``perfwarehouse analyze JOB`` as a child process; its recorded job duration
   (``job_runs.duration_s``: planning, reading, computing; not process start nor the
-  write), its wall time and its peak resident memory (``wait4``);
+  write), its wall time and its peak resident memory (``/usr/bin/time -f %M`` around
+  the command, which does not inherit this large process's peak as ``ru_maxrss`` of a
+  child forked from here would; ``wait4``'s ``ru_maxrss`` only if ``time`` printed
+  nothing);
 * cluster: the same command with ``--scheduler`` on a ``LocalCluster`` of ``--workers``
-  worker processes (one thread each) started here; a fresh cluster is started for
-  each run so that each one's peak resident memory (``ru_maxrss``, reported by the
-  worker itself) belongs to this job; the client's peak too; and every piece's compute
-  time on its worker (the scheduler's task stream).
+  worker processes (one thread each) started here; the client's peak as above; each
+  worker's peak resident memory (``VmHWM`` of ``/proc/self/status``, read by the worker
+  itself, the largest over the workers), once before the job (idle) and once after it,
+  on a fresh cluster per run so that the peak belongs to this job; and every piece's
+  compute time on its worker (the scheduler's task stream).
 
 Then, per job, the scaling model: pieces, Parquet bytes each piece scans (a slice of
 configurations scans its whole partition, keeping 1/k of the rows), and the expected
