@@ -91,8 +91,9 @@ def verdict(df: pl.DataFrame | None, polluters: pl.DataFrame | None) -> Verdict:
         level = "alarm"
     if polluters is not None and polluters.height:
         top = polluters.sort(["victims", "median_worse_pct"], descending=True).row(0, named=True)
+        victims = f"{top['victims']:,} victim" + ("s" if top["victims"] != 1 else "")
         text += (f" Worst polluter: {top['predecessor']} on {top['hardware_type']} "
-                 f"({top['victims']:,} victims, median {top['median_worse_pct']:+.1f} % worse).")
+                 f"({victims}, median {top['median_worse_pct']:+.1f} % worse).")
     elif polluters is not None:
         text += " No test significantly worsens the test that runs after it."
     return Verdict(text, level)
@@ -119,13 +120,23 @@ def prepare(rows: pa.Table) -> pl.DataFrame:
 
 
 def order_sections(df: pl.DataFrame) -> list[Section]:
-    groups = df["group"].unique(maintain_order=True).to_list()
-    sizes = df.group_by("group").len().sort("len", descending=True)
+    # a campaign without a tested configuration (no fixed- and random-order trials of one
+    # configuration, e.g. a load test) gets a line, not an empty chart
+    tested = df.filter(pl.col("kw_p").is_not_null())
+    untested = [g for g in df["group"].unique(maintain_order=True).to_list()
+                if g not in set(tested["group"].to_list())]
+    groups = tested["group"].unique(maintain_order=True).to_list()
+    sizes = tested.group_by("group").len().sort("len", descending=True)
     shown = sizes["group"].head(MAX_CAMPAIGN_CHARTS).to_list()
     cap_note = None
     if len(groups) > len(shown):
         cap_note = Notice(f"Charts are drawn for the {len(shown)} largest of {len(groups)} "
                           "campaigns; the table below has every campaign.")
+    untested_note = None
+    if untested:
+        untested_note = Notice(
+            f"Not tested, so not drawn: {', '.join(untested)} (no configuration has trials "
+            "in both a fixed-order and a random-order run).")
     sections = [Section("Summary", "One row per campaign; the numbers behind the charts below.",
                         (summary_table(df),))]
 
@@ -137,8 +148,7 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
             part, alpha_family=alpha_family,
             title=f"Kruskal-Wallis p-values and η²_H, {group} ({part.height:,} configurations, "
                   f"α/m = {alpha_family:.3g})"), f"pvalues-{group}"))
-    if cap_note:
-        figures.append(cap_note)
+    figures += [note for note in (cap_note, untested_note) if note]
     sections.append(Section(
         "Do fixed and random order give the same distribution?",
         "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 2 and 3: the configurations of each campaign sorted by effect size; "

@@ -208,6 +208,12 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
     with Warehouse(tmp_path / "warehouse").catalog() as con:
         names = set(fetch_arrow(con, "SELECT campaign FROM campaigns").column(0).to_pylist())
     assert names == {"ordersage-longterm", "memcached", "NPB", "uFS", "load-campaign"}
+    # the load campaign has no fixed- and random-order trials of one configuration: the
+    # order-effects page says so instead of drawing it empty
+    order_page = (tmp_path / "reports" / "order-effects.html").read_text(encoding="utf-8")
+    assert "Not tested, so not drawn: load-campaign (no configuration" in order_page
+    assert "pvalues-load-campaign" not in order_page
+    assert "pvalues-ordersage-longterm" in order_page
     again = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
                 warehouse=tmp_path / "warehouse", timeout=900, check=True)
     assert "nothing to generate" in again.stdout

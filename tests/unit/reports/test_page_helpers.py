@@ -138,6 +138,8 @@ def test_order_effects_verdict_names_counts_where_and_the_worst_polluter() -> No
                              "and c240g5: randomise the order")
     assert "Worst polluter: npb-lu class=C threads=16 on h1 (2 victims, median +14.9 % worse)" \
         in v.text or "(2 victims, median +15.0 % worse)" in v.text
+    one = order_effects.verdict(df, board.with_columns(victims=pl.lit(1, pl.UInt32)))
+    assert "(1 victim, median" in one.text
     quiet = order_effects.verdict(df.with_columns(significant=pl.lit(False)), board.head(0))
     assert quiet.level == "ok" and "any of the 4 configurations" in quiet.text
     assert order_effects.verdict(None, None).level == "missing"
