@@ -46,6 +46,7 @@ points whose |change| is below it, recomputing their neighbours.
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -62,6 +63,7 @@ DEFAULT_CONFIDENCE = 0.99
 
 _NULL_CACHE: OrderedDict[tuple[int, bytes], _Stream] = OrderedDict()
 _NULL_CACHE_SIZE = 2048
+_NULL_CACHE_LOCK = threading.Lock()  # series may be tested on several threads
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ class _Stream:
         self.min_size = min_size
         self.state = np.uint64(_seed(sorted_ranks))
         self.maxima = np.empty(0)
+        self.lock = threading.Lock()  # one thread draws at a time; order never matters
 
     def p_value(self, threshold: float, stop_count: int, permutations: int) -> float:
         """(1 + hits) / (1 + draws) of the sequential test: draw until ``stop_count``
@@ -144,14 +147,16 @@ def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream:
     m = ranks.size
     key: tuple[int, int | bytes] = ((min_size, m) if n_levels == m
                                     else (min_size, np.sort(ranks).tobytes()))
-    stream = _NULL_CACHE.get(key)
-    if stream is None:
-        stream = _Stream(np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks), min_size)
-        _NULL_CACHE[key] = stream
-        if len(_NULL_CACHE) > _NULL_CACHE_SIZE:
-            _NULL_CACHE.popitem(last=False)
-    else:
-        _NULL_CACHE.move_to_end(key)
+    with _NULL_CACHE_LOCK:
+        stream = _NULL_CACHE.get(key)
+        if stream is None:
+            stream = _Stream(np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks),
+                             min_size)
+            _NULL_CACHE[key] = stream
+            if len(_NULL_CACHE) > _NULL_CACHE_SIZE:
+                _NULL_CACHE.popitem(last=False)
+        else:
+            _NULL_CACHE.move_to_end(key)
     return stream
 
 
@@ -167,7 +172,9 @@ def split_segment(values: np.ndarray, alpha: float, min_size: int,
     split, observed = _best_split(ranks, levels, n_levels, min_size)
     threshold = observed - 1e-9 * abs(observed)
     stop_count = math.floor(alpha * (permutations + 1) - 1 + 1e-12) + 1
-    p = _stream(ranks, n_levels, min_size).p_value(threshold, stop_count, permutations)
+    stream = _stream(ranks, n_levels, min_size)
+    with stream.lock:  # the kernel releases the GIL: other series go on meanwhile
+        p = stream.p_value(threshold, stop_count, permutations)
     return split, observed, p
 
 

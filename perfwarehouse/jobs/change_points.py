@@ -10,6 +10,8 @@ per change point, and one row with the reason for every series that has none.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,32 +77,41 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                             "--split-permutations >= 1, --min-change >= 0")
     config = table.column("config_id").to_numpy()
     values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
-    revision = table.column("revision").to_pylist()
-    revision_time = table.column("revision_time").to_pylist()
-    started = table.column("started_at").to_pylist()
+    # Python objects only for the rows that become change points (to_pylist of every
+    # timestamp of a partition took longer than the statistics)
+    revision, revision_time, started = (table.column(k) for k in (
+        "revision", "revision_time", "started_at"))
     bounds = np.flatnonzero(np.diff(config)) + 1
     starts = np.concatenate([[0], bounds]).astype(int)
     ends = np.concatenate([bounds, [config.size]]).astype(int)
     meta_cols = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric",
                  "unit", "higher_is_better")
+    spans = list(zip(starts.tolist(), ends.tolist()))
+
+    def series(span: tuple[int, int]) -> Any:
+        return detect(values[span[0]:span[1]], alpha=params.alpha,
+                      min_change=params.min_change, min_size=params.min_size,
+                      permutations=params.permutations,
+                      split_permutations=params.split_permutations, confidence=confidence)
+
+    # the series on every core: the permutation kernel releases the GIL, and each series'
+    # result depends on its values only (the shared permutation streams are locked)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(series, spans))
     rows: list[dict[str, Any]] = []
-    for s, e in zip(starts, ends):
-        meta = {k: table.column(k)[int(s)].as_py() for k in meta_cols}
-        base = {**meta, "ordered_by": params.by, "n_points": int(e - s),
+    for (s, e), result in zip(spans, results):
+        meta = {k: table.column(k)[s].as_py() for k in meta_cols}
+        base = {**meta, "ordered_by": params.by, "n_points": e - s,
                 "confidence": confidence, "alpha": params.alpha}
-        result = detect(values[s:e], alpha=params.alpha, min_change=params.min_change,
-                        min_size=params.min_size, permutations=params.permutations,
-                        split_permutations=params.split_permutations,
-                        confidence=confidence)
         if not result.change_points:
             rows.append({**base, "p_value": result.p_value, "reason": result.reason})
             continue
         for cp in result.change_points:
-            i = int(s) + cp.position
+            i = s + cp.position
             rows.append({
-                **base, "position": cp.position, "revision": revision[i],
-                "revision_time": revision_time[i], "started_at": started[i],
-                "revision_before": revision[i - 1], "n_before": cp.n_before,
+                **base, "position": cp.position, "revision": revision[i].as_py(),
+                "revision_time": revision_time[i].as_py(), "started_at": started[i].as_py(),
+                "revision_before": revision[i - 1].as_py(), "n_before": cp.n_before,
                 "n_after": cp.n_after, "median_before": cp.median_before,
                 "median_after": cp.median_after, "change_pct": cp.change_pct,
                 "ci_low_pct": cp.ci_low_pct, "ci_high_pct": cp.ci_high_pct,

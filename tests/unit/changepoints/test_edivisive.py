@@ -135,3 +135,34 @@ def test_planted_steps_found_within_two_positions() -> None:
             found += any(abs(c.position - k) <= 2 for c in result.change_points)
             total += 1
     assert found / total >= 0.95
+
+
+def test_series_tested_on_many_threads_give_the_sequential_results() -> None:
+    """The job tests series on several threads; they share the cached permutation streams
+    (one per length and tie pattern). Whatever the interleaving, every series gets the
+    change points and p-values it gets alone, from an empty cache both times."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import perfwarehouse.changepoints as cp
+
+    rng = np.random.default_rng(11)
+    series = []
+    for i in range(48):
+        n = (40, 60, 90)[i % 3]  # few lengths: the threads meet on the same streams
+        x = rng.normal(0, 1, n)
+        if i % 2:
+            x[n // 2:] += 3.0
+        series.append(np.round(x, 1) if i % 4 == 3 else x)  # some with ties
+
+    def run(x: np.ndarray) -> tuple:
+        result = detect(x, permutations=199, split_permutations=99)
+        return result.p_value, tuple((c.position, c.p_value) for c in result.change_points)
+
+    cp._NULL_CACHE.clear()
+    alone = [run(x) for x in series]
+    for _ in range(4):  # a race shows in some interleavings only
+        cp._NULL_CACHE.clear()
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            together = list(pool.map(run, series))
+        assert together == alone
+    assert sum(1 for _, points in alone if points) >= 20  # the planted steps are found
