@@ -374,7 +374,8 @@ def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]],
     for group in clash:
         fixed = {run_id: known_runs[(str(group[0]), str(run_id))] for run_id in runs[group]
                  if (str(group[0]), str(run_id)) in known_runs}
-        free = (i for i in itertools.count() if i not in set(fixed.values()))
+        taken = set(fixed.values())
+        free = (i for i in itertools.count() if i not in taken)
         fresh = sorted((item for item in runs[group].items() if item[0] not in fixed),
                        key=lambda item: item[1])
         new[group] = {**fixed, **{run_id: next(free) for run_id, _key in fresh}}
@@ -385,21 +386,15 @@ def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]],
                 record["run_index"] = new[group][record.get("run_id")]
 
 
-def _known_runs(warehouse: Warehouse) -> dict[tuple[str, str], int]:
-    """(campaign, run_id) -> run_index of the runs the warehouse holds (empty if none)."""
+def _known(warehouse: Warehouse) -> tuple[dict[str, str], dict[tuple[str, str], int]]:
+    """What the warehouse already holds, read in one catalog open: node -> hardware type,
+    and (campaign, run_id) -> run_index (both empty if there is no warehouse)."""
     if not warehouse.exists():
-        return {}
+        return {}, {}
     with warehouse.catalog() as con:
-        rows = con.execute("SELECT campaign, run_id, run_index FROM runs").fetchall()
-    return {(campaign, run_id): index for campaign, run_id, index in rows}
-
-
-def _known_types(warehouse: Warehouse) -> dict[str, str]:
-    """node -> hardware type of the nodes the warehouse knows (empty if there is none)."""
-    if not warehouse.exists():
-        return {}
-    with warehouse.catalog() as con:
-        return dict(con.execute("SELECT node, hardware_type FROM nodes").fetchall())
+        types = dict(con.execute("SELECT node, hardware_type FROM nodes").fetchall())
+        runs = con.execute("SELECT campaign, run_id, run_index FROM runs").fetchall()
+    return types, {(campaign, run_id): index for campaign, run_id, index in runs}
 
 
 def ingest_import(
@@ -419,8 +414,7 @@ def ingest_import(
     batch = stage.Batch(", ".join(str(p) for p in paths), "+".join(formats))
     try:
         with reporter.task("parsing", total=len(inputs), unit="files") as task:
-            stage_inputs(batch, inputs, options, task, _known_types(warehouse),
-                         _known_runs(warehouse))
+            stage_inputs(batch, inputs, options, task, *_known(warehouse))
         if dry_run:
             return inputs, stage.preview(warehouse, batch, quarantine=quarantine,
                                          reporter=reporter)
