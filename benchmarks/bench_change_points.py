@@ -11,9 +11,10 @@ and pass that interpreter with ``--otava-python`` (without one, only perfwarehou
 
 1. **Planted steps.** ``--series`` series of ``--points`` N(100, 1) points, each with 0-3
    steps of +-2..4 standard deviations at random positions (>= 25 points apart and from
-   the ends; 20 % of the series have none). Times (a) ``perfwarehouse.changepoints.detect``
+   the ends; 20 % of the series have none). Times (a) ``perfwarehouse.changepoints.detect_all``
    with its defaults (alpha 0.01, 999/199 permutations at most, the permutation cache emptied
-   before every pass: a cold start), ``--repeat`` passes, median; (b) Otava's default
+   before every pass: a cold start) on every core, as ``analyze change-points`` runs it, and
+   on one thread, ``--repeat`` passes each, median; (b) Otava's default
    ``compute_change_points`` (Fleming et al., ICPE 2023: windowed E-divisive, Student t-test,
    max p-value 0.001) over the same series in a fresh process, ``--otava-repeat`` passes,
    median; (c) Otava's ``compute_change_points_orig`` (Matteson & James with 100
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -99,8 +101,10 @@ def score(found: list[list[int]], truth: list[list[int]], tol: int) -> tuple[flo
     return hits / max(n_true, 1), hits / max(n_found, 1)
 
 
-def run_ours(series: list[np.ndarray], repeat: int, **options: float) -> tuple[list[float],
-                                                                                list[list[int]]]:
+def run_ours(series: list[np.ndarray], repeat: int, threads: int
+             ) -> tuple[list[float], list[list[int]]]:
+    """``detect_all`` on ``threads`` threads (what ``analyze change-points`` runs),
+    ``repeat`` passes, each from a cold permutation cache."""
     import perfwarehouse.changepoints as cp
 
     cp.detect(series[0][:50])  # compile (numba cache) outside the timing
@@ -108,8 +112,9 @@ def run_ours(series: list[np.ndarray], repeat: int, **options: float) -> tuple[l
     for _ in range(repeat):
         cp._NULL_CACHE.clear()
         t = time.perf_counter()
-        found = [[c.position for c in cp.detect(x, **options).change_points] for x in series]
+        results = cp.detect_all(series, threads=threads)
         passes.append(time.perf_counter() - t)
+        found = [[c.position for c in r.change_points] for r in results]
     return passes, found
 
 
@@ -184,8 +189,12 @@ def main() -> None:
     series, truth = planted(rng, args.series, args.points)
     n_true = sum(len(t) for t in truth)
     print(f"# {args.series:,} series x {args.points} points, {n_true:,} planted steps")
-    ours_t, ours = run_ours(series, args.repeat)
-    rows = [("perfwarehouse (defaults)", statistics.median(ours_t), len(ours_t), ours)]
+    cores = os.cpu_count() or 1
+    ours_t, ours = run_ours(series, args.repeat, cores)
+    one_t, one = run_ours(series, args.repeat, 1)
+    rows = [(f"perfwarehouse (defaults, {cores} threads: every core, as analyze "
+             f"change-points runs)", statistics.median(ours_t), len(ours_t), ours),
+            ("perfwarehouse (defaults, 1 thread)", statistics.median(one_t), len(one_t), one)]
     if args.otava_python:
         ot, of = run_otava(args.otava_python, series, "default", args.otava_repeat)
         rows.append(("Otava compute_change_points (default)", statistics.median(ot), len(ot),
@@ -210,7 +219,8 @@ def main() -> None:
             r5, p5 = score(found, truth, 5)
             metrics = f"{r2:.3f} | {p2:.3f} | {r5:.3f} | {p5:.3f}"
         print(f"| {name} | {seconds:.2f} | {passes} | {seconds / base:.1f}x | {metrics} |")
-    print(f"\nperfwarehouse passes (s): {', '.join(f'{t:.2f}' for t in ours_t)}")
+    print(f"\nperfwarehouse passes (s), {cores} threads: {', '.join(f'{t:.2f}' for t in ours_t)}; "
+          f"1 thread: {', '.join(f'{t:.2f}' for t in one_t)}")
     if not args.skip_calibration:
         calibration(args)
 

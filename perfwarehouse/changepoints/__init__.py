@@ -46,9 +46,13 @@ points whose |change| is below it, recomputing their neighbours.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -217,17 +221,22 @@ def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
     return found
 
 
+def _sorted_median(s: np.ndarray) -> float:
+    return float(0.5 * (s[(s.size - 1) // 2] + s[s.size // 2]))
+
+
 def _change(before: np.ndarray, after: np.ndarray, confidence: float
             ) -> tuple[float, float | None, float | None]:
-    """Change in percent after vs before (log-scale Hodges-Lehmann), with its interval."""
-    if np.all(before > 0) and np.all(after > 0):
+    """Change in percent after vs before (log-scale Hodges-Lehmann), with its interval;
+    both samples sorted."""
+    if before[0] > 0 and after[0] > 0:
         shift = hodges_lehmann(np.log(before), np.log(after), confidence)
         pct = 100.0 * math.expm1(shift.estimate)
         if shift.low is None or shift.high is None:
             return pct, None, None
         return pct, 100.0 * math.expm1(shift.low), 100.0 * math.expm1(shift.high)
-    mb = float(np.median(before))
-    pct = 100.0 * (float(np.median(after)) / mb - 1.0) if mb != 0 else math.nan
+    mb = _sorted_median(before)
+    pct = 100.0 * (_sorted_median(after) / mb - 1.0) if mb != 0 else math.nan
     return pct, None, None
 
 
@@ -236,11 +245,11 @@ def _describe(values: np.ndarray, found: list[tuple[int, float, float]],
     bounds = [0] + [pos for pos, _, _ in found] + [values.size]
     out = []
     for i, (pos, p, stat) in enumerate(found):
-        before = values[bounds[i]:pos]
-        after = values[pos:bounds[i + 2]]
+        before = np.sort(values[bounds[i]:pos])
+        after = np.sort(values[pos:bounds[i + 2]])
         pct, low, high = _change(before, after, confidence)
-        out.append(ChangePoint(pos, p, stat, before.size, after.size,
-                               float(np.median(before)), float(np.median(after)), pct, low, high))
+        out.append(ChangePoint(pos, p, stat, before.size, after.size, _sorted_median(before),
+                               _sorted_median(after), pct, low, high))
     return out
 
 
@@ -310,5 +319,15 @@ def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 
     return ChangePointResult(n, tuple(points), first_p, reason, *args)
 
 
+def detect_all(series: Sequence[object], threads: int | None = None,
+               **options: Any) -> list[ChangePointResult]:
+    """:func:`detect` of every series, in order, on ``threads`` threads (default: every
+    core). The permutation kernel releases the GIL and the shared permutation streams are
+    locked, so each result is the one the series gets alone."""
+    with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool:
+        return list(pool.map(lambda values: detect(values, **options), series))
+
+
 __all__ = ["ChangePoint", "ChangePointResult", "DEFAULT_ALPHA", "DEFAULT_CONFIDENCE",
-           "DEFAULT_MIN_SIZE", "DEFAULT_PERMUTATIONS", "detect", "min_points", "split_segment"]
+           "DEFAULT_MIN_SIZE", "DEFAULT_PERMUTATIONS", "detect", "detect_all", "min_points",
+           "split_segment"]

@@ -10,8 +10,6 @@ per change point, and one row with the reason for every series that has none.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +60,7 @@ def _direction(change: float, higher_is_better: bool | None) -> str | None:
 def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     import numpy as np
 
-    from perfwarehouse.changepoints import detect
+    from perfwarehouse.changepoints import detect_all
     from perfwarehouse.errors import AnalysisError
     from perfwarehouse.stats.fractions import confidence as as_confidence
 
@@ -87,17 +85,10 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     meta_cols = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric",
                  "unit", "higher_is_better")
     spans = list(zip(starts.tolist(), ends.tolist()))
-
-    def series(span: tuple[int, int]) -> Any:
-        return detect(values[span[0]:span[1]], alpha=params.alpha,
-                      min_change=params.min_change, min_size=params.min_size,
-                      permutations=params.permutations,
-                      split_permutations=params.split_permutations, confidence=confidence)
-
-    # the series on every core: the permutation kernel releases the GIL, and each series'
-    # result depends on its values only (the shared permutation streams are locked)
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        results = list(pool.map(series, spans))
+    results = detect_all([values[s:e] for s, e in spans], alpha=params.alpha,
+                         min_change=params.min_change, min_size=params.min_size,
+                         permutations=params.permutations,
+                         split_permutations=params.split_permutations, confidence=confidence)
     rows: list[dict[str, Any]] = []
     for (s, e), result in zip(spans, results):
         meta = {k: table.column(k)[s].as_py() for k in meta_cols}

@@ -92,14 +92,14 @@ def level_distances(x: np.ndarray, level: np.ndarray, n_levels: int) -> np.ndarr
 
 @njit(cache=True, nogil=True)
 def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist: np.ndarray,
-           out: np.ndarray, pre: np.ndarray, cum: np.ndarray, cnt: np.ndarray,
-           sm: np.ndarray) -> int:
+           total: float, out: np.ndarray, cnt: np.ndarray, sm: np.ndarray) -> int:
     """Fill out[tau] = Q(tau) for min_size <= tau <= n - min_size (NaN elsewhere); return
     the first tau of the maximum (-1 when there is none).
 
-    One pass: pre[t] = A(t), the sum over pairs inside the first t points (Fenwick tree
-    over the levels), and cum[t] = sum_{i<t} D[level_i] = 2 A(t) + cross(t), so
-    cross(t) = cum[t] - 2 A(t) and B(t) = A(n) - A(t) - cross(t)."""
+    One pass over t: A(t), the sum over pairs inside the first t points (Fenwick tree over
+    the levels, counts in ``cnt`` and sums in ``sm``), and cum(t) = sum_{i<t} D[level_i] =
+    2 A(t) + cross(t), so cross(t) = cum(t) - 2 A(t) and B(t) = A(n) - A(t) - cross(t),
+    with ``total`` = A(n) (:func:`_pair_total`: it does not depend on the order)."""
     n = x.size
     cnt[:] = 0.0
     sm[:] = 0.0
@@ -107,9 +107,10 @@ def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist:
     total_s = 0.0
     acc = 0.0
     run = 0.0
-    pre[0] = 0.0
-    cum[0] = 0.0
-    for t in range(n):
+    out[:] = np.nan
+    best = -1
+    best_q = -np.inf
+    for t in range(n - min_size):
         v = x[t]
         lv = level[t] + 1
         c_le = 0.0
@@ -121,8 +122,6 @@ def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist:
             k -= k & -k
         acc += v * c_le - s_le + (total_s - s_le) - v * (total_c - c_le)
         run += dist[lv - 1]
-        pre[t + 1] = acc
-        cum[t + 1] = run
         k = lv
         while k <= n_levels:
             cnt[k] += 1.0
@@ -130,33 +129,36 @@ def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist:
             k += k & -k
         total_c += 1.0
         total_s += v
-    total = pre[n]
-    out[:] = np.nan
-    best = -1
-    best_q = -np.inf
-    for tau in range(min_size, n - min_size + 1):
-        a = float(tau)
-        b = float(n - tau)
-        within_x = pre[tau]
-        cross = cum[tau] - 2.0 * within_x
-        within_y = total - within_x - cross
-        e = 2.0 * cross / (a * b) - 2.0 * within_x / (a * (a - 1.0)) \
-            - 2.0 * within_y / (b * (b - 1.0))
-        q = a * b / n * e
-        out[tau] = q
-        if q > best_q:
-            best_q = q
-            best = tau
+        tau = t + 1
+        if tau >= min_size:
+            a = float(tau)
+            b = float(n - tau)
+            cross = run - 2.0 * acc
+            within_y = total - acc - cross
+            e = 2.0 * cross / (a * b) - 2.0 * acc / (a * (a - 1.0)) \
+                - 2.0 * within_y / (b * (b - 1.0))
+            q = a * b / n * e
+            out[tau] = q
+            if q > best_q:
+                best_q = q
+                best = tau
     return best
 
 
 @njit(cache=True, nogil=True)
-def _work_arrays(n: int, n_levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray]:
-    """The work arrays of :func:`_curve` for ``n`` values of ``n_levels`` levels: out, pre,
-    cum (n + 1 each), cnt, sm (n_levels + 1 each)."""
-    return (np.empty(n + 1), np.empty(n + 1), np.empty(n + 1), np.empty(n_levels + 1),
-            np.empty(n_levels + 1))
+def _pair_total(level: np.ndarray, dist: np.ndarray) -> float:
+    """A(n) = sum_{i<j} |z_i - z_j| = sum_i D[level_i] / 2."""
+    total = 0.0
+    for t in range(level.size):
+        total += dist[level[t]]
+    return 0.5 * total
+
+
+@njit(cache=True, nogil=True)
+def _work_arrays(n: int, n_levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The work arrays of :func:`_curve` for ``n`` values of ``n_levels`` levels: out
+    (n + 1), cnt, sm (n_levels + 1 each)."""
+    return np.empty(n + 1), np.empty(n_levels + 1), np.empty(n_levels + 1)
 
 
 @njit(cache=True, nogil=True)
@@ -167,9 +169,9 @@ def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> n
     equal values share a level, order preserved); ``n_levels`` = max(level) + 1;
     ``min_size`` >= 2.
     """
-    out, pre, cum, cnt, sm = _work_arrays(x.size, n_levels)
+    out, cnt, sm = _work_arrays(x.size, n_levels)
     dist = level_distances(x, level, n_levels)
-    _curve(x, level, n_levels, min_size, dist, out, pre, cum, cnt, sm)
+    _curve(x, level, n_levels, min_size, dist, _pair_total(level, dist), out, cnt, sm)
     return out
 
 
@@ -189,8 +191,9 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
     1991); ``stop_at = inf`` draws all. Returns (the maxima drawn, the new state).
     """
     n = px.size
-    out, pre, cum, cnt, sm = _work_arrays(n, n_levels)
+    out, cnt, sm = _work_arrays(n, n_levels)
     dist = level_distances(px, pl, n_levels)
+    total = _pair_total(pl, dist)
     maxima = np.empty(n_perm)
     hits = 0
     for r in range(n_perm):
@@ -203,7 +206,7 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
             tl = pl[i]
             pl[i] = pl[j]
             pl[j] = tl
-        best = _curve(px, pl, n_levels, min_size, dist, out, pre, cum, cnt, sm)
+        best = _curve(px, pl, n_levels, min_size, dist, total, out, cnt, sm)
         m = out[best] if best >= 0 else np.nan
         maxima[r] = m
         if m >= stop_at:

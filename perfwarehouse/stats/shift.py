@@ -26,7 +26,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from perfwarehouse.kernels.shift import kth_difference as _kth
+from perfwarehouse.kernels.shift import kth_differences as _kth_many
+from perfwarehouse.kernels.shift import tie_term as _tie_term
 
 #: Largest n1 * n2 with the exact null distribution of U.
 EXACT = 2_500
@@ -73,11 +74,6 @@ def u_cdf(n1: int, n2: int) -> np.ndarray:
     return cdf / cdf[-1]
 
 
-def _tie_term(values: np.ndarray) -> float:
-    _, counts = np.unique(values, return_counts=True)
-    return float(np.sum(counts.astype(np.float64) ** 3 - counts))
-
-
 def interval_index(n1: int, n2: int, confidence: float, tie_term: float = 0.0
                    ) -> tuple[int, float, bool]:
     """(C, coverage, exact): the 1-based order statistic of the differences for the lower
@@ -110,7 +106,7 @@ def kth_differences(xs: np.ndarray, ys: np.ndarray, ks: list[int]) -> list[float
     n1 n2 differences)."""
     xs = np.ascontiguousarray(xs, dtype=np.float64)
     ys = np.ascontiguousarray(ys, dtype=np.float64)
-    return [float(_kth(xs, ys, int(k))) for k in ks]
+    return _kth_many(xs, ys, np.asarray(ks, dtype=np.int64)).tolist()
 
 
 def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
@@ -130,8 +126,7 @@ def hodges_lehmann(x: object, y: object, confidence: float = 0.95) -> ShiftResul
         raise ValueError("hodges_lehmann needs two non-empty samples")
     n1, n2 = int(xs.size), int(ys.size)
     big_n = n1 * n2
-    c, coverage, exact = interval_index(n1, n2, confidence,
-                                        _tie_term(np.concatenate([xs, ys])))
+    c, coverage, exact = interval_index(n1, n2, confidence, _tie_term(xs, ys))
     middle = [(big_n + 1) // 2] if big_n % 2 else [big_n // 2, big_n // 2 + 1]
     ends = [c, big_n + 1 - c] if c else []
     found = kth_differences(xs, ys, middle + ends)

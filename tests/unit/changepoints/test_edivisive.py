@@ -138,11 +138,10 @@ def test_planted_steps_found_within_two_positions() -> None:
 
 
 def test_series_tested_on_many_threads_give_the_sequential_results() -> None:
-    """The job tests series on several threads; they share the cached permutation streams
-    (one per length and tie pattern). Whatever the interleaving, every series gets the
-    change points and p-values it gets alone, from an empty cache both times."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """The job tests series on several threads (``detect_all``); they share the cached
+    permutation streams (one per length and tie pattern). Whatever the interleaving, every
+    series gets the change points and p-values it gets alone, from an empty cache both
+    times."""
     import perfwarehouse.changepoints as cp
 
     rng = np.random.default_rng(11)
@@ -154,15 +153,14 @@ def test_series_tested_on_many_threads_give_the_sequential_results() -> None:
             x[n // 2:] += 3.0
         series.append(np.round(x, 1) if i % 4 == 3 else x)  # some with ties
 
-    def run(x: np.ndarray) -> tuple:
-        result = detect(x, permutations=199, split_permutations=99)
+    def summary(result: cp.ChangePointResult) -> tuple:
         return result.p_value, tuple((c.position, c.p_value) for c in result.change_points)
 
+    options = {"permutations": 199, "split_permutations": 99}
     cp._NULL_CACHE.clear()
-    alone = [run(x) for x in series]
+    alone = [summary(detect(x, **options)) for x in series]
     for _ in range(4):  # a race shows in some interleavings only
         cp._NULL_CACHE.clear()
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            together = list(pool.map(run, series))
+        together = [summary(r) for r in cp.detect_all(series, threads=4, **options)]
         assert together == alone
     assert sum(1 for _, points in alone if points) >= 20  # the planted steps are found

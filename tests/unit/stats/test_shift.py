@@ -40,18 +40,25 @@ def test_hodges_lehmann_equals_twin(n1: int, n2: int, confidence: float) -> None
             assert ours.coverage >= confidence
 
 
-@pytest.mark.parametrize("kind", ["continuous", "ties", "tiny"])
+@pytest.mark.parametrize("kind", ["continuous", "ties", "tiny", "large", "large ties",
+                                  "subnormal"])
 def test_selection_equals_sorted_differences(kind: str) -> None:
+    """Small samples are listed at once; large ones (n1 n2 >> n1 + n2) are first narrowed
+    by bisection, and with many ties or values near the smallest float the bisection runs
+    out of room: every path must give exactly the sorted differences' k-th."""
     rng = np.random.default_rng(len(kind))
+    hi = 700 if kind.startswith("large") or kind == "subnormal" else 60
     for _ in range(5):
-        n1, n2 = (1, 1) if kind == "tiny" else (int(rng.integers(1, 60)), int(rng.integers(1, 60)))
+        n1, n2 = (1, 1) if kind == "tiny" else (int(rng.integers(1, hi)), int(rng.integers(1, hi)))
         x, y = rng.normal(size=n1) * 1e3, rng.normal(size=n2) * 1e3 + 0.2
-        if kind == "ties":
+        if kind.endswith("ties"):
             x, y = np.round(x / 300), np.round(y / 300)
+        if kind == "subnormal":
+            x, y = x * 1e-320, y * 1e-320
         xs, ys = np.sort(x), np.sort(y)
-        d = sorted(b - a for a in xs for b in ys)
-        for k in {1, 2, len(d) // 2 + 1, len(d)} - {0}:
-            k = min(k, len(d))
+        d = np.sort((ys[None, :] - xs[:, None]).ravel())
+        for k in {1, 2, d.size // 2 + 1, d.size, int(rng.integers(1, d.size + 1))} - {0}:
+            k = min(k, d.size)
             assert kth_difference(xs, ys, k) == d[k - 1]
 
 
@@ -66,3 +73,14 @@ def test_ties_and_normal_approximation() -> None:
     assert hodges_lehmann([5.0] * 4, [5.0] * 4, 0.5).estimate == 0.0
     with pytest.raises(ValueError):
         hodges_lehmann([], [1.0])
+
+
+def test_tie_term_equals_counting_the_pooled_values() -> None:
+    from perfwarehouse.kernels.shift import tie_term
+
+    rng = np.random.default_rng(5)
+    for n1, n2 in [(1, 1), (3, 0), (0, 4), (10, 12), (200, 150)]:
+        x = np.sort(np.round(rng.normal(size=n1) * 2))
+        y = np.sort(np.round(rng.normal(size=n2) * 2))
+        counts = np.unique(np.concatenate([x, y]), return_counts=True)[1].astype(float)
+        assert tie_term(x, y) == float(np.sum(counts ** 3 - counts))
