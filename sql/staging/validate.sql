@@ -21,16 +21,6 @@ record_rules AS (
         v, order_kind, position, run_index, run_size, duration_s, status, started_at,
         len(list_filter("values", lambda x: x IS NULL OR NOT isfinite(x))) AS non_finite,
         len("values") AS n_values,
-        concat_ws(', ',
-            CASE WHEN strlen(url_encode(campaign)) > 200 OR length(campaign) > 200 OR regexp_matches(campaign, '[\x00-\x1f\x7f]') THEN 'campaign' END,
-            CASE WHEN length(run_id) > 200 OR regexp_matches(run_id, '[\x00-\x1f\x7f]') THEN 'run_id' END,
-            CASE WHEN length(node) > 200 OR regexp_matches(node, '[\x00-\x1f\x7f]') THEN 'node' END,
-            CASE WHEN strlen(url_encode(hardware_type)) > 200 OR length(hardware_type) > 200 OR regexp_matches(hardware_type, '[\x00-\x1f\x7f]') THEN 'hardware_type' END,
-            CASE WHEN length(benchmark) > 200 OR regexp_matches(benchmark, '[\x00-\x1f\x7f]') THEN 'benchmark' END,
-            CASE WHEN length(metric) > 200 OR regexp_matches(metric, '[\x00-\x1f\x7f]') THEN 'metric' END,
-            CASE WHEN length(unit) > 200 OR regexp_matches(unit, '[\x00-\x1f\x7f]') THEN 'unit' END,
-            CASE WHEN length(status) > 200 OR regexp_matches(status, '[\x00-\x1f\x7f]') THEN 'status' END,
-            CASE WHEN length(revision) > 200 OR regexp_matches(revision, '[\x00-\x1f\x7f]') THEN 'revision' END) AS bad_names,
         -- attributes is an object's JSON text (both JSONL readers refuse anything else;
         -- this guards every other writer of raw_trials)
         attributes IS NOT NULL AND NOT starts_with(attributes, '{') AS bad_attributes,
@@ -40,6 +30,44 @@ record_rules AS (
         revision_time < TIMESTAMPTZ '1970-01-01 00:00:00+00'
             OR revision_time > TIMESTAMPTZ '9999-12-31 23:59:59.999999+00' AS bad_revision_time
     FROM raw_trials
+),
+name_values AS (  -- names repeat across records: each distinct value is checked once
+    SELECT 0 AS ord, 'campaign' AS col, campaign AS val FROM raw_trials GROUP BY campaign
+    UNION ALL SELECT 1 AS ord, 'run_id' AS col, run_id AS val FROM raw_trials GROUP BY run_id
+    UNION ALL SELECT 2 AS ord, 'node' AS col, node AS val FROM raw_trials GROUP BY node
+    UNION ALL SELECT 3 AS ord, 'hardware_type' AS col, hardware_type AS val FROM raw_trials GROUP BY hardware_type
+    UNION ALL SELECT 4 AS ord, 'benchmark' AS col, benchmark AS val FROM raw_trials GROUP BY benchmark
+    UNION ALL SELECT 5 AS ord, 'metric' AS col, metric AS val FROM raw_trials GROUP BY metric
+    UNION ALL SELECT 6 AS ord, 'unit' AS col, unit AS val FROM raw_trials GROUP BY unit
+    UNION ALL SELECT 7 AS ord, 'status' AS col, status AS val FROM raw_trials GROUP BY status
+    UNION ALL SELECT 8 AS ord, 'revision' AS col, revision AS val FROM raw_trials GROUP BY revision
+),
+bad_values AS (
+    SELECT ord, col, val FROM name_values
+    WHERE length(val) > 200 OR regexp_matches(val, '[\x00-\x1f\x7f]')
+       OR (col IN ('campaign', 'hardware_type') AND strlen(url_encode(val)) > 200)
+),
+bad_names AS (  -- the records holding them (joins with an empty side are free)
+    SELECT source, line, string_agg(col, ', ' ORDER BY ord) AS bad_names FROM (
+        SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'campaign' AND r.campaign = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'run_id' AND r.run_id = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'node' AND r.node = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'hardware_type' AND r.hardware_type = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'benchmark' AND r.benchmark = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'metric' AND r.metric = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'unit' AND r.unit = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'status' AND r.status = b.val
+        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
+            ON b.col = 'revision' AND r.revision = b.val
+    ) GROUP BY source, line
 ),
 bad_integers AS (
     SELECT source, line, name, x FROM (
@@ -128,7 +156,7 @@ FROM record_rules WHERE missing <> ''
 UNION ALL
 SELECT source, line, 'bad-name', bad_names || ' must be at most 200 characters (campaign and '
        || 'hardware_type at most 200 bytes URL-encoded: they name directories) without control characters'
-FROM record_rules WHERE bad_names <> ''
+FROM bad_names
 UNION ALL
 SELECT source, line, 'bad-timestamp', 'started_at ' || CAST(started_at AS VARCHAR) || ' is outside 1970-9999'
 FROM record_rules WHERE bad_time
