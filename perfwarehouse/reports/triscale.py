@@ -276,7 +276,10 @@ def profile_section(profiles: pa.Table | Missing, acf: pl.DataFrame | None) -> S
                           & (pl.col("node").eq_missing(row["node"])))
         longest = float(part["lag_s"].max() or 0.0)
         scale, unit = (DAY_S, "days") if longest >= 2 * DAY_S else (3600.0, "hours")
-        acf_df = part.select((pl.col("lag_s") / scale).alias("lag"), "acf", "band")
+        # a lag no two observed points are apart (a gappy series) has no autocorrelation
+        # and an infinite band: not drawn
+        acf_df = part.filter(pl.col("acf").is_finite() & pl.col("band").is_finite()).select(
+            (pl.col("lag_s") / scale).alias("lag"), "acf", "band")
         per = pl.DataFrame({"lag": [p / scale for p in row["seasonal_period_s"]],
                             "label": list(row["seasonal_periods"])},
                            schema={"lag": pl.Float64, "label": pl.String})
