@@ -1,6 +1,6 @@
 """Ingest speed against DuckDB's own reader, in the same run.
 
-    .venv/bin/python benchmarks/bench_ingest.py [--scale 1.0] [--repeat 3]
+    .venv/bin/python benchmarks/bench_ingest.py [--scale 1.0] [--repeat 5]
 
 Generates the ordersage-longterm campaign (JSON Lines and Parquet) once under
 benchmarks/out/, then, ``--repeat`` times and alternating, in fresh processes:
@@ -64,7 +64,7 @@ def run(code: str, source: Path, target: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
     out = HERE / "out"

@@ -23,7 +23,7 @@ hardware type has the same shape: 19 configurations of 50 x 10 x 50 values); the
 output says so. Every figure is the median of ``--repeats`` runs. The numba
 compile/cache-load time of the first call is reported separately.
 
-    .venv/bin/python benchmarks/bench_laaber.py [--warehouse DIR] [--repeats 3]
+    .venv/bin/python benchmarks/bench_laaber.py [--warehouse DIR] [--repeats 5]
         [--baseline-partitions 1]
 """
 
@@ -183,7 +183,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--warehouse", type=Path, default=None,
                         help="warehouse to use (created and filled if it lacks the campaign)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--baseline-partitions", type=int, default=1,
                         help="hardware types the numpy baselines run on (scaled to all)")
     args = parser.parse_args()

@@ -13,7 +13,7 @@ repeat ingests it into a fresh warehouse twice, alternating the order:
 Both run in this process (no interpreter start-up counted). Prints the median
 trials/s of each and the ratio pull / local.
 
-    .venv/bin/python benchmarks/bench_pull.py [--scale 0.13] [--repeats 3] [--chunk-mb 32 64]
+    .venv/bin/python benchmarks/bench_pull.py [--scale 0.13] [--repeats 5] [--chunk-mb 32 64]
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.13,
                         help="fraction of the 2.3M-trial campaign (0.13: about 300,000 trials)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--chunk-mb", type=float, nargs="+", default=[32.0, 64.0])
     args = parser.parse_args()
 

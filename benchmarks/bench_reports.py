@@ -1,6 +1,6 @@
 """Report building against reading its input, in the same run, on an existing warehouse.
 
-    .venv/bin/python benchmarks/bench_reports.py --warehouse DIR [--repeat 3]
+    .venv/bin/python benchmarks/bench_reports.py --warehouse DIR [--repeat 5]
 
 For each report, ``--repeat`` times: the time to build the page from the warehouse
 (queries, in-process statistics, charts; no HTML writing) and, as the baseline, one
@@ -26,7 +26,7 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_one
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", type=Path, required=True)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     warehouse = Warehouse(args.warehouse)
 
