@@ -56,8 +56,13 @@ from typing import Any
 
 import numpy as np
 
-from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve, ranks_levels
-from perfwarehouse.stats.shift import hodges_lehmann
+from perfwarehouse.kernels.changepoints import (
+    count_hits,
+    permutation_maxima,
+    ranks_levels,
+    segment_split,
+)
+from perfwarehouse.stats.shift import hodges_lehmann_sorted
 
 DEFAULT_ALPHA = 0.01
 DEFAULT_PERMUTATIONS = 999
@@ -131,18 +136,17 @@ class _Stream:
     def p_value(self, threshold: float, stop_count: int, permutations: int) -> float:
         """(1 + hits) / (1 + draws) of the sequential test: draw until ``stop_count``
         maxima >= ``threshold`` or ``permutations`` draws."""
-        seen = self.maxima[:permutations] >= threshold
-        hits = np.flatnonzero(seen)
-        if hits.size >= stop_count:
-            return (1 + stop_count) / (1 + int(hits[stop_count - 1]) + 1)
+        hits, draws = count_hits(self.maxima, permutations, threshold, stop_count)
+        if hits >= stop_count:
+            return (1 + stop_count) / (1 + draws)
         if self.maxima.size >= permutations:
-            return (1 + hits.size) / (1 + permutations)
+            return (1 + hits) / (1 + permutations)
         more, state = permutation_maxima(
             self.px, self.pl, self.n_levels, self.min_size,
-            permutations - self.maxima.size, self.state, threshold, stop_count - hits.size)
+            permutations - self.maxima.size, self.state, threshold, stop_count - hits)
         self.state = np.uint64(state)
         self.maxima = np.concatenate([self.maxima, more])
-        total = hits.size + int(np.sum(more >= threshold))
+        total = hits + int(np.sum(more >= threshold))
         return (1 + total) / (1 + self.maxima.size)
 
 
@@ -170,10 +174,10 @@ def split_segment(values: np.ndarray, alpha: float, min_size: int,
     split (-1 with p = nan when every value is equal). The permutation draws stop as soon
     as p > alpha is certain, so p is exact when p <= alpha and a sequential estimate
     otherwise."""
-    ranks, levels, n_levels = ranks_and_levels(values)
+    split, observed, ranks, n_levels = segment_split(
+        np.ascontiguousarray(values, dtype=np.float64), min_size)
     if n_levels == 1:
         return -1, math.nan, math.nan
-    split, observed = _best_split(ranks, levels, n_levels, min_size)
     threshold = observed - 1e-9 * abs(observed)
     stop_count = math.floor(alpha * (permutations + 1) - 1 + 1e-12) + 1
     stream = _stream(ranks, n_levels, min_size)
@@ -186,13 +190,6 @@ def ranks_and_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """(mid-ranks, 0-based dense level of each value, number of levels)."""
     ranks, levels, n_levels = ranks_levels(np.ascontiguousarray(values, dtype=np.float64))
     return ranks, levels, int(n_levels)
-
-
-def _best_split(ranks: np.ndarray, levels: np.ndarray, n_levels: int,
-                min_size: int) -> tuple[int, float]:
-    curve = q_curve(ranks, levels, n_levels, min_size)
-    split = int(np.argmax(curve[min_size: ranks.size - min_size + 1])) + min_size
-    return split, float(curve[split])
 
 
 def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
@@ -212,7 +209,7 @@ def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
             seg = x[lo:hi]
             if seg.size < 2 * min_size or np.all(seg == seg[0]):
                 continue
-            split, stat = _best_split(*ranks_and_levels(seg), min_size)
+            split, stat = segment_split(seg, min_size)[:2]
             if lo + split != pos:
                 moved = True
             found[i] = (lo + split, p, stat)
@@ -230,7 +227,7 @@ def _change(before: np.ndarray, after: np.ndarray, confidence: float
     """Change in percent after vs before (log-scale Hodges-Lehmann), with its interval;
     both samples sorted."""
     if before[0] > 0 and after[0] > 0:
-        shift = hodges_lehmann(np.log(before), np.log(after), confidence)
+        shift = hodges_lehmann_sorted(np.log(before), np.log(after), confidence)
         pct = 100.0 * math.expm1(shift.estimate)
         if shift.low is None or shift.high is None:
             return pct, None, None

@@ -176,6 +176,38 @@ def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> n
 
 
 @njit(cache=True, nogil=True)
+def segment_split(values: np.ndarray, min_size: int) -> tuple[int, float, np.ndarray, int]:
+    """(split, Q at the split, mid-ranks, number of levels) of a float64 segment without
+    NaN: the split is the first tau of max Q(tau) over min_size <= tau <= n - min_size of
+    its mid-ranks (-1 with NaN when all values are equal or no tau is allowed). One call
+    instead of :func:`ranks_levels` and :func:`q_curve`."""
+    ranks, levels, n_levels = ranks_levels(values)
+    if n_levels == 1:
+        return -1, np.nan, ranks, n_levels
+    out, cnt, sm = _work_arrays(values.size, n_levels)
+    dist = level_distances(ranks, levels, n_levels)
+    best = _curve(ranks, levels, n_levels, min_size, dist, _pair_total(levels, dist), out,
+                  cnt, sm)
+    return best, (out[best] if best >= 0 else np.nan), ranks, n_levels
+
+
+@njit(cache=True, nogil=True)
+def count_hits(maxima: np.ndarray, limit: int, threshold: float, stop_count: int
+               ) -> tuple[int, int]:
+    """(hits, draws) among the first ``limit`` maxima: hits = how many are >= threshold,
+    stopping at the ``stop_count``-th hit (draws = its 1-based index), else draws =
+    min(limit, maxima.size)."""
+    hits = 0
+    n = min(limit, maxima.size)
+    for i in range(n):
+        if maxima[i] >= threshold:
+            hits += 1
+            if hits >= stop_count:
+                return hits, i + 1
+    return hits, n
+
+
+@njit(cache=True, nogil=True)
 def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: int,
                        n_perm: int, state: np.uint64, stop_at: float, stop_count: int
                        ) -> tuple[np.ndarray, np.uint64]:

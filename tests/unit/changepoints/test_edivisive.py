@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from perfwarehouse.changepoints import detect, min_points
-from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve
+from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve, segment_split
 from tests.naive.changepoints import edivisive_naive, permutation_maxima_naive, q_naive
 
 
@@ -43,6 +43,29 @@ def test_q_curve_equals_twin(n: int, kind: str, min_size: int) -> None:
         assert np.array_equal(np.isnan(ours), np.isnan(ref))
         np.testing.assert_allclose(ours[~np.isnan(ours)], ref[~np.isnan(ref)],
                                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "constant"])
+@pytest.mark.parametrize("n", [4, 9, 10, 40])
+@pytest.mark.parametrize("min_size", [2, 5])
+def test_segment_split_is_a_maximum_of_the_twin(n: int, kind: str, min_size: int) -> None:
+    """The split maximises Q over the allowed taus (among exactly equal maxima, as with
+    ties, rounding picks one)."""
+    rng = np.random.default_rng(n * 11 + min_size)
+    for _ in range(3):
+        values = _series(rng, n, kind)
+        split, stat, ranks, n_levels = segment_split(values, min_size)
+        np.testing.assert_array_equal(ranks, sps.rankdata(values))
+        assert n_levels == np.unique(values).size
+        ref = [v for v in q_naive(list(sps.rankdata(values)), min_size)]
+        allowed = [(tau, q) for tau, q in enumerate(ref) if not math.isnan(q)]
+        if n_levels == 1 or not allowed:
+            assert split == -1 and math.isnan(stat)
+            continue
+        best = max(q for _, q in allowed)
+        assert min_size <= split <= n - min_size
+        assert ref[split] == pytest.approx(best, rel=1e-12)
+        assert stat == pytest.approx(best, rel=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["normal", "ties"])
