@@ -73,7 +73,12 @@ def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
             hi, count_hi = mid, count_mid
         else:
             lo, count_lo = mid, count_mid
-    # the answer is the smallest difference > lo
+    return _next_above(xs, ys, lo, hi)
+
+
+@njit(cache=True, nogil=True)
+def _next_above(xs: np.ndarray, ys: np.ndarray, lo: float, hi: float) -> float:
+    """The smallest difference > lo (``hi`` if none is smaller)."""
     best = hi
     n2 = ys.size
     j = 0
@@ -90,10 +95,16 @@ def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:
 
 @njit(cache=True, nogil=True)
 def kth_differences(xs: np.ndarray, ys: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """:func:`kth_difference` for each k of the int64 array ``ks``, in one call."""
+    """:func:`kth_difference` for each k of the int64 array ``ks``, in one call (a k that
+    follows k - 1 in ``ks`` is found from the previous answer in two passes)."""
     out = np.empty(ks.size)
     for i in range(ks.size):
-        out[i] = kth_difference(xs, ys, ks[i])
+        if i and ks[i] == ks[i - 1] + 1:  # the next one (a median pair): two passes
+            d = out[i - 1]
+            out[i] = d if _count_le(xs, ys, d) >= ks[i] else _next_above(
+                xs, ys, d, ys[ys.size - 1] - xs[0])
+        else:
+            out[i] = kth_difference(xs, ys, ks[i])
     return out
 
 

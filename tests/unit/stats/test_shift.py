@@ -84,3 +84,22 @@ def test_tie_term_equals_counting_the_pooled_values() -> None:
         y = np.sort(np.round(rng.normal(size=n2) * 2))
         counts = np.unique(np.concatenate([x, y]), return_counts=True)[1].astype(float)
         assert tie_term(x, y) == float(np.sum(counts ** 3 - counts))
+
+
+def test_consecutive_order_statistics_in_one_call() -> None:
+    """kth_differences finds k + 1 from k's answer: equal to selecting it alone, with and
+    without ties at the pair."""
+    from perfwarehouse.stats.shift import kth_differences
+
+    rng = np.random.default_rng(9)
+    for tied in (False, True):
+        for _ in range(20):
+            n1, n2 = int(rng.integers(1, 300)), int(rng.integers(1, 300))
+            x, y = rng.normal(size=n1), rng.normal(size=n2)
+            if tied:
+                x, y = np.round(x * 2), np.round(y * 2)
+            xs, ys = np.sort(x), np.sort(y)
+            d = np.sort((ys[None, :] - xs[:, None]).ravel())
+            k = int(rng.integers(1, d.size + 1))
+            ks = [k, k + 1] if k < d.size else [k]
+            assert kth_differences(xs, ys, ks) == [float(d[i - 1]) for i in ks]
