@@ -452,18 +452,14 @@ def report() -> None:
               help="Fraction of the full 2.3M-trial campaign to generate.")
 @click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Where to write the HTML reports.")
-@click.option("--warm-up/--no-warm-up", default=True, show_default=True,
-              help="Compile the analyses' kernels in a background process (a tiny demo in a "
-                   "temporary directory) while the campaign is generated and ingested.")
 @click.pass_context
-def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path, warm_up: bool) -> None:
+def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None:
     """Generate the long-term campaign, ingest it and the OrderSage fixtures, run every
     analysis, write every report, and say where they are."""
     from perfwarehouse.demo import run_demo
 
     run_demo(_warehouse(ctx), seed=seed, scale=scale, reports_dir=reports_dir,
-             reporter=_reporter(ctx), echo=echo, scheduler=_settings(ctx).scheduler,
-             warm_up=warm_up)
+             reporter=_reporter(ctx), echo=echo, scheduler=_settings(ctx).scheduler)
 
 
 @cli.command(context_settings=CONTEXT)

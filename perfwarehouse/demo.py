@@ -8,17 +8,10 @@
    ``NPB``, ``uFS``; a repeated demo ingests nothing new);
 3. run every registered analysis (``load`` with the campaign's R_sat);
 4. write every registered report and say where everything is.
-
-Meanwhile (unless ``--no-warm-up``, a Dask scheduler runs the jobs, or the campaign is
-small) a background process compiles the kernels the analyses use, so that step 3 does
-not wait for numba.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -32,10 +25,6 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_one
 
 LONGTERM = "ordersage-longterm"
 LOAD_CAMPAIGN = "load-campaign"
-
-#: Scale of the campaign the background warm-up analyses (enough trials per configuration
-#: for every job to reach its kernels).
-WARM_UP_SCALE = 0.02
 
 #: The OrderSage fixture directories and the study each holds (Duplyakin et al.,
 #: USENIX ATC 2023, Tables 3-5): the demo's campaign names.
@@ -60,58 +49,15 @@ def fixture_directories() -> list[Path]:
 
 def run_demo(
     warehouse: Warehouse, *, seed: int, scale: float, reports_dir: Path, reporter: Reporter,
-    echo: Callable[[str], None], scheduler: str | None = None, warm_up: bool = True,
+    echo: Callable[[str], None], scheduler: str | None = None,
 ) -> None:
+    from perfwarehouse.jobs import JOBS, run_job
+    from perfwarehouse.reports import REPORTS
+
     start = time.monotonic()
 
     def step(message: str) -> None:
         echo(f"[{time.monotonic() - start:6.1f} s] {message}")
-
-    # the jobs run here unless a cluster runs them: compile their kernels meanwhile (a
-    # small demo is done before a warm-up would be)
-    warming = (_start_warm_up(warehouse, seed)
-               if warm_up and scheduler is None and scale >= 10 * WARM_UP_SCALE else None)
-    try:
-        _demo_steps(warehouse, seed=seed, scale=scale, reports_dir=reports_dir,
-                    reporter=reporter, echo=echo, step=step, scheduler=scheduler)
-    finally:
-        if warming is not None:
-            _stop_warm_up(*warming)
-
-
-def _start_warm_up(warehouse: Warehouse, seed: int) -> tuple[subprocess.Popen, Path]:
-    """Start compiling the analyses' numba kernels in a background process while this one
-    generates and ingests: the child runs this whole demo on a tiny campaign
-    (``WARM_UP_SCALE``) in a temporary directory next to the warehouse, which compiles
-    every kernel with the types the jobs use and writes numba's on-disk cache (written
-    atomically, so both processes may write it); the jobs here then load the machine code
-    instead of compiling it. From a cold cache that is most of each job's first-run time.
-    The child's warehouse and reports are deleted afterwards."""
-    warehouse.root.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".perfwarehouse-demo-warm-up-", dir=warehouse.root.parent))
-    child = subprocess.Popen(
-        [sys.executable, "-m", "perfwarehouse", "-q", "--warehouse", str(tmp / "warehouse"),
-         "demo", "--no-warm-up", "--seed", str(seed), "--scale", str(WARM_UP_SCALE),
-         "--reports", str(tmp / "reports")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return child, tmp
-
-
-def _stop_warm_up(child: subprocess.Popen, tmp: Path) -> None:
-    """Wait for the warm-up (stop it if it is still running: the demo is done without it)
-    and delete its directory."""
-    if child.poll() is None:
-        child.kill()
-    child.wait()
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _demo_steps(
-    warehouse: Warehouse, *, seed: int, scale: float, reports_dir: Path, reporter: Reporter,
-    echo: Callable[[str], None], step: Callable[[str], None], scheduler: str | None,
-) -> None:
-    from perfwarehouse.jobs import JOBS, run_job
-    from perfwarehouse.reports import REPORTS
 
     _generate_and_ingest(warehouse, LONGTERM, seed=seed, scale=scale, reporter=reporter,
                          step=step)

@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -249,31 +247,12 @@ def compute_job(
 
         results = compute_pieces_on_cluster(scheduler, job, plan, reporter)
     else:
-        results = _compute_pieces_here(job, plan, reporter)
-    return assemble(job, plan, results)
-
-
-def _compute_pieces_here(job: Job, plan: Plan, reporter: Reporter) -> list[Tables]:
-    """Every piece in this process, on every core: the readers and the kernels release
-    the GIL, and each piece is a pure function of its files, so the results (kept in the
-    plan's order) are those of a sequential run. At most one piece per core is held in
-    memory at a time."""
-    workers = min(len(plan.pieces), os.cpu_count() or 1)
-    with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
-        if workers <= 1:
-            results = []
+        results = []
+        with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
             for piece in plan.pieces:
                 results.append(compute_piece(job, plan, piece))
                 task.advance()
-            return results
-
-        def one(piece: Piece) -> Tables:
-            tables = compute_piece(job, plan, piece)
-            task.advance()
-            return tables
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, plan.pieces))
+    return assemble(job, plan, results)
 
 
 def assemble(job: Job, plan: Plan, results: Sequence[Mapping[str, pa.Table]]) -> Tables:

@@ -118,3 +118,24 @@ def test_cli_plan_and_analyze(cli, small_longterm: Path) -> None:  # type: ignor
     res = cli("sql", "SELECT DISTINCT side, percentile FROM triscale_kpi", "--format", "csv",
               check=True)
     assert "upper,0.9" in res.stdout
+
+
+def test_the_triscale_page_draws_gappy_profiles(tmp_path: Path) -> None:
+    """A gappy run profile has lags that no two observed runs are apart: no
+    autocorrelation, an infinite band in triscale_profile_acf. The page drew them and
+    failed ("Out of range float values are not JSON compliant") on this campaign."""
+    from perfwarehouse.generate import generate_to_file
+    from perfwarehouse.reports import REPORTS
+
+    generate_to_file("ordersage-longterm", tmp_path / "lt.jsonl", seed=1, scale=0.02)
+    warehouse = Warehouse(tmp_path / "wh")
+    ingest_jsonl(warehouse, [tmp_path / "lt.jsonl"])
+    run_job(warehouse, get("profile"), get("profile").params())
+    with warehouse.catalog() as con:
+        infinite = fetch_arrow(con, "SELECT count(*) AS n FROM triscale_profile_acf "
+                                    "WHERE isinf(band)").column("n")[0].as_py()
+    assert infinite > 0  # the case is there
+    page = next(r for r in REPORTS if r.name == "triscale").write(
+        warehouse, out=tmp_path / "triscale.html")
+    text = Path(page).read_text(encoding="utf-8")
+    assert "Autocorrelation of run performance" in text and "Infinity" not in text
