@@ -46,7 +46,7 @@ def ranks_levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """(mid-ranks, 0-based dense level of each value, number of levels) of a float64 array
     without NaN (equal values share a level and the mean of their 1-based ranks)."""
     n = values.size
-    order = np.argsort(values, kind="mergesort")
+    order = np.argsort(values)  # equal values get one rank and level: stability is moot
     ranks = np.empty(n)
     levels = np.empty(n, dtype=np.int64)
     start = 0
