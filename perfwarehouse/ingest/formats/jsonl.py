@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,12 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
     """
-    if _suspicious(path):
-        return None
+    # the scan for what DuckDB accepts but the policy refuses runs beside DuckDB's read (a
+    # pass over the bytes in Python, which DuckDB does not wait for); a file it flags is
+    # rolled back and left to the reference parser
+    flagged: list[bool] = []
+    scan = threading.Thread(target=lambda: flagged.append(_suspicious(path)))
+    scan.start()
     columns = "{" + ", ".join(f"{quote_literal(k)}: 'JSON'" for k in KNOWN_KEYS_ORDERED) + "}"
     fields = ",\n".join(_fast_field(k) for k in KNOWN_KEYS_ORDERED)
     try:
@@ -85,6 +90,10 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
             SELECT {quote_literal(source)} AS source, {fields}
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
                            columns = {columns}, maximum_object_size = 16777216)""")
+        scan.join()
+        if flagged != [False]:  # suspicious, or the scan failed
+            con.execute("ROLLBACK")
+            return None
         # rows keep the file's order, so a record's rank in this insert is its line
         # among the non-blank lines
         n = fetch_one(con, """UPDATE raw_trials SET line = rowid - (
@@ -95,6 +104,8 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     except duckdb.Error:
         con.execute("ROLLBACK")
         return None
+    finally:
+        scan.join()
     return int(n)
 
 
@@ -105,6 +116,13 @@ def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) ->
     key given twice (at the top or in ``attributes``: a map refuses duplicate keys),
     raises: the file falls back to :func:`parse`. Nested values are checked for
     duplicate keys and depth when validated (``stage._canonicalise_settings``)."""
+    # records of a file share a few key lists: look at each once, and parse every record
+    # again only when some list has a key without a column (or "attributes")
+    key_lists = con.execute(
+        "SELECT DISTINCT json_keys(json) FROM read_ndjson_objects(?, maximum_object_size = "
+        "16777216)", [str(path)]).fetchall()
+    if all(set(keys or ()) <= KNOWN_KEYS for (keys,) in key_lists):
+        return
     known = sorted(KNOWN_KEYS)
     con.execute(f"""
         UPDATE raw_trials SET attributes = a.attributes FROM (
