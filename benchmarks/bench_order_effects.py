@@ -137,7 +137,7 @@ def breakdown(warehouse: Warehouse, params: order_effects.OrderEffectsParams,
         con = warehouse.reader(snapshot.files, snapshot.configurations)
         try:
             counts, t1 = timed(lambda: fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)))
-            prepared, t2 = timed(lambda: order_effects.prepare(counts, params))
+            prepared, t2 = timed(lambda: order_effects.JOB.prepare(counts, params))
             table, t3 = timed(lambda: fetch_arrow(con, query, _used(
                 query, {"campaign": CAMPAIGN} | extra)))
             result, t4 = timed(lambda: order_effects.compute(table, prepared))
@@ -203,10 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         sort_c.append(time.process_time() - c)
         result = run_job(warehouse, predecessor_effects.JOB, pred_params, campaigns=[CAMPAIGN])
         pred_s.append(recorded_duration(warehouse, result.job_run_id))
-        if run < max(1, min(args.runs, 3)):
-            wall, cpu = scipy_loop(looped, confidence)
-            loop_s.append(wall * scale)
-            loop_c.append(cpu * scale)
+        wall, cpu = scipy_loop(looped, confidence)
+        loop_s.append(wall * scale)
+        loop_c.append(cpu * scale)
     job, sort, loop, pred = (statistics.median(x) for x in (job_s, sort_s, loop_s, pred_s))
     jobc, sortc, loopc = (statistics.median(x) for x in (job_c, sort_c, loop_c))
     print(f"campaign {CAMPAIGN}: {values.size:,} values, {n_configs:,} configurations "

@@ -47,27 +47,14 @@ bad_values AS (
     WHERE length(val) > 200 OR regexp_matches(val, '[\x00-\x1f\x7f]')
        OR (col IN ('campaign', 'hardware_type') AND strlen(url_encode(val)) > 200)
 ),
-bad_names AS (  -- the records holding them (joins with an empty side are free)
-    SELECT source, line, string_agg(col, ', ' ORDER BY ord) AS bad_names FROM (
-        SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'campaign' AND r.campaign = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'run_id' AND r.run_id = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'node' AND r.node = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'hardware_type' AND r.hardware_type = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'benchmark' AND r.benchmark = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'metric' AND r.metric = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'unit' AND r.unit = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'status' AND r.status = b.val
-        UNION ALL SELECT r.source, r.line, b.ord, b.col FROM raw_trials r JOIN bad_values b
-            ON b.col = 'revision' AND r.revision = b.val
-    ) GROUP BY source, line
+bad_names AS (  -- the records holding them (a join with an empty side is free)
+    SELECT r.source, r.line, string_agg(b.col, ', ' ORDER BY b.ord) AS bad_names
+    FROM raw_trials r JOIN bad_values b ON CASE b.col
+        WHEN 'campaign' THEN r.campaign WHEN 'run_id' THEN r.run_id WHEN 'node' THEN r.node
+        WHEN 'hardware_type' THEN r.hardware_type WHEN 'benchmark' THEN r.benchmark
+        WHEN 'metric' THEN r.metric WHEN 'unit' THEN r.unit WHEN 'status' THEN r.status
+        WHEN 'revision' THEN r.revision END = b.val
+    GROUP BY r.source, r.line
 ),
 bad_integers AS (
     SELECT source, line, name, x FROM (
