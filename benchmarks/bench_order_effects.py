@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     job_s, pred_s, sort_s, loop_s = [], [], [], []
     job_c, sort_c, loop_c = [], [], []
     scale = len(groups) / len(looped)
-    for run in range(args.runs):
+    for _ in range(args.runs):
         result = run_job(warehouse, order_effects.JOB, params, campaigns=[CAMPAIGN])
         job_s.append(recorded_duration(warehouse, result.job_run_id))
         job_c.append(job_cpu(warehouse, params))
