@@ -13,8 +13,9 @@ every tau in one O(n log n) pass: the within-prefix sum A(tau) grows by
 sum_{i<tau} |z_tau - z_i| (a Fenwick tree over the dense value levels keeps the counts and
 sums of the smaller values); with D_i = sum_j |z_i - z_j| (a function of z_i's level, the
 same for every permutation), sum_{i<=tau} D_i = 2 A(tau) + cross(tau) gives the cross sum,
-and the within-suffix sum is A(n) - A(tau) - cross(tau). Callers pass ranks (integers or mid-ranks), so every sum is an
-exact float64 integer/half-integer (n <= 10^5).
+and the within-suffix sum is A(n) - A(tau) - cross(tau). Callers pass ranks (integers or
+mid-ranks); the tree works on the ranks doubled, in int64, so A(tau) is exact, and so is
+every float64 sum of ranks (integers or half-integers, n <= 10^5).
 
 The permutation test draws permutations with Fisher-Yates shuffles driven by splitmix64
 (Steele, Lea & Flood, OOPSLA 2014), so the slow twin in ``tests/naive/changepoints.py``
@@ -91,7 +92,7 @@ def level_distances(x: np.ndarray, level: np.ndarray, n_levels: int) -> np.ndarr
 
 
 @njit(cache=True, nogil=True)
-def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist: np.ndarray,
+def _curve(x2: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist: np.ndarray,
            total: float, out: np.ndarray, cnt: np.ndarray, sm: np.ndarray) -> int:
     """Fill out[tau] = Q(tau) for min_size <= tau <= n - min_size (NaN elsewhere); return
     the first tau of the maximum (-1 when there is none).
@@ -99,38 +100,41 @@ def _curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int, dist:
     One pass over t: A(t), the sum over pairs inside the first t points (Fenwick tree over
     the levels, counts in ``cnt`` and sums in ``sm``), and cum(t) = sum_{i<t} D[level_i] =
     2 A(t) + cross(t), so cross(t) = cum(t) - 2 A(t) and B(t) = A(n) - A(t) - cross(t),
-    with ``total`` = A(n) (:func:`_pair_total`: it does not depend on the order)."""
-    n = x.size
-    cnt[:] = 0.0
-    sm[:] = 0.0
-    total_c = 0.0
-    total_s = 0.0
-    acc = 0.0
+    with ``total`` = A(n) (:func:`_pair_total`: it does not depend on the order). The
+    tree and A(t) are integers: ``x2`` holds the ranks doubled (mid-ranks are
+    half-integers), so they are exact and 2 A(t) is halved exactly."""
+    n = x2.size
+    cnt[:] = 0
+    sm[:] = 0
+    total_c = 0
+    total_s = 0
+    acc2 = 0
     run = 0.0
     out[:] = np.nan
     best = -1
     best_q = -np.inf
     for t in range(n - min_size):
-        v = x[t]
+        v = x2[t]
         lv = level[t] + 1
-        c_le = 0.0
-        s_le = 0.0
+        c_le = 0
+        s_le = 0
         k = lv
         while k > 0:
             c_le += cnt[k]
             s_le += sm[k]
             k -= k & -k
-        acc += v * c_le - s_le + (total_s - s_le) - v * (total_c - c_le)
+        acc2 += v * c_le - s_le + (total_s - s_le) - v * (total_c - c_le)
         run += dist[lv - 1]
         k = lv
         while k <= n_levels:
-            cnt[k] += 1.0
+            cnt[k] += 1
             sm[k] += v
             k += k & -k
-        total_c += 1.0
+        total_c += 1
         total_s += v
         tau = t + 1
         if tau >= min_size:
+            acc = 0.5 * acc2
             a = float(tau)
             b = float(n - tau)
             cross = run - 2.0 * acc
@@ -157,8 +161,18 @@ def _pair_total(level: np.ndarray, dist: np.ndarray) -> float:
 @njit(cache=True, nogil=True)
 def _work_arrays(n: int, n_levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The work arrays of :func:`_curve` for ``n`` values of ``n_levels`` levels: out
-    (n + 1), cnt, sm (n_levels + 1 each)."""
-    return np.empty(n + 1), np.empty(n_levels + 1), np.empty(n_levels + 1)
+    (n + 1), cnt, sm (n_levels + 1 integers each)."""
+    return (np.empty(n + 1), np.empty(n_levels + 1, dtype=np.int64),
+            np.empty(n_levels + 1, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _doubled(ranks: np.ndarray) -> np.ndarray:
+    """2 x the ranks (integers or mid-ranks) as exact int64."""
+    out = np.empty(ranks.size, dtype=np.int64)
+    for i in range(ranks.size):
+        out[i] = np.int64(2.0 * ranks[i])
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -171,7 +185,8 @@ def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> n
     """
     out, cnt, sm = _work_arrays(x.size, n_levels)
     dist = level_distances(x, level, n_levels)
-    _curve(x, level, n_levels, min_size, dist, _pair_total(level, dist), out, cnt, sm)
+    _curve(_doubled(x), level, n_levels, min_size, dist, _pair_total(level, dist), out, cnt,
+           sm)
     return out
 
 
@@ -186,8 +201,8 @@ def segment_split(values: np.ndarray, min_size: int) -> tuple[int, float, np.nda
         return -1, np.nan, ranks, n_levels
     out, cnt, sm = _work_arrays(values.size, n_levels)
     dist = level_distances(ranks, levels, n_levels)
-    best = _curve(ranks, levels, n_levels, min_size, dist, _pair_total(levels, dist), out,
-                  cnt, sm)
+    best = _curve(_doubled(ranks), levels, n_levels, min_size, dist,
+                  _pair_total(levels, dist), out, cnt, sm)
     return best, (out[best] if best >= 0 else np.nan), ranks, n_levels
 
 
@@ -226,23 +241,28 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
     out, cnt, sm = _work_arrays(n, n_levels)
     dist = level_distances(px, pl, n_levels)
     total = _pair_total(pl, dist)
+    x2 = _doubled(px)  # shuffled with pl; px is given the last permutation at the end
     maxima = np.empty(n_perm)
+    drawn = 0
     hits = 0
     for r in range(n_perm):
         for i in range(n - 1, 0, -1):
             state, bits = _splitmix(state)
             j = np.int64(((bits >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
-            tx = px[i]
-            px[i] = px[j]
-            px[j] = tx
+            tx = x2[i]
+            x2[i] = x2[j]
+            x2[j] = tx
             tl = pl[i]
             pl[i] = pl[j]
             pl[j] = tl
-        best = _curve(px, pl, n_levels, min_size, dist, total, out, cnt, sm)
+        best = _curve(x2, pl, n_levels, min_size, dist, total, out, cnt, sm)
         m = out[best] if best >= 0 else np.nan
         maxima[r] = m
+        drawn = r + 1
         if m >= stop_at:
             hits += 1
             if hits >= stop_count:
-                return maxima[: r + 1], state
-    return maxima, state
+                break
+    for i in range(n):
+        px[i] = 0.5 * x2[i]
+    return maxima[:drawn], state
