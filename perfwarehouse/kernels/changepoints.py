@@ -183,11 +183,18 @@ def q_curve(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int) -> n
     equal values share a level, order preserved); ``n_levels`` = max(level) + 1;
     ``min_size`` >= 2.
     """
+    return _curve_of(x, level, n_levels, min_size)[0]
+
+
+@njit(cache=True, nogil=True)
+def _curve_of(x: np.ndarray, level: np.ndarray, n_levels: int, min_size: int
+              ) -> tuple[np.ndarray, int]:
+    """(Q(tau) for tau = 0..n, the first tau of its maximum or -1) of ranks ``x``."""
     out, cnt, sm = _work_arrays(x.size, n_levels)
     dist = level_distances(x, level, n_levels)
-    _curve(_doubled(x), level, n_levels, min_size, dist, _pair_total(level, dist), out, cnt,
-           sm)
-    return out
+    best = _curve(_doubled(x), level, n_levels, min_size, dist, _pair_total(level, dist), out,
+                  cnt, sm)
+    return out, best
 
 
 @njit(cache=True, nogil=True)
@@ -199,10 +206,7 @@ def segment_split(values: np.ndarray, min_size: int) -> tuple[int, float, np.nda
     ranks, levels, n_levels = ranks_levels(values)
     if n_levels == 1:
         return -1, np.nan, ranks, n_levels
-    out, cnt, sm = _work_arrays(values.size, n_levels)
-    dist = level_distances(ranks, levels, n_levels)
-    best = _curve(_doubled(ranks), levels, n_levels, min_size, dist,
-                  _pair_total(levels, dist), out, cnt, sm)
+    out, best = _curve_of(ranks, levels, n_levels, min_size)
     return best, (out[best] if best >= 0 else np.nan), ranks, n_levels
 
 

@@ -91,9 +91,9 @@ def verdict(df: pl.DataFrame | None, polluters: pl.DataFrame | None) -> Verdict:
         level = "alarm"
     if polluters is not None and polluters.height:
         top = polluters.sort(["victims", "median_worse_pct"], descending=True).row(0, named=True)
-        victims = f"{top['victims']:,} victim" + ("s" if top["victims"] != 1 else "")
         text += (f" Worst polluter: {top['predecessor']} on {top['hardware_type']} "
-                 f"({victims}, median {top['median_worse_pct']:+.1f} % worse).")
+                 f"({top['victims']:,} victim{'s' if top['victims'] != 1 else ''}, "
+                 f"median {top['median_worse_pct']:+.1f} % worse).")
     elif polluters is not None:
         text += " No test significantly worsens the test that runs after it."
     return Verdict(text, level)
@@ -123,9 +123,9 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
     # a campaign without a tested configuration (no fixed- and random-order trials of one
     # configuration, e.g. a load test) gets a line, not an empty chart
     tested = df.filter(pl.col("kw_p").is_not_null())
-    untested = [g for g in df["group"].unique(maintain_order=True).to_list()
-                if g not in set(tested["group"].to_list())]
     groups = tested["group"].unique(maintain_order=True).to_list()
+    tested_groups = set(groups)
+    untested = [g for g in df["group"].unique(maintain_order=True).to_list() if g not in tested_groups]
     sizes = tested.group_by("group").len().sort("len", descending=True)
     shown = sizes["group"].head(MAX_CAMPAIGN_CHARTS).to_list()
     cap_note = None
