@@ -361,25 +361,34 @@ def _report_command(rep: Any) -> click.Command:
 def _analyze_all_command() -> click.Command:
     """``analyze all``: every registered job with its default parameters."""
 
-    def callback(campaign: str | None) -> None:
-        from perfwarehouse.jobs import JOBS, run_job
+    def callback(campaign: str | None, processes: int | None) -> None:
+        from perfwarehouse.jobs import JOBS
+        from perfwarehouse.jobs.parallel import run_jobs
 
         ctx = click.get_current_context()
-        warehouse = _warehouse(ctx)
+        runs = []
         for job in JOBS:
             names = {f.name for f in dataclasses.fields(job.params)}
-            params = job.params(campaign=campaign) if "campaign" in names else job.params()
-            result = run_job(warehouse, job, params, campaigns=[campaign] if campaign else None,
-                             reporter=_reporter(ctx), scheduler=_settings(ctx).scheduler)
+            runs.append((job, job.params(campaign=campaign) if "campaign" in names
+                         else job.params()))
+        for job, result in run_jobs(_warehouse(ctx), runs,
+                                    campaigns=[campaign] if campaign else None,
+                                    processes=processes, reporter=_reporter(ctx),
+                                    scheduler=_settings(ctx).scheduler):
             rows = sum(t.num_rows for t in result.tables.values())
             echo(f"{job.name}: {rows:,} rows in {', '.join(job.outputs)} "
                  f"(job_run_id {result.job_run_id}, {result.duration_s:.2f} s)")
 
     return click.Command(
         "all", callback=callback, context_settings=CONTEXT,
-        help="Run every analysis job with its default parameters (as the demo does).",
+        help="Run every analysis job with its default parameters (as the demo does), one "
+             "per core at a time; each line says a job finished.",
         params=[click.Option(["--campaign"], default=None,
-                             help="Only this campaign.  [default: every campaign]")])
+                             help="Only this campaign.  [default: every campaign]"),
+                click.Option(["--processes"], type=click.IntRange(min=1), default=None,
+                             metavar="N",
+                             help="Jobs at a time, each in its own process (1: one after "
+                                  "another, here).  [default: one per core]")])
 
 
 @cli.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.jobs",

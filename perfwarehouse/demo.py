@@ -6,7 +6,8 @@
    the same for the generated ``load-campaign`` (load tests with ground truth);
 2. ingest the OrderSage fixtures as campaigns named after their studies (``memcached``,
    ``NPB``, ``uFS``; a repeated demo ingests nothing new);
-3. run every registered analysis (``load`` with the campaign's R_sat);
+3. run every registered analysis (``load`` with the campaign's R_sat), one per core at a
+   time (:mod:`perfwarehouse.jobs.parallel`);
 4. write every registered report and say where everything is.
 """
 
@@ -51,7 +52,8 @@ def run_demo(
     warehouse: Warehouse, *, seed: int, scale: float, reports_dir: Path, reporter: Reporter,
     echo: Callable[[str], None], scheduler: str | None = None,
 ) -> None:
-    from perfwarehouse.jobs import JOBS, run_job
+    from perfwarehouse.jobs import JOBS
+    from perfwarehouse.jobs.parallel import job_workers, run_jobs
     from perfwarehouse.reports import REPORTS
 
     start = time.monotonic()
@@ -72,13 +74,17 @@ def run_demo(
         total = fetch_one(con, "SELECT count(*) FROM measurements")[0]
     step(f"the warehouse {warehouse.root} holds {total:,} measurements")
 
+    runs = []
     for job in JOBS:
         params = job.params()
         if job.name == "load":  # the generated campaign's saturation threshold
             from perfwarehouse.generate.load_campaign import R_SAT_MS
 
             params = job.params(r_sat=f"{R_SAT_MS:g}")
-        result = run_job(warehouse, job, params, reporter=reporter, scheduler=scheduler)
+        runs.append((job, params))
+    step(f"running {len(runs)} analyses, {job_workers(len(runs), scheduler=scheduler)} at a "
+         "time ...")
+    for job, result in run_jobs(warehouse, runs, reporter=reporter, scheduler=scheduler):
         rows = sum(t.num_rows for t in result.tables.values())
         step(f"analyze {job.name}: {rows:,} rows in {', '.join(job.outputs)} "
              f"({result.duration_s:.1f} s)")

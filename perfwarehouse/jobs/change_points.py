@@ -148,4 +148,5 @@ JOB = Job(
     summarize=summarize,
     query_params=lambda p: {"by": p.by},
     per_configuration=True,
+    relative_cost=4.0,
 )

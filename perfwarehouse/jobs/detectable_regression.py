@@ -128,6 +128,7 @@ AA_FPR = Job(
     outputs=("aa_fpr",),
     summarize=summarize_aa,
     per_configuration=True,
+    relative_cost=2.0,
 )
 
 

@@ -81,6 +81,10 @@ class Job:
     # catalog tables (with a campaign column) the query joins, read with the snapshot and
     # registered in the reader under their own names (created empty when missing)
     catalog_tables: tuple[str, ...] = ()
+    # how long the job takes relative to the others on the same data (about 1 = a few
+    # seconds on the demo's 2.3M measurements): the costliest start first when several jobs
+    # run at once (jobs/parallel.py); it changes the order, never a result
+    relative_cost: float = 1.0
 
 
 @dataclass(frozen=True)

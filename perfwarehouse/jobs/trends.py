@@ -111,4 +111,5 @@ TRENDS = Job(
     "index, as % of the median per 30 days, with CI.", params=TrendParams,
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),
     summarize=summarize_trends, prepare_query="trend_family_size", prepare=prepare_trends,
-    query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True)
+    query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True,
+    relative_cost=2.0)

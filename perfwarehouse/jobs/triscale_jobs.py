@@ -193,7 +193,7 @@ def summarize_kpi(tables: dict[str, pa.Table], params: KPIParams) -> list[str]:
 KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a percentile with "
           "the independence test (Jacob et al. (TriScale, JSys 2021), §4.2).", params=KPIParams, query="triscale_trial_values",
           compute=compute_kpi, outputs=("triscale_kpi",), summarize=summarize_kpi,
-          per_configuration=True)
+          per_configuration=True, relative_cost=2.0)
 
 
 # --------------------------------------------------------- variability score

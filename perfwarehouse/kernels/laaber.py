@@ -24,9 +24,11 @@ Entry points (few, so the one-off compilation stays short): :func:`sort_segments
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 STRATEGY_INSTANCE = 0
 STRATEGY_TRIAL = 1
@@ -135,12 +137,12 @@ def _median_sorted(a: np.ndarray) -> float:
     return (a[n // 2 - 1] + a[n // 2]) / 2.0
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def segment_medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Median of each segment ``values[offsets[s]:offsets[s + 1]]`` (NaN when empty)."""
     n = len(offsets) - 1
     out = np.full(n, np.nan)
-    for s in prange(n):
+    for s in range(n):
         lo = offsets[s]
         hi = offsets[s + 1]
         if hi > lo:
@@ -148,11 +150,11 @@ def segment_medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def sort_segments(values: np.ndarray, offsets: np.ndarray) -> None:
     """Sort each segment ``values[offsets[s]:offsets[s + 1]]`` in place (insertion sort
     for short segments, the usual for long ones)."""
-    for s in prange(len(offsets) - 1):
+    for s in range(len(offsets) - 1):
         lo = offsets[s]
         hi = offsets[s + 1]
         if hi - lo > 64:
@@ -167,7 +169,7 @@ def sort_segments(values: np.ndarray, offsets: np.ndarray) -> None:
             values[j + 1] = v
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def segment_moments(
     values: np.ndarray, offsets: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,7 +182,7 @@ def segment_moments(
     count = np.zeros(n, dtype=np.int64)
     mean = np.full(n, np.nan)
     sd = np.full(n, np.nan)
-    for s in prange(n):
+    for s in range(n):
         total = 0.0
         m = 0
         for i in range(offsets[s], offsets[s + 1]):
@@ -382,7 +384,6 @@ def _group_size(trial_offsets: np.ndarray, trials: np.ndarray) -> int:
     return size
 
 
-@njit(parallel=True, cache=True)
 def sample_group_statistics(
     values: np.ndarray, ranks: np.ndarray, distinct: np.ndarray, trial_offsets: np.ndarray,
     node_offsets: np.ndarray, eligible_offsets: np.ndarray, eligible_nodes: np.ndarray,
@@ -424,11 +425,35 @@ def sample_group_statistics(
     median_control = np.full((n_configs, draws), np.nan)
     median_test = np.full((n_configs, draws), np.nan)
     pvalue = np.full((n_configs, draws), np.nan)
+    tasks = n_configs * draws
+    threads = max(1, min(os.cpu_count() or 1, tasks // 64))
+    bounds = [tasks * i // threads for i in range(threads + 1)]
+    max_trials = int(np.max(np.diff(node_offsets))) if len(node_offsets) > 1 else 0
+
+    def run(i: int) -> None:
+        _group_statistics(values, ranks, distinct, trial_offsets, node_offsets,
+                          eligible_offsets, eligible_nodes, config_keys, seed, strategy, k,
+                          per_node, disjoint, draws, with_ranksum, max_trials, bounds[i],
+                          bounds[i + 1], median_control, median_test, pvalue)
+
+    # each task writes only its own cells, and its draws depend on its index only:
+    # the threads change the speed, never a result
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(run, range(threads)))
+    return median_control, median_test, pvalue
+
+
+@njit(cache=True, nogil=True)
+def _group_statistics(
+    values: np.ndarray, ranks: np.ndarray, distinct: np.ndarray, trial_offsets: np.ndarray,
+    node_offsets: np.ndarray, eligible_offsets: np.ndarray, eligible_nodes: np.ndarray,
+    config_keys: np.ndarray, seed: np.uint64, strategy: int, k: int, per_node: int,
+    disjoint: bool, draws: int, with_ranksum: bool, max_trials: int, start: int, stop: int,
+    median_control: np.ndarray, median_test: np.ndarray, pvalue: np.ndarray,
+) -> None:
+    """The tasks (configuration x draw) ``start:stop`` of :func:`sample_group_statistics`."""
     need = 2 * k if (strategy == STRATEGY_INSTANCE and disjoint) else k
-    max_trials = 0
-    for n in range(len(node_offsets) - 1):
-        max_trials = max(max_trials, node_offsets[n + 1] - node_offsets[n])
-    for task in prange(n_configs * draws):
+    for task in range(start, stop):
         c = task // draws
         d = task % draws
         lo = eligible_offsets[c]
@@ -460,4 +485,3 @@ def sample_group_statistics(
             xc.sort()
             xt.sort()
             pvalue[c, d] = ranksum_sorted(xc, xt)[1]
-    return median_control, median_test, pvalue

@@ -114,7 +114,15 @@ def _grow(slot_first: np.ndarray, slot_second: np.ndarray, slot_code: np.ndarray
     return new_first, new_second, new_code
 
 
-@njit(cache=True)
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only C-contiguous view of ``a``: numba compiles a kernel once per signature,
+    and Arrow hands out read-only arrays where a filtered or concatenated column is
+    writable; passing every input read-only compiles one signature, not 2^inputs."""
+    view = np.ascontiguousarray(a).view()
+    view.flags.writeable = False
+    return view
+
+
 def dense_codes(
     first: np.ndarray, second: np.ndarray, seed_first: np.ndarray, seed_second: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -130,6 +138,13 @@ def dense_codes(
     Open addressing with linear probing; the table doubles when it is an eighth
     full (a sparse table keeps probes short and branches predictable).
     """
+    return _dense_codes(*(_readonly(a) for a in (first, second, seed_first, seed_second)))
+
+
+@njit(cache=True)
+def _dense_codes(
+    first: np.ndarray, second: np.ndarray, seed_first: np.ndarray, seed_second: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     bits = 10
     while (1 << bits) < 8 * seed_first.size + 8:
         bits += 1
@@ -610,6 +625,7 @@ def two_group_ranks(
     """
     if not 1 <= batch_bits <= 16:
         raise ValueError(f"batch_bits must be in 1..16, got {batch_bits}")
+    codes, groups, values = _readonly(codes), _readonly(groups), _readonly(values)
     counts, key_min, wide, packed, batch_offsets = pooled_sort_keys(
         codes, groups, values, n_configs, 2, 1, batch_bits)
     for b in range(batch_offsets.size - 1):  # numpy's vectorised sort, once per batch

@@ -148,12 +148,13 @@ def n_required_median(confidence: float) -> int:
     return max(1, math.ceil(1.0 - math.log(1.0 - confidence) / math.log(2.0) - 1e-12))
 
 
+@lru_cache(maxsize=65536)
 def range_coverage(n: int, p: float, m: int) -> float:
     """Joint coverage of [x(m), x(n-m+1)] for the range [P_p, P_(1-p)], p <= 1/2.
 
     P(N_low >= m and N_high >= m) where (N_low, N_mid, N_high) is multinomial
     with probabilities (p, 1 - 2p, p). For p = 1/2 this is the median interval's
-    coverage.
+    coverage. Memoised: jobs ask for the same few (n, p, m) for thousands of series.
     """
     if m < 1 or m > n - m + 1:
         return 0.0
@@ -271,6 +272,7 @@ def percentile_interval(x: object, p: float, confidence: float,
                           n - m + 1, None)
 
 
+@lru_cache(maxsize=65536)
 def _largest_joint_m(n: int, q: float, confidence: float) -> int:
     """Largest m (coverage decreases in m) with range_coverage >= confidence; 0 if none."""
     if range_coverage(n, q, 1) < confidence:

@@ -1,0 +1,120 @@
+"""Several jobs at once in worker processes (``run_jobs``, ``analyze all``, the demo): each
+job gives the tables it gives alone and writes them once; the jobs really overlap; the
+costliest start first; the first error stops the run with that error, one line on the
+command line."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from polars.testing import assert_frame_equal
+
+from perfwarehouse.errors import UsageError
+from perfwarehouse.generate import generate_to_file
+from perfwarehouse.ingest.service import ingest_jsonl
+from perfwarehouse.jobs import CATALOG, get
+from perfwarehouse.jobs.parallel import job_workers, run_jobs
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+
+# the jobs an OrderSage-shaped campaign feeds (load and surface need load tests)
+NAMES = [e.name for e in CATALOG if e.name not in ("load", "surface")]
+FEWER_DRAWS = {"aa-fpr": {"draws": 20}, "detectable-regression": {"draws": 20}}
+
+
+@pytest.fixture(scope="module")
+def longterm(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    base = tmp_path_factory.mktemp("parallel")
+    wh = Warehouse(base / "warehouse", lock_timeout_s=60.0)
+    generate_to_file("ordersage-longterm", base / "lt.jsonl", seed=7, scale=0.005)
+    ingest_jsonl(wh, [base / "lt.jsonl"])
+    return wh
+
+
+def _runs() -> list[tuple[object, object]]:
+    return [(get(n), get(n).params(**FEWER_DRAWS.get(n, {}))) for n in NAMES]
+
+
+def _sorted(table: pa.Table) -> pl.DataFrame:
+    df = pl.from_arrow(table)
+    assert isinstance(df, pl.DataFrame)
+    keys = [name for name, dtype in df.schema.items() if not isinstance(dtype, pl.List)]
+    return df.sort(keys, nulls_last=True)
+
+
+def _job_runs(wh: Warehouse) -> pa.Table:
+    with wh.catalog() as con:
+        return fetch_arrow(con, "SELECT job_run_id, job, started_at, duration_s, rows_out "
+                                "FROM job_runs ORDER BY job_run_id")
+
+
+def test_jobs_in_processes_give_and_write_what_each_gives_alone(longterm: Warehouse) -> None:
+    here = {job.name: result for job, result in run_jobs(longterm, _runs(), processes=1)}
+    first_parallel_id = max(r.job_run_id for r in here.values()) + 1
+    there = {job.name: result for job, result in run_jobs(longterm, _runs(), processes=2)}
+    assert sorted(there) == sorted(NAMES)
+    for name in NAMES:
+        assert here[name].tables.keys() == there[name].tables.keys(), name
+        for table, rows in here[name].tables.items():
+            assert rows.num_rows > 0 or name == "convergence", (name, table)
+            assert_frame_equal(_sorted(rows), _sorted(there[name].tables[table]),
+                               check_exact=True)
+        assert here[name].summary == there[name].summary, name
+
+    runs = _job_runs(longterm).to_pylist()
+    parallel = [r for r in runs if r["job_run_id"] >= first_parallel_id]
+    # one job_runs row per job, with the rows it sent back, in its output tables
+    assert sorted(r["job"] for r in parallel) == sorted(NAMES)
+    for r in parallel:
+        result = there[r["job"]]
+        assert r["job_run_id"] == result.job_run_id
+        assert r["rows_out"] == sum(t.num_rows for t in result.tables.values())
+        with longterm.catalog() as con:
+            for table in get(r["job"]).outputs:
+                stored = con.execute(f"SELECT count(*) FROM {table} WHERE job_run_id = ?",
+                                     [r["job_run_id"]]).fetchone()
+                assert stored is not None
+                assert stored[0] == there[r["job"]].tables[table].num_rows, (r["job"], table)
+    # two at a time: some job started before another one had finished
+    spans = sorted((r["started_at"], r["started_at"] + timedelta(seconds=r["duration_s"]))
+                   for r in parallel)
+    assert any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+    # the costliest job (change-points) started first, before the cheap ones ahead of it
+    # in the registry
+    started = {r["job"]: r["started_at"] for r in parallel}
+    assert started["change-points"] < started["order-effects"]
+
+
+def test_the_first_error_is_raised_here(longterm: Warehouse) -> None:
+    runs = _runs()
+    bad = get("order-effects")
+    runs[1] = (bad, bad.params(alpha=2.0))
+    with pytest.raises(UsageError, match="alpha"):
+        for _ in run_jobs(longterm, runs, processes=2):
+            pass
+
+
+def test_one_worker_per_core_or_as_asked_and_one_with_a_scheduler() -> None:
+    assert job_workers(14, processes=3) == 3
+    assert job_workers(2, processes=8) == 2
+    assert job_workers(14, processes=3, scheduler="tcp://127.0.0.1:1") == 1
+    assert job_workers(0) == 1
+
+
+def test_analyze_all_in_processes_names_a_bad_campaign_in_one_line(cli, tmp_path: Path) -> None:
+    from tests.conftest import ORDERSAGE_DIRS
+
+    cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), "--campaign", "ufs", "-q",
+        check=True)
+    out = cli("analyze", "all", "--campaign", "nope", "--processes", "2")
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [out.stderr.strip()]  # one line, no traceback
+    assert "unknown campaign 'nope'" in out.stderr
+    done = cli("analyze", "all", "--processes", "2", check=True)
+    finished = {line.split(":")[0] for line in done.stdout.splitlines()}
+    assert {e.name for e in CATALOG} <= finished
