@@ -63,7 +63,8 @@ VALUE_TOLERANCE = 1e-9  # relative; re-saved copies of a trial differ by float r
 
 @dataclass(frozen=True)
 class IngestSummary:
-    """What an ingest did. ``outcome``: landed, unchanged (same content again) or nothing-new."""
+    """What an ingest did. ``outcome``: landed, unchanged (same content again) or nothing-new;
+    ``seconds``: the whole ingest of the batch, from reading its first input to landing."""
 
     source: str
     format: str
@@ -84,6 +85,7 @@ class Batch:
     def __init__(self, source: str, fmt: str, memory_limit: str = MEMORY_LIMIT) -> None:
         self.source = source
         self.format = fmt
+        self.started = time.monotonic()  # IngestSummary.seconds: reading, checks, landing
         # a batch larger than memory_limit spills to a private temporary directory
         self._spill = tempfile.TemporaryDirectory(prefix="perfwarehouse-batch-")
         self.con = duckdb.connect(config={"memory_limit": memory_limit,
@@ -144,7 +146,7 @@ def land(
     nothing (unchanged or nothing new) it still runs, in a transaction of its own.
     """
     reporter = reporter or SilentReporter()
-    started = time.monotonic()
+    started = batch.started
     started_at = datetime.now(timezone.utc)
     con = batch.con
     n_records = batch.count()
