@@ -18,38 +18,31 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-import pyarrow as pa
 import pytest
-from polars.testing import assert_frame_equal
 
 from perfwarehouse.errors import AnalysisError
-from perfwarehouse.generate import generate_to_file
-from perfwarehouse.ingest.service import ingest_jsonl
-from perfwarehouse.jobs import CATALOG, get, run_job
+from perfwarehouse.jobs import get, run_job
 from perfwarehouse.jobs.framework import plan_job
 from perfwarehouse.warehouse.store import Warehouse, fetch_one
+from tests.integration.jobs_support import (
+    FEWER_DRAWS,
+    JOB_NAMES,
+    assert_same_tables,
+    generated_warehouse,
+)
 
 distributed = pytest.importorskip("distributed")
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
-# the jobs these OrderSage-shaped campaigns feed (load and surface read load-test trials
-# and peak-rate searches; tests/integration/test_load_job.py and the workbench tests run them)
-JOB_NAMES = [e.name for e in CATALOG if e.name not in ("load", "surface")]
-FEWER_DRAWS = {"aa-fpr": {"draws": 20}, "detectable-regression": {"draws": 20}}
 
 
 @pytest.fixture(scope="module")
 def both_campaigns(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     """Both generated campaigns, small (0.2M measurements, every job has rows)."""
-    base = tmp_path_factory.mktemp("dask")
-    wh = Warehouse(base / "warehouse", lock_timeout_s=30.0)
-    for name, scale in (("ordersage-longterm", 0.005), ("laaber-cloud", 0.05)):
-        generate_to_file(name, base / f"{name}.jsonl", seed=7, scale=scale)
-        ingest_jsonl(wh, [base / f"{name}.jsonl"])
-    return wh
+    return generated_warehouse(tmp_path_factory.mktemp("dask"),
+                               {"ordersage-longterm": 0.005, "laaber-cloud": 0.05})
 
 
 @pytest.fixture(scope="module")
@@ -64,20 +57,6 @@ def client() -> Iterator[Any]:
     finally:
         c.close()
         cluster.close()
-
-
-def _sorted(table: pa.Table) -> pl.DataFrame:
-    df = pl.from_arrow(table)
-    assert isinstance(df, pl.DataFrame)
-    keys = [name for name, dtype in df.schema.items() if not isinstance(dtype, pl.List)]
-    return df.sort(keys, nulls_last=True)
-
-
-def _assert_same(a: dict[str, pa.Table], b: dict[str, pa.Table]) -> None:
-    assert a.keys() == b.keys()
-    for name in a:
-        assert a[name].schema == b[name].schema, name
-        assert_frame_equal(_sorted(a[name]), _sorted(b[name]), check_exact=True)
 
 
 def _job_runs(wh: Warehouse) -> int:
@@ -97,7 +76,7 @@ def test_every_job_gives_the_same_tables_on_the_cluster(
     here = run_job(both_campaigns, job, params, write=False).tables
     there = run_job(both_campaigns, job, params, write=False, scheduler=client).tables
     assert sum(t.num_rows for t in here.values()) > 0
-    _assert_same(here, there)
+    assert_same_tables(here, there)
 
 
 class _KillOnFirstPiece:
@@ -142,7 +121,7 @@ def test_a_worker_killed_mid_job_costs_only_time(both_campaigns: Warehouse, clie
     assert reporter.done == reporter.total
     with pytest.raises(ProcessLookupError):
         os.kill(victim, 0)  # really dead
-    _assert_same(here, result.tables)
+    assert_same_tables(here, result.tables)
     assert _job_runs(wh) == before + 1
     client.wait_for_workers(2, timeout=120)  # the nanny restarts it for the next tests
 
@@ -288,8 +267,8 @@ def test_the_command_line_runs_on_a_cluster_local(both_campaigns: Warehouse, tmp
             tables = [con.sql("SELECT * EXCLUDE (job_run_id) FROM triscale_kpi_history "
                               "WHERE job_run_id = ?", params=[i]).to_arrow_table() for i in ids]
         assert tables[0].num_rows > 0
-        _assert_same({"kpi": tables[0]}, {"kpi": tables[1]})
-        _assert_same({"kpi": tables[0]}, {"kpi": tables[2]})
+        assert_same_tables({"kpi": tables[0]}, {"kpi": tables[1]})
+        assert_same_tables({"kpi": tables[0]}, {"kpi": tables[2]})
         bad = cli("--scheduler", "tcp://127.0.0.1:1", "analyze", "kpi", warehouse=wh)
         assert bad.returncode == 1
         assert bad.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:1")

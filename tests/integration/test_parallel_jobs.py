@@ -8,43 +8,31 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-import polars as pl
 import pyarrow as pa
 import pytest
-from polars.testing import assert_frame_equal
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.generate import generate_to_file
-from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import CATALOG, get
 from perfwarehouse.jobs.parallel import job_workers, run_jobs
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
+from tests.conftest import ORDERSAGE_DIRS
+from tests.integration.jobs_support import (
+    FEWER_DRAWS,
+    JOB_NAMES,
+    assert_same_tables,
+    generated_warehouse,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
-
-# the jobs an OrderSage-shaped campaign feeds (load and surface need load tests)
-NAMES = [e.name for e in CATALOG if e.name not in ("load", "surface")]
-FEWER_DRAWS = {"aa-fpr": {"draws": 20}, "detectable-regression": {"draws": 20}}
 
 
 @pytest.fixture(scope="module")
 def longterm(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    base = tmp_path_factory.mktemp("parallel")
-    wh = Warehouse(base / "warehouse", lock_timeout_s=60.0)
-    generate_to_file("ordersage-longterm", base / "lt.jsonl", seed=7, scale=0.005)
-    ingest_jsonl(wh, [base / "lt.jsonl"])
-    return wh
+    return generated_warehouse(tmp_path_factory.mktemp("parallel"), {"ordersage-longterm": 0.005})
 
 
 def _runs() -> list[tuple[object, object]]:
-    return [(get(n), get(n).params(**FEWER_DRAWS.get(n, {}))) for n in NAMES]
-
-
-def _sorted(table: pa.Table) -> pl.DataFrame:
-    df = pl.from_arrow(table)
-    assert isinstance(df, pl.DataFrame)
-    keys = [name for name, dtype in df.schema.items() if not isinstance(dtype, pl.List)]
-    return df.sort(keys, nulls_last=True)
+    return [(get(n), get(n).params(**FEWER_DRAWS.get(n, {}))) for n in JOB_NAMES]
 
 
 def _job_runs(wh: Warehouse) -> pa.Table:
@@ -57,19 +45,17 @@ def test_jobs_in_processes_give_and_write_what_each_gives_alone(longterm: Wareho
     here = {job.name: result for job, result in run_jobs(longterm, _runs(), processes=1)}
     first_parallel_id = max(r.job_run_id for r in here.values()) + 1
     there = {job.name: result for job, result in run_jobs(longterm, _runs(), processes=2)}
-    assert sorted(there) == sorted(NAMES)
-    for name in NAMES:
-        assert here[name].tables.keys() == there[name].tables.keys(), name
-        for table, rows in here[name].tables.items():
-            assert rows.num_rows > 0 or name == "convergence", (name, table)
-            assert_frame_equal(_sorted(rows), _sorted(there[name].tables[table]),
-                               check_exact=True)
+    assert sorted(there) == sorted(JOB_NAMES)
+    for name in JOB_NAMES:
+        tables = here[name].tables
+        assert name == "convergence" or all(t.num_rows for t in tables.values()), name
+        assert_same_tables(tables, there[name].tables)
         assert here[name].summary == there[name].summary, name
 
     runs = _job_runs(longterm).to_pylist()
     parallel = [r for r in runs if r["job_run_id"] >= first_parallel_id]
     # one job_runs row per job, with the rows it sent back, in its output tables
-    assert sorted(r["job"] for r in parallel) == sorted(NAMES)
+    assert sorted(r["job"] for r in parallel) == sorted(JOB_NAMES)
     for r in parallel:
         result = there[r["job"]]
         assert r["job_run_id"] == result.job_run_id
@@ -107,8 +93,6 @@ def test_one_worker_per_core_or_as_asked_and_one_with_a_scheduler() -> None:
 
 
 def test_analyze_all_in_processes_names_a_bad_campaign_in_one_line(cli, tmp_path: Path) -> None:
-    from tests.conftest import ORDERSAGE_DIRS
-
     cli("ingest", "ordersage", str(ORDERSAGE_DIRS["ufs"]), "--campaign", "ufs", "-q",
         check=True)
     out = cli("analyze", "all", "--campaign", "nope", "--processes", "2")
