@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
+import signal
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,9 @@ def run_jobs(
 
     With one worker (:func:`job_workers`) the jobs run here, one after another, in the
     given order, with ``reporter``'s progress bars; worker processes report no progress
-    (the caller says what finished). The first job that fails stops the jobs not yet
-    started and its error is raised here.
+    (the caller says what finished). The first job that fails, or Ctrl-C, stops every
+    worker (a job stopped mid-way writes nothing: its results are one catalog
+    transaction) and the error is raised here.
     """
     workers = job_workers(len(runs), processes, scheduler)
     if workers == 1:
@@ -51,17 +53,27 @@ def run_jobs(
                                scheduler=scheduler)
         return
     first = sorted(runs, key=lambda run: -run[0].relative_cost)  # stable: ties keep order
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures: dict[Future[JobResult], Job] = {
-            pool.submit(_run_named, warehouse.root, warehouse.lock_timeout_s, job.name, params,
-                        campaigns): job
-            for job, params in first}
-        try:
-            for future in as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+    finished: queue.Queue[tuple[Job, JobResult | BaseException]] = queue.Queue()
+    # leaving the block terminates the workers: after the last job, when one fails, or on
+    # Ctrl-C (which the workers ignore: this process stops them)
+    with multiprocessing.get_context("spawn").Pool(workers, _ignore_interrupts) as pool:
+        for job, params in first:
+            def arrived(outcome: JobResult | BaseException, job: Job = job) -> None:
+                finished.put((job, outcome))
+
+            pool.apply_async(_run_named, (warehouse.root, warehouse.lock_timeout_s, job.name,
+                                          params, campaigns),
+                             callback=arrived, error_callback=arrived)
+        for _ in first:
+            job, outcome = finished.get()
+            if isinstance(outcome, BaseException):
+                raise outcome
+            yield job, outcome
+
+
+def _ignore_interrupts() -> None:
+    """A worker's start: Ctrl-C reaches the whole process group; only the parent acts on it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_named(root: Path, lock_timeout_s: float, name: str, params: Any,

@@ -5,9 +5,15 @@ command line."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import psutil
 import pyarrow as pa
 import pytest
 
@@ -102,3 +108,31 @@ def test_analyze_all_in_processes_names_a_bad_campaign_in_one_line(cli, tmp_path
     done = cli("analyze", "all", "--processes", "2", check=True)
     finished = {line.split(":")[0] for line in done.stdout.splitlines()}
     assert {e.name for e in CATALOG} <= finished
+
+
+def test_ctrl_c_stops_every_worker_and_no_job_finishes_after_it(longterm: Warehouse) -> None:
+    """Ctrl-C reaches the whole process group; the parent stops the workers (before, the
+    workers went on with the queued jobs and the parent waited for them)."""
+    before = _job_runs(longterm).num_rows
+    run = subprocess.Popen(
+        [sys.executable, "-m", "perfwarehouse", "--warehouse", str(longterm.root), "analyze",
+         "all", "--processes", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    parent = psutil.Process(run.pid)
+    deadline = time.monotonic() + 60
+    while len(parent.children()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = parent.children(recursive=True)
+    assert len(workers) >= 2, "the workers did not start"
+    time.sleep(1.0)  # the workers are importing or running their first jobs
+    assert run.poll() is None, "analyze all ended before it could be interrupted"
+    interrupted_at = datetime.now(timezone.utc)
+    os.killpg(run.pid, signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130 and err.strip() == "interrupted", (out, err)
+    psutil.wait_procs(workers, timeout=10)
+    assert not [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    finished = [r for r in _job_runs(longterm).to_pylist()[before:]
+                if r["started_at"] + timedelta(seconds=r["duration_s"]) > interrupted_at]
+    assert finished == [], "jobs went on after Ctrl-C"
