@@ -176,9 +176,12 @@ def _fast_field(name: str) -> str:
     x = name if name != "values" else '"values"'
     refuse = f"error('policy: {name}')"
     kind = DUCKDB_COLUMNS[name]
+    # a JSON string: DuckDB keeps a JSON value as compact text, so a string's text starts with a
+    # quote (cheaper than json_type, which parses the value: 0.28 -> 0.18 s per field)
+    string = f"starts_with(CAST({x} AS VARCHAR), '\"')"
     if name in STRING_FIELDS:
         integer_ok = "'BIGINT', 'UBIGINT'" if name in ID_FIELDS else "''"
-        body = (f"WHEN json_type({x}) = 'VARCHAR' THEN {x} ->> '$' "
+        body = (f"WHEN {string} THEN {x} ->> '$' "
                 f"WHEN json_type({x}) IN ({integer_ok}) THEN CAST({x} AS VARCHAR)")
     elif kind == "DOUBLE":  # numbers, or numeric text (as the reference tolerates)
         body = f"WHEN json_type({x}) IN ({_NUMBER_TYPES}, 'VARCHAR') THEN CAST({x} AS DOUBLE)"
@@ -189,11 +192,11 @@ def _fast_field(name: str) -> str:
                 f"json_type({x}, '$[*]'), lambda t: t IN ({_NUMBER_TYPES}, 'VARCHAR'))) IS NOT FALSE "
                 f"THEN CAST({x} AS DOUBLE[])")
     elif kind == "TIMESTAMPTZ":
-        body = (f"WHEN json_type({x}) = 'VARCHAR' AND regexp_full_match({x} ->> '$', "
+        body = (f"WHEN {string} AND regexp_full_match({x} ->> '$', "
                 f"{quote_literal(json_policy.FAST_TIMESTAMP_RE)}) "
                 f"THEN CAST({x} ->> '$' AS TIMESTAMPTZ)")
     elif name == "seed":
-        body = f"WHEN json_type({x}) = 'VARCHAR' THEN {x} ->> '$' ELSE CAST({x} AS VARCHAR)"
+        body = f"WHEN {string} THEN {x} ->> '$' ELSE CAST({x} AS VARCHAR)"
         return f"CASE WHEN {x} IS NULL THEN NULL {body} END AS {x}"
     else:  # settings, env: JSON text, checked when canonicalised
         return f"CAST({x} AS VARCHAR) AS {x}"
