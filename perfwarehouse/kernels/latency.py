@@ -17,17 +17,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: relative tolerance within which a cumulative weight reaches a percentile's target
+REACHED = 1e-9
+
 
 @njit(cache=True)
-def _locate(acc: np.ndarray, lo: int, hi: int, target: float) -> tuple[int, float]:
-    """Bucket and in-bucket fraction where the cumulative of ``acc[lo..hi]`` reaches target."""
+def _locate(acc: np.ndarray, lo: int, hi: int, target: float, tol: float) -> tuple[int, float]:
+    """Bucket and in-bucket fraction where the cumulative of ``acc[lo..hi]`` reaches target
+    (within ``tol``: when p x n is a whole number of samples the cumulative reaches the
+    target exactly at a bucket's end, and rounding must not move it past empty buckets)."""
     c = 0.0
     for i in range(lo, hi + 1):
         m = acc[i]
-        if m > 0.0 and c + m >= target:
-            f = (target - c) / m
-            if f < 0.0:
-                f = 0.0
+        if m > 0.0 and c + m >= target - tol:
+            f = min(1.0, max(0.0, (target - c) / m))
             return i, f
         c += m
     return hi, 1.0
@@ -84,7 +87,7 @@ def pooled_quantiles(group_starts: np.ndarray, hist_start: np.ndarray, hist_end:
         if k == 0 or total <= 0.0:
             continue
         for pi in range(n_p):
-            xb, xf = _locate(acc, lo_b, hi_b, ps[pi] * total)
+            xb, xf = _locate(acc, lo_b, hi_b, ps[pi] * total, REACHED * total)
             point[g, pi] = low_ms * 10.0 ** ((xb + xf) / per_decade)
             if k < 2:
                 continue
@@ -111,8 +114,8 @@ def pooled_quantiles(group_starts: np.ndarray, hist_start: np.ndarray, hist_end:
             half = qtab[k] * np.sqrt(var)
             p_lo = max(0.0, fbar - half)
             p_hi = min(1.0, fbar + half)
-            lb, lf = _locate(acc, lo_b, hi_b, p_lo * total)
-            hb, hf = _locate(acc, lo_b, hi_b, p_hi * total)
+            lb, lf = _locate(acc, lo_b, hi_b, p_lo * total, REACHED * total)
+            hb, hf = _locate(acc, lo_b, hi_b, p_hi * total, REACHED * total)
             low[g, pi] = low_ms * 10.0 ** ((lb + lf) / per_decade)
             high[g, pi] = low_ms * 10.0 ** ((hb + hf) / per_decade)
         for i in range(lo_b, hi_b + 1):

@@ -182,7 +182,11 @@ def _sparse(kind: str, dense: np.ndarray, n: float | None, mean_ms: float | None
 # ------------------------------------------------------------------ read back
 def quantile(index: np.ndarray, weight: np.ndarray, p: float) -> float:
     """The p-quantile (p in [0, 1]) of a (pooled) grid histogram: the bucket where the
-    cumulative weight reaches p, interpolated log-linearly inside it."""
+    cumulative weight reaches p (within a relative ``REACHED``, as the jobs' kernel
+    :func:`perfwarehouse.kernels.latency.pooled_quantiles` does), interpolated
+    log-linearly inside it."""
+    from perfwarehouse.kernels.latency import REACHED
+
     order = np.argsort(index, kind="stable")
     idx, w = np.asarray(index)[order].astype(np.int64), np.asarray(weight, float)[order]
     total = w.sum()
@@ -190,7 +194,7 @@ def quantile(index: np.ndarray, weight: np.ndarray, p: float) -> float:
         return math.nan
     target = p * total
     cum = np.cumsum(w)
-    b = int(np.searchsorted(cum, target, side="left"))
+    b = int(np.searchsorted(cum, target - REACHED * total, side="left"))
     b = min(b, idx.size - 1)
     before = cum[b] - w[b]
     f = 0.0 if w[b] <= 0 else min(1.0, max(0.0, (target - before) / w[b]))
