@@ -438,8 +438,11 @@ def sample_group_statistics(
 
     # each task writes only its own cells, and its draws depend on its index only:
     # the threads change the speed, never a result
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        list(pool.map(run, range(threads)))
+    if threads == 1:
+        run(0)  # few tasks: no thread to start
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            list(pool.map(run, range(threads)))
     return median_control, median_test, pvalue
 
 
