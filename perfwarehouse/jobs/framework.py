@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from perfwarehouse.errors import AnalysisError
+from perfwarehouse.jobs.row_order import in_row_order
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.catalog import record_job_run
@@ -78,6 +79,9 @@ class Job:
     prepare_query: str | None = None
     prepare: Callable[[pa.Table, Any], Any] | None = None
     per_configuration: bool = False
+    # the order compute needs the rows in (the query has no ORDER BY): rows come in the
+    # files' order and are sorted only when that is not it (jobs/row_order.py)
+    row_order: tuple[str, ...] = ()
     # catalog tables (with a campaign column) the query joins, read with the snapshot and
     # registered in the reader under their own names (created empty when missing)
     catalog_tables: tuple[str, ...] = ()
@@ -232,6 +236,7 @@ def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
         con.close()
     if not table.num_rows:
         return {}
+    table = in_row_order(table, job.row_order)
     return dict(job.compute(table, plan.params))
 
 

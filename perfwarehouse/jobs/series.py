@@ -11,6 +11,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 SERIES_BY = ("campaign", "day", "week", "month")
+#: the order of the ``triscale_trial_values`` rows the jobs compute on (their Job.row_order):
+#: by configuration, time, run and iteration, as compaction writes them
+TRIAL_VALUES_ORDER = ("config_id", "t", "run_index", "run_id", "iteration")
 DAY_S = 86400.0
 
 
@@ -75,8 +78,8 @@ NAMES = ("benchmark", "settings", "metric")
 
 def trial_table(rows: pa.Table) -> pa.Table:
     """Collapse the ``triscale_trial_values`` rows (one per measurement, ordered by
-    configuration, time, run, iteration) to one row per trial: its first row's keys,
-    the median of its values, and the configuration's names on every row."""
+    configuration, time, run, iteration) to one row per trial: its first row's keys and
+    names, and the median of its values."""
     if "iteration" not in rows.column_names:
         return rows
     config = rows.column("config_id").to_numpy()
@@ -94,12 +97,9 @@ def trial_table(rows: pa.Table) -> pa.Table:
     values = value[first].copy()
     for i in np.flatnonzero(sizes > 1):
         values[i] = np.median(value[first[i]: first[i] + sizes[i]])
-    out = rows.take(pa.array(first)).drop_columns(["iteration", "value", *NAMES])
+    taken = rows if first.size == n else rows.take(pa.array(first))  # one value per trial
+    out = taken.drop_columns(["iteration", "value", *NAMES])
     out = out.append_column("value", pa.array(values))
-    named = rows.filter(rows.column("benchmark").is_valid())
-    named_ids = named.column("config_id").to_numpy()
-    order = np.argsort(named_ids, kind="stable")
-    index = order[np.searchsorted(named_ids, config[first], sorter=order)]
     for name in NAMES:
-        out = out.append_column(name, named.column(name).take(pa.array(index)))
+        out = out.append_column(name, taken.column(name))
     return out

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.jobs.series import DAY_S, Trials
+from perfwarehouse.jobs.series import DAY_S, TRIAL_VALUES_ORDER, Trials
 from perfwarehouse.jobs.triscale_jobs import _key_fields
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
@@ -112,4 +112,4 @@ TRENDS = Job(
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),
     summarize=summarize_trends, prepare_query="trend_family_size", prepare=prepare_trends,
     query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True,
-    relative_cost=2.0)
+    row_order=TRIAL_VALUES_ORDER, relative_cost=2.0)

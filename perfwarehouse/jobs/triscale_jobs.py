@@ -24,7 +24,13 @@ import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.jobs.series import SERIES_BY, Trials, split_windows, window_labels
+from perfwarehouse.jobs.series import (
+    SERIES_BY,
+    TRIAL_VALUES_ORDER,
+    Trials,
+    split_windows,
+    window_labels,
+)
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import percentile_bound
@@ -193,7 +199,7 @@ def summarize_kpi(tables: dict[str, pa.Table], params: KPIParams) -> list[str]:
 KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a percentile with "
           "the independence test (Jacob et al. (TriScale, JSys 2021), §4.2).", params=KPIParams, query="triscale_trial_values",
           compute=compute_kpi, outputs=("triscale_kpi",), summarize=summarize_kpi,
-          per_configuration=True, relative_cost=2.0)
+          per_configuration=True, row_order=TRIAL_VALUES_ORDER, relative_cost=2.0)
 
 
 # --------------------------------------------------------- variability score
@@ -265,7 +271,7 @@ VARIABILITY = Job(
     name="variability-score", help="TriScale variability score of each configuration across its "
     "sequels' KPIs (Jacob et al. (TriScale, JSys 2021), §4.3).", params=VariabilityParams, query="triscale_trial_values",
     compute=compute_variability, outputs=("triscale_variability",),
-    summarize=summarize_variability, per_configuration=True)
+    summarize=summarize_variability, per_configuration=True, row_order=TRIAL_VALUES_ORDER)
 
 
 # ---------------------------------------------------------------- independence
@@ -312,4 +318,5 @@ INDEPENDENCE = Job(
     name="independence", help="Independence test of each series of trial values in time order "
     "(Jacob et al. (TriScale, JSys 2021), §4.5).", params=IndependenceParams, query="triscale_trial_values",
     compute=compute_independence, outputs=("triscale_independence",),
-    summarize=summarize_independence, per_configuration=True)
+    summarize=summarize_independence, per_configuration=True,
+    row_order=TRIAL_VALUES_ORDER)

@@ -3,9 +3,10 @@
 Every ingest batch (and every pull chunk) adds a file per partition; a warehouse
 fed hourly holds thousands, and every query pays for opening them. ``compact``
 rewrites the small files of each (campaign, hardware type) into files of up to
-:attr:`Policy.max_file_rows` rows, sorted by configuration, order kind, run,
-position and iteration, in row groups of about a million rows (min/max statistics
-on ``config_id`` let a reader of a configuration range skip the other groups).
+:attr:`Policy.max_file_rows` rows, sorted by configuration, start time, run and
+iteration (:data:`SORT_KEY`: the jobs that read series then sort nothing), in row
+groups of about 120,000 rows (min/max statistics on ``config_id`` let a reader of a
+configuration range skip the other groups).
 
 Atomic and crash-safe as ingest is. Under the write lock:
 

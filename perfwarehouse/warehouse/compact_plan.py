@@ -4,8 +4,9 @@ result into files, when retired files may go, when ingest compacts on its own.
 No I/O here: :mod:`perfwarehouse.warehouse.compact` reads the catalog, calls these
 functions and does the writing. A partition is the files of one (campaign,
 hardware type); a *compacted* file is one this module planned (its name starts
-with ``c``): its rows are sorted by configuration, order kind, run, position and
-iteration, in row groups of about ``row_group_rows`` rows whose min/max
+with ``c``): its rows are sorted by configuration, start time, run and iteration
+(the order the time-series jobs read: they then sort nothing), in row groups of about
+``row_group_rows`` rows whose min/max
 statistics on ``config_id`` let a reader of one configuration range skip the rest.
 """
 
@@ -17,8 +18,10 @@ from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 from typing import Protocol
 
-#: the order of the rows in a compacted file (configurations contiguous)
-SORT_KEY = ("config_id", "order_kind", "run_index", "run_id", "position", "iteration")
+#: the order of the rows in a compacted file: configurations contiguous, each in time
+#: order, as the TriScale and trends jobs read them (``jobs.series.TRIAL_VALUES_ORDER``,
+#: whose ``t`` is ``epoch(started_at)``); a job checks the order and sorts only if needed
+SORT_KEY = ("config_id", "started_at", "run_index", "run_id", "iteration")
 
 
 class FileLike(Protocol):
@@ -32,7 +35,9 @@ class Policy:
 
     ``max_file_rows``: a compacted file holds at most about this many rows (whole
     configurations; one configuration larger than that gets a file of its own).
-    ``row_group_rows``: Parquet row group size. ``keep_rows``: a compacted file with
+    ``row_group_rows``: Parquet row group size (DuckDB's own default: a row group is
+    what one thread reads, and a 1M-row partition in one 1M-row group was read by one
+    thread, 0.145 s instead of 0.056 s on two). ``keep_rows``: a compacted file with
     at least this many rows is left as it is (new small files are compacted among
     themselves), so compaction costs about the new data, not the whole history.
     ``grace_s``: retired files are deleted only this long after their compaction,
@@ -43,7 +48,7 @@ class Policy:
     """
 
     max_file_rows: int = 16_000_000
-    row_group_rows: int = 1_000_000
+    row_group_rows: int = 122_880
     keep_rows: int = 8_000_000
     grace_s: float = 3600.0
     auto_min_files: int = 32

@@ -21,9 +21,12 @@ from polars.testing import assert_frame_equal
 from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
 from perfwarehouse.jobs import JOBS, run_job
+from perfwarehouse.jobs.row_order import is_sorted, sort_keys
+from perfwarehouse.jobs.series import TRIAL_VALUES_ORDER
+from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.compact import compact
 from perfwarehouse.warehouse.compact_plan import Policy
-from perfwarehouse.warehouse.store import Warehouse
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 from tests.conftest import ORDERSAGE_DIRS
 from tests.integration.test_external_readers import external_counts
 
@@ -83,6 +86,20 @@ def recorded(wh: Warehouse, table: str = "data_files") -> set[str]:
         return {r[0] for r in con.execute(f"SELECT path FROM {table}").fetchall()}
 
 
+def series_rows_in_order(wh: Warehouse, key: tuple[str, str]) -> bool:
+    """Whether the series jobs' query returns the partition's rows in the order those
+    jobs need (so they sort nothing)."""
+    snapshot = wh.snapshot()
+    con = wh.reader([f for f in snapshot.files if (f.campaign, f.hardware_type) == key])
+    try:
+        rows = fetch_arrow(con, sqlfiles.load("queries/triscale_trial_values"),
+                           {"campaign": key[0], "hardware_type": key[1]})
+    finally:
+        con.close()
+    assert rows.num_rows > 1000
+    return is_sorted([k for name in TRIAL_VALUES_ORDER for k in sort_keys(rows.column(name))])
+
+
 def _sorted(table: pa.Table) -> pl.DataFrame:
     df = pl.from_arrow(table)
     assert isinstance(df, pl.DataFrame)
@@ -129,6 +146,7 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
     jobs_before = {job.name: run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})),
                                      write=False).tables for job in jobs}
     assert all(sum(t.num_rows for t in tables.values()) for tables in jobs_before.values())
+    assert not series_rows_in_order(wh, key)  # as ingested: in time order
 
     summary = compact(wh)
     after = [f for f in wh.data_files() if (f.campaign, f.hardware_type) == key]
@@ -142,6 +160,7 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
     stats = pq.ParquetFile(wh.root / after[0].path).metadata.row_group(0).column(
         table.schema.get_field_index("config_id")).statistics
     assert stats is not None and stats.has_min_max
+    assert series_rows_in_order(wh, key)  # in the order the series jobs read: no sort
     for job in jobs:
         tables = run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})), write=False).tables
         assert tables.keys() == jobs_before[job.name].keys()
@@ -215,7 +234,8 @@ def test_a_reader_of_the_old_snapshot_finishes_while_compact_runs(
     before_sum = checksum(wh)
     reader = subprocess.Popen([sys.executable, "-c", f"""
 import sys
-from perfwarehouse.warehouse.store import Warehouse
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 from tests.conftest import ORDERSAGE_DIRS
 from tests.integration.test_external_readers import external_counts
 wh = Warehouse({str(wh.root)!r})

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.service import ingest_import
-from perfwarehouse.jobs.series import Trials
+from perfwarehouse.jobs.row_order import in_row_order
+from perfwarehouse.jobs.series import TRIAL_VALUES_ORDER, Trials
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 from tests.conftest import REPO
 
@@ -26,7 +27,8 @@ def _gofile(path: Path, ns: float, mtime: float) -> Path:
 
 def _trials(warehouse: Warehouse) -> Trials:
     with warehouse.catalog() as con:
-        return Trials.of(fetch_arrow(con, QUERY, {"campaign": "go", "hardware_type": "hw"}))
+        rows = fetch_arrow(con, QUERY, {"campaign": "go", "hardware_type": "hw"})
+    return Trials.of(in_row_order(rows, TRIAL_VALUES_ORDER))
 
 
 def test_two_go_test_files_of_one_batch_are_two_runs_and_two_trials(tmp_path: Path) -> None:
