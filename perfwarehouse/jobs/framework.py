@@ -183,8 +183,8 @@ class Plan:
         for name in job.catalog_tables:
             if name in self.catalog_data:
                 con.register(name, self.catalog_data[name])
-            else:
-                con.execute(_schema_of(name))
+            else:  # temporary: the reader's database is shared by the process's readers
+                con.execute(_schema_of(name).replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
         return con
 
 
@@ -228,7 +228,7 @@ def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
     con = plan.reader(job, piece.files)
     try:
         if piece.config_slice is not None:
-            con.execute("CREATE OR REPLACE VIEW measurements AS "
+            con.execute("CREATE OR REPLACE TEMP VIEW measurements AS "
                         + warehouse.measurements_sql(piece.files, piece.config_slice))
         bound = dict(zip(piece.partition_by, piece.key)) | dict(plan.extra)
         table = fetch_arrow(con, plan.query, _used(plan.query, bound))

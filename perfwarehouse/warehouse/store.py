@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -55,6 +56,28 @@ def configure(con: duckdb.DuckDBPyConnection) -> None:
     """Settings every connection gets: UTC timestamps, no DuckDB progress bar on stdout."""
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")
+
+
+_memory_database: tuple[int, duckdb.DuckDBPyConnection] | None = None
+_memory_database_lock = threading.Lock()
+
+
+def memory_connection() -> duckdb.DuckDBPyConnection:
+    """A new connection to this process's in-memory DuckDB database, configured.
+
+    Opening a database costs about 16 ms, a connection to an open one 5 us: a job
+    reads each of its pieces through a connection of its own (hundreds in the demo),
+    so the database is opened once per process (again in a forked child). Temporary
+    views and registered tables belong to their connection; a plain ``CREATE`` would
+    be seen by every connection of the process, so readers create only temporary ones.
+    """
+    global _memory_database
+    with _memory_database_lock:
+        if _memory_database is None or _memory_database[0] != os.getpid():
+            _memory_database = (os.getpid(), duckdb.connect())
+        con = _memory_database[1].cursor()
+    configure(con)
+    return con
 
 
 def fetch_arrow(
@@ -164,14 +187,14 @@ class Warehouse:
 
     def reader(self, files: Sequence[DataFile],
                configurations: pa.Table | None = None) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB connection whose ``measurements`` view reads ``files``
-        (and with a ``configurations`` table, when given, e.g. from a :class:`Snapshot`).
+        """An in-memory DuckDB connection (:func:`memory_connection`) whose temporary
+        ``measurements`` view reads ``files`` (and with a ``configurations`` table, when
+        given, e.g. from a :class:`Snapshot`).
 
         It holds no lock on the catalog, so a long job never blocks a writer.
         """
-        con = duckdb.connect()
-        configure(con)
-        con.execute(f"CREATE VIEW measurements AS {self.measurements_sql(files)}")
+        con = memory_connection()
+        con.execute(f"CREATE TEMP VIEW measurements AS {self.measurements_sql(files)}")
         if configurations is not None:
             con.register("configurations", configurations)
         return con
