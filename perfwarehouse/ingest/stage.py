@@ -28,6 +28,7 @@ import shutil
 import tempfile
 import time
 import urllib.parse
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -86,10 +87,12 @@ class Batch:
         self.source = source
         self.format = fmt
         self.started = time.monotonic()  # IngestSummary.seconds: reading, checks, landing
-        # a batch larger than memory_limit spills to a private temporary directory
-        self._spill = tempfile.TemporaryDirectory(prefix="perfwarehouse-batch-")
+        # a batch larger than memory_limit spills to a private temporary directory, which
+        # DuckDB creates on its first spill and removes on close: an ingest killed before
+        # it spilled leaves nothing in the temporary directory
+        self.spill = Path(tempfile.gettempdir()) / f"perfwarehouse-batch-{uuid.uuid4().hex}"
         self.con = duckdb.connect(config={"memory_limit": memory_limit,
-                                          "temp_directory": self._spill.name})
+                                          "temp_directory": str(self.spill)})
         configure(self.con)
         self.con.execute(sqlfiles.load("staging/raw_trials"))
         self.problems: list[TrialParseError] = []
@@ -133,7 +136,7 @@ class Batch:
 
     def close(self) -> None:
         self.con.close()
-        self._spill.cleanup()
+        shutil.rmtree(self.spill, ignore_errors=True)
 
 
 def land(

@@ -44,9 +44,12 @@ def test_killed_at_each_step_then_rerun_lands_exactly_once(
     home = tmp_path / "warehouse"
     cli("ingest", "ordersage", str(ORDERSAGE_DIRS["npbench"]), warehouse=home, check=True)
     before = counts(home)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
     killed = cli("ingest", "jsonl", str(campaign), warehouse=home,
-                 extra_env={"PERFWAREHOUSE_KILL_AT": step})
+                 extra_env={"PERFWAREHOUSE_KILL_AT": step, "TMPDIR": str(temporary)})
     assert killed.returncode == -signal.SIGKILL
+    assert not any(temporary.iterdir())  # no spill directory was left behind
     middle = counts(home)
     n = sum(1 for _ in campaign.open())
     assert middle in (before, (before[0] + n, before[1] + n, before[2] + 1))

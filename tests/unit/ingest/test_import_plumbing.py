@@ -1,10 +1,12 @@
 """The plumbing of `ingest <format>` and `ingest auto`: reading (.gz by its bytes),
-detecting, --setting values, the hardware type of a node, and the no-node error."""
+detecting, --setting values, the hardware type of a node, the no-node error, and the
+batch's spill directory."""
 
 from __future__ import annotations
 
 import gzip
 import shutil
+import tempfile
 from pathlib import Path
 
 import click
@@ -101,3 +103,19 @@ def test_a_file_without_a_machine_says_to_pass_node(tmp_path: Path) -> None:
                                  ).fetchall() == [("n1", "n1")]
     finally:
         batch.close()
+
+
+def test_a_batch_spills_to_its_own_directory_made_only_when_needed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    small = stage.Batch("x", "jsonl")
+    small.close()
+    batch = stage.Batch("x", "jsonl", memory_limit="64MB")
+    try:
+        assert batch.spill.parent == tmp_path and not batch.spill.exists()
+        batch.con.execute("CREATE TABLE big AS SELECT range AS i, random() AS r FROM range(4000000)")
+        batch.con.execute("CREATE TABLE sorted AS SELECT * FROM big ORDER BY r")
+        assert batch.spill.exists()  # more than 64 MB: DuckDB spilled there
+    finally:
+        batch.close()
+    assert not any(tmp_path.iterdir())
