@@ -18,6 +18,7 @@ files' order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -38,11 +39,19 @@ def in_row_order(table: pa.Table, columns: Sequence[str]) -> pa.Table:
 def take(table: pa.Table, rows: np.ndarray) -> pa.Table:
     """``table.take(rows)``, text columns through a dictionary (their distinct values
     are few; moving 4-byte codes and casting back is about twice as fast as moving the
-    text: 0.03 instead of 0.06 s per column of 1M rows)."""
+    text: 0.03 instead of 0.06 s per column of 1M rows), one text repeated (a partition's
+    campaign and hardware type) rebuilt (7 ms)."""
     indices = pa.array(rows)
-    columns = [pc.dictionary_encode(column).take(indices).cast(column.type)
-               if pa.types.is_string(column.type) else column.take(indices)
-               for column in table.columns]
+
+    def moved(column: pa.ChunkedArray) -> pa.ChunkedArray:
+        if not pa.types.is_string(column.type):
+            return column.take(indices)
+        if column.null_count == 0 and pc.all(pc.equal(column, column[0])).as_py():
+            return pa.chunked_array([pa.repeat(column[0], len(column))])
+        return pc.dictionary_encode(column).take(indices).cast(column.type)
+
+    with ThreadPoolExecutor(2) as pool:  # Arrow's kernels release the interpreter lock
+        columns = list(pool.map(moved, table.columns))
     return pa.Table.from_arrays(columns, schema=table.schema)
 
 

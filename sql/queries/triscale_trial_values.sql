@@ -5,7 +5,7 @@
 -- join would not); they are sorted after reading only when the files are in another
 -- order. Parameters: $campaign, $hardware_type.
 SELECT
-    campaign, hardware_type, config_id, benchmark, settings, metric, higher_is_better, node,
-    run_id, run_index, epoch(started_at) AS t, iteration, value
+    campaign, hardware_type, config_id, benchmark, settings, metric, higher_is_better, run_id,
+    run_index, epoch(started_at) AS t, iteration, value
 FROM measurements
 WHERE campaign = $campaign AND hardware_type = $hardware_type AND status = 'ok'

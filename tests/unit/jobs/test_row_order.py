@@ -106,3 +106,12 @@ def test_chunked_columns_and_all_null_strings() -> None:
     table = pa.concat_tables([pa.table({"s": pa.array([None, None], pa.string()), "i": [2, 1]}),
                               pa.table({"s": pa.array([None], pa.string()), "i": [0]})])
     assert in_row_order(table, ("s", "i")).column("i").to_pylist() == [0, 1, 2]
+
+
+def test_repeated_text_moves_with_its_rows() -> None:
+    """One text on every row is rebuilt rather than moved; one text and NULLs is not."""
+    table = pa.table({"i": [3, 1, 2], "same": ["c", "c", "c"], "gaps": ["a", None, "a"],
+                      "empty": pa.array(["", "", ""], pa.string())})
+    ordered = in_row_order(table, ("i",))
+    assert ordered.to_pylist() == sorted(table.to_pylist(), key=lambda row: row["i"])
+    assert ordered.schema == table.schema
