@@ -92,8 +92,8 @@ def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Tabl
         raise UsageError("--bin-hours must be positive")
     z = relative_scores(table)
     t = table.column("t").to_numpy().astype(np.float64)
-    campaign = table.column("campaign").drop_null()[0].as_py()  # given on one row
-    hw = table.column("hardware_type").drop_null()[0].as_py()
+    campaign = table.column("campaign")[0].as_py()  # the partition's, on every row
+    hw = table.column("hardware_type")[0].as_py()
     step = params.bin_hours * 3600.0
     groups = [(None, np.flatnonzero(~np.isnan(z)))]
     if params.by == "node":
@@ -154,5 +154,5 @@ def summarize_profile(tables: dict[str, pa.Table], params: ProfileParams) -> lis
 PROFILE = Job(
     name="profile", help="Profile each hardware type (or node) over time: convergence, "
     "autocorrelation and seasonal periods (Jacob et al. (TriScale, JSys 2021), §4.6).", params=ProfileParams,
-    query="profile_trials", compute=compute_profile,
+    query="profile_trials", compute=compute_profile, row_order=("config_id", "t"),
     outputs=("triscale_profile", "triscale_profile_acf"), summarize=summarize_profile)
