@@ -4,10 +4,10 @@ On a copy of WAREHOUSE (the demo's, as ingested: rows in time order) and on a co
 copy (rows by configuration, start time, run, iteration), prints medians over several
 interleaved runs, in CPU seconds of this process (all threads) and wall seconds:
 
-* reading the largest partition's series rows in the jobs' order, three ways: DuckDB's
-  ``ORDER BY`` in the query (the baseline: what the query did before), and the query
-  without it followed by :func:`perfwarehouse.jobs.row_order.in_row_order`, on the files
-  as ingested (sorted here) and compacted (checked, not sorted);
+* reading the largest partition's series rows in the jobs' order: DuckDB's ``ORDER BY``
+  in the query (the baseline: what the query did before) and the query without it
+  followed by :func:`perfwarehouse.jobs.row_order.in_row_order`, each on the files as
+  ingested (sorted there) and compacted (only checked);
 * the recorded duration of each job that reads them (kpi, variability-score,
   independence, trends), as ingested and compacted.
 

@@ -2,13 +2,14 @@
 already hold them so.
 
 A job that needs its rows in an order names the columns (``Job.row_order``) instead of
-an ``ORDER BY`` in its query. DuckDB returns the rows of a scan, a filter or a join in
-the order of the Parquet files (``preserve_insertion_order``, on by default), and a
-compacted partition is written in that order (:data:`perfwarehouse.warehouse.compact_plan.SORT_KEY`),
-so one vectorised pass over the key columns usually finds them in order and nothing is
-sorted. Otherwise (files as ingested, in time order) the rows are sorted here with
-``np.lexsort`` on the key columns as numbers, then taken: about a quarter of the CPU
-time of DuckDB's ``ORDER BY`` over the same rows, which moves every column.
+an ``ORDER BY`` in its query. DuckDB returns the rows of a scan or a filter in the order
+of the Parquet files (``preserve_insertion_order``, on by default; a join does not keep
+it), and a compacted partition is written in the series jobs' order
+(:data:`perfwarehouse.warehouse.compact_plan.SORT_KEY`), so one vectorised pass over the
+key columns finds them in order and nothing is sorted. Otherwise (files as ingested, in
+time order; an aggregate's rows) the rows are sorted here with ``np.lexsort`` on the key
+columns as numbers, then taken: on the demo's largest partition 0.74 CPU s where DuckDB's
+``ORDER BY`` took 1.06 (``benchmarks/bench_row_order.py``).
 
 The order is DuckDB's ``ORDER BY`` of the same columns: ascending, NULLs last, strings
 by their bytes (UTF-8, which is code-point order); rows equal in every key keep the

@@ -6,8 +6,8 @@ functions and does the writing. A partition is the files of one (campaign,
 hardware type); a *compacted* file is one this module planned (its name starts
 with ``c``): its rows are sorted by configuration, start time, run and iteration
 (the order the time-series jobs read: they then sort nothing), in row groups of about
-``row_group_rows`` rows whose min/max
-statistics on ``config_id`` let a reader of one configuration range skip the rest.
+``row_group_rows`` rows whose min/max statistics on ``config_id`` let a reader of one
+configuration range skip the rest.
 """
 
 from __future__ import annotations
