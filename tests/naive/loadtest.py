@@ -61,7 +61,14 @@ def region(low: float, high: float, r_sat: float, s: float) -> str:
 def pooled_quantile_ci(hists: list[tuple[list[int], list[float]]], weights: list[float],
                        p: float, t_quantile: float, low_ms: float, per_decade: float
                        ) -> tuple[float, float, float]:
-    """Pooled p-quantile of grid histograms and its Woodruff CI, with dicts and loops."""
+    """Pooled p-quantile of grid histograms and its Woodruff CI, with dicts and loops.
+
+    The cumulative weight reaches a target within a relative ``REACHED`` of the total, as
+    in the kernel (the definition: when p x n is a whole number of samples the cumulative
+    reaches it exactly at a bucket's end, and rounding must not move it past empty
+    buckets); the in-bucket fraction is clipped to [0, 1]."""
+    from perfwarehouse.kernels.latency import REACHED
+
     pooled: dict[int, float] = {}
     total = sum(weights)
     norm = [sum(f) for _i, f in hists]
@@ -74,8 +81,8 @@ def pooled_quantile_ci(hists: list[tuple[list[int], list[float]]], weights: list
         c = 0.0
         for i in keys:
             m = pooled[i]
-            if m > 0 and c + m >= target:
-                return i, max(0.0, (target - c) / m)
+            if m > 0 and c + m >= target - REACHED * total:
+                return i, min(1.0, max(0.0, (target - c) / m))
             c += m
         return keys[-1], 1.0
 
@@ -172,6 +179,8 @@ def _dense_pooled(hists: list[dict], weights: list[float], p: float, tq: float, 
                   low_ms: float, per_decade: float) -> tuple[float, float, float]:
     import numpy as np
 
+    from perfwarehouse.kernels.latency import REACHED  # "reaches", as pooled_quantile_ci
+
     dense = np.zeros((len(hists), n_buckets))
     for i, t in enumerate(hists):
         np.add.at(dense[i], np.asarray(t["hist_index"], dtype=int), t["hist_frac"])
@@ -182,10 +191,10 @@ def _dense_pooled(hists: list[dict], weights: list[float], p: float, tq: float, 
     cum = np.cumsum(pooled)
 
     def locate(target: float) -> tuple[int, float]:
-        nz = np.flatnonzero((cum >= target) & (pooled > 0))
+        nz = np.flatnonzero((cum >= target - REACHED * total) & (pooled > 0))
         b = int(nz[0]) if nz.size else int(np.flatnonzero(pooled > 0)[-1])
         before = cum[b] - pooled[b]
-        f = max(0.0, (target - before) / pooled[b]) if nz.size else 1.0
+        f = min(1.0, max(0.0, (target - before) / pooled[b])) if nz.size else 1.0
         return b, f
 
     def value(b: int, f: float) -> float:
