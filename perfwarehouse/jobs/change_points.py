@@ -148,5 +148,6 @@ JOB = Job(
     summarize=summarize,
     query_params=lambda p: {"by": p.by},
     per_configuration=True,
+    row_order=("config_id", "order_time", "started_at", "run_id", "position"),
     relative_cost=4.0,
 )

@@ -1,19 +1,17 @@
 -- change_point_series: one partition's series for `analyze change-points`: per
 -- configuration, one row per successful trial (campaign, run_id, position, config_id)
--- with the median of its values, ordered by the revision's time then the trial's start
--- ($by = 'revision'; trials without a revision time last, by start) or by start only
--- ($by = 'time'). Parameters: $campaign, $hardware_type, $by.
-SELECT * FROM (
-    SELECT campaign, hardware_type, config_id, any_value(benchmark) AS benchmark,
-           any_value(settings) AS settings, any_value(metric) AS metric,
-           any_value(unit) AS unit, any_value(higher_is_better) AS higher_is_better,
-           any_value(revision) AS revision, any_value(revision_time) AS revision_time,
-           min(started_at) AS started_at, run_id, position, median(value) AS value
-    FROM measurements
-    WHERE campaign = $campaign AND hardware_type = $hardware_type
-      AND status = 'ok' AND value IS NOT NULL AND isfinite(value)
-    GROUP BY campaign, hardware_type, config_id, run_id, position
-)
-ORDER BY config_id,
-         CASE WHEN $by = 'revision' THEN revision_time END NULLS LAST,
-         started_at, run_id, position
+-- with the median of its values. The job orders each series by the revision's time then
+-- the trial's start ($by = 'revision': order_time is the revision time; trials without
+-- one last, by start) or by start only ($by = 'time': order_time is NULL): its
+-- Job.row_order, applied after reading (an aggregate's rows come in no order).
+-- Parameters: $campaign, $hardware_type, $by.
+SELECT campaign, hardware_type, config_id, any_value(benchmark) AS benchmark,
+       any_value(settings) AS settings, any_value(metric) AS metric,
+       any_value(unit) AS unit, any_value(higher_is_better) AS higher_is_better,
+       any_value(revision) AS revision, any_value(revision_time) AS revision_time,
+       CASE WHEN $by = 'revision' THEN any_value(revision_time) END AS order_time,
+       min(started_at) AS started_at, run_id, position, median(value) AS value
+FROM measurements
+WHERE campaign = $campaign AND hardware_type = $hardware_type
+  AND status = 'ok' AND value IS NOT NULL AND isfinite(value)
+GROUP BY campaign, hardware_type, config_id, run_id, position
