@@ -31,10 +31,20 @@ def in_row_order(table: pa.Table, columns: Sequence[str]) -> pa.Table:
     they already are)."""
     if table.num_rows < 2 or not columns:
         return table
-    keys = [key for name in columns for key in sort_keys(table.column(name))]
+    keys = table_keys(table, columns)
     if is_sorted(keys):
         return table
     return take(table, np.lexsort(keys[::-1]))
+
+
+def in_order(table: pa.Table, columns: Sequence[str]) -> bool:
+    """Whether ``table``'s rows are already ordered by ``columns`` (nothing to sort)."""
+    return table.num_rows < 2 or is_sorted(table_keys(table, columns))
+
+
+def table_keys(table: pa.Table, columns: Sequence[str]) -> list[np.ndarray]:
+    """The :func:`sort_keys` of ``columns``, most significant first."""
+    return [key for name in columns for key in sort_keys(table.column(name))]
 
 
 def take(table: pa.Table, rows: np.ndarray) -> pa.Table:

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import duckdb
-import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -21,18 +20,18 @@ from polars.testing import assert_frame_equal
 from perfwarehouse.generate import generate_to_file
 from perfwarehouse.ingest.service import ingest_jsonl, ingest_ordersage
 from perfwarehouse.jobs import JOBS, run_job
-from perfwarehouse.jobs.row_order import is_sorted, sort_keys
+from perfwarehouse.jobs.row_order import in_order
 from perfwarehouse.jobs.series import TRIAL_VALUES_ORDER
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.compact import compact
 from perfwarehouse.warehouse.compact_plan import Policy
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 from tests.conftest import ORDERSAGE_DIRS
+from tests.integration.jobs_support import FEWER_DRAWS, JOB_NAMES, sorted_frame
 from tests.integration.test_external_readers import external_counts
 
 pytestmark = pytest.mark.integration
 
-FEWER_DRAWS = {"aa-fpr": {"draws": 20}, "detectable-regression": {"draws": 20}}
 KILL_POINTS = ["compact-planned", "compact-written", "compact-moved", "compact-before-commit",
                "compact-after-commit"]
 CHECKSUM = """SELECT count(*), sum(hash(config_id, run_id, position, iteration, value, batch_id,
@@ -97,14 +96,7 @@ def series_rows_in_order(wh: Warehouse, key: tuple[str, str]) -> bool:
     finally:
         con.close()
     assert rows.num_rows > 1000
-    return is_sorted([k for name in TRIAL_VALUES_ORDER for k in sort_keys(rows.column(name))])
-
-
-def _sorted(table: pa.Table) -> pl.DataFrame:
-    df = pl.from_arrow(table)
-    assert isinstance(df, pl.DataFrame)
-    keys = [name for name, dtype in df.schema.items() if not isinstance(dtype, pl.List)]
-    return df.sort(keys, nulls_last=True)
+    return in_order(rows, TRIAL_VALUES_ORDER)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +134,7 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
     assert len(files_before) == 1000
     before_sum = checksum(wh)
     # every job these OrderSage campaigns feed (load and surface read load-test trials)
-    jobs = [job for job in JOBS if job.name not in ("load", "surface")]
+    jobs = [job for job in JOBS if job.name in JOB_NAMES]
     jobs_before = {job.name: run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})),
                                      write=False).tables for job in jobs}
     assert all(sum(t.num_rows for t in tables.values()) for tables in jobs_before.values())
@@ -165,7 +157,8 @@ def test_thousand_small_files_compact_to_one_with_the_same_rows_and_job_results(
         tables = run_job(wh, job, job.params(**FEWER_DRAWS.get(job.name, {})), write=False).tables
         assert tables.keys() == jobs_before[job.name].keys()
         for name, t in tables.items():
-            assert_frame_equal(_sorted(t), _sorted(jobs_before[job.name][name]), check_exact=True)
+            assert_frame_equal(sorted_frame(t), sorted_frame(jobs_before[job.name][name]),
+                               check_exact=True)
 
     # idempotent; the retired files stay for readers until the grace period is over
     assert compact(wh).partitions == ()
