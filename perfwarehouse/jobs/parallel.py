@@ -8,18 +8,25 @@ threads would not overlap them: the jobs run in ``spawn``-ed processes (never ``
 DuckDB and numba keep threads), each writes its own results and sends back its
 :class:`~perfwarehouse.jobs.framework.JobResult`. The costliest jobs start first
 (:attr:`Job.relative_cost`), so that no long job is left running alone at the end.
+
+The workers are this module's own (a pipe each, and the process's sentinel), not a
+``multiprocessing.Pool``: a Pool replaces a worker killed from outside (the out-of-memory
+killer, ``kill -9``) and never reports the job it was running, so its caller waited for
+ever; here the parent waits on the pipes *and* the sentinels, and a worker's death is an
+error that names the job.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-import queue
 import signal
 from collections.abc import Iterator, Sequence
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from perfwarehouse.errors import AnalysisError
 from perfwarehouse.jobs.framework import Job, JobResult, run_job
 from perfwarehouse.progress import Reporter
 from perfwarehouse.warehouse.store import Warehouse
@@ -42,38 +49,102 @@ def run_jobs(
 
     With one worker (:func:`job_workers`) the jobs run here, one after another, in the
     given order, with ``reporter``'s progress bars; worker processes report no progress
-    (the caller says what finished). The first job that fails, or Ctrl-C, stops every
-    worker (a job stopped mid-way writes nothing: its results are one catalog
-    transaction) and the error is raised here.
+    (the caller says what finished). The first job that fails, a worker process that dies
+    (:class:`AnalysisError` naming its job and signal), or Ctrl-C stops every worker (a
+    job stopped mid-way writes nothing: its results are one catalog transaction) and the
+    error is raised here.
     """
-    workers = job_workers(len(runs), processes, scheduler)
-    if workers == 1:
+    n_workers = job_workers(len(runs), processes, scheduler)
+    if n_workers == 1:
         for job, params in runs:
             yield job, run_job(warehouse, job, params, campaigns=campaigns, reporter=reporter,
                                scheduler=scheduler)
         return
-    first = sorted(runs, key=lambda run: -run[0].relative_cost)  # stable: ties keep order
-    finished: queue.Queue[tuple[Job, JobResult | BaseException]] = queue.Queue()
-    # leaving the block terminates the workers: after the last job, when one fails, or on
-    # Ctrl-C (which the workers ignore: this process stops them)
-    with multiprocessing.get_context("spawn").Pool(workers, _ignore_interrupts) as pool:
-        for job, params in first:
-            def arrived(outcome: JobResult | BaseException, job: Job = job) -> None:
-                finished.put((job, outcome))
+    waiting = sorted(runs, key=lambda run: -run[0].relative_cost)  # stable: ties keep order
+    waiting.reverse()  # pop() takes the costliest
+    context = multiprocessing.get_context("spawn")
+    workers = [_Worker(context) for _ in range(n_workers)]
+    running: dict[_Worker, Job] = {}
+    try:
+        while waiting or running:
+            for worker in workers:
+                if waiting and worker not in running:
+                    job, params = waiting.pop()
+                    worker.send((warehouse.root, warehouse.lock_timeout_s, job.name, params,
+                                 campaigns))
+                    running[worker] = job
+            ready = wait([w.connection for w in workers] + [w.process.sentinel for w in workers])
+            for worker in workers:
+                if worker.connection not in ready and worker.process.sentinel not in ready:
+                    continue
+                job_or_none = running.pop(worker, None)
+                outcome = worker.receive(job_or_none)
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                if job_or_none is not None:
+                    yield job_or_none, outcome
+    finally:  # after the last job, when one fails, on Ctrl-C (which the workers ignore)
+        for worker in workers:
+            worker.stop()
 
-            pool.apply_async(_run_named, (warehouse.root, warehouse.lock_timeout_s, job.name,
-                                          params, campaigns),
-                             callback=arrived, error_callback=arrived)
-        for _ in first:
-            job, outcome = finished.get()
-            if isinstance(outcome, BaseException):
-                raise outcome
-            yield job, outcome
+
+class _Worker:
+    """One spawned worker process and its end of a duplex pipe."""
+
+    def __init__(self, context: Any) -> None:
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs,), daemon=True,
+                                       name="perfwarehouse-job-worker")
+        self.process.start()
+        theirs.close()
+
+    def send(self, task: tuple[Any, ...]) -> None:
+        self.connection.send(task)
+
+    def receive(self, job: Job | None) -> JobResult | BaseException:
+        """The outcome the worker sent for ``job``, or the error of its death."""
+        try:
+            if self.connection.poll():
+                return self.connection.recv()
+        except (EOFError, OSError):
+            pass
+        self.process.join(5)
+        code = self.process.exitcode
+        how = (f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0
+               and -code in signal.valid_signals() else f"exited with code {code}")
+        doing = f"running {job.name}" if job is not None else "between jobs"
+        hint = " (the out-of-memory killer?)" if code == -signal.SIGKILL else ""
+        return AnalysisError(f"a job worker process {how} while {doing}{hint}; "
+                             "nothing of that job was written")
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join(10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.connection.close()
 
 
-def _ignore_interrupts() -> None:
-    """A worker's start: Ctrl-C reaches the whole process group; only the parent acts on it."""
+def _serve(connection: Connection) -> None:
+    """A worker's life: run each job the parent sends, send back its result or its error.
+    Ctrl-C reaches the whole process group; only the parent acts on it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:  # the parent is gone
+            return
+        try:
+            outcome: JobResult | BaseException = _run_named(*task)
+        except Exception as error:  # sent to the parent, which raises it
+            outcome = error
+        try:
+            connection.send(outcome)
+        except Exception:  # an exception that does not pickle: its text does
+            connection.send(AnalysisError(f"{type(outcome).__name__} in a job worker: "
+                                          f"{outcome!s}"))
 
 
 def _run_named(root: Path, lock_timeout_s: float, name: str, params: Any,

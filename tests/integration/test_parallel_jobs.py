@@ -136,3 +136,44 @@ def test_ctrl_c_stops_every_worker_and_no_job_finishes_after_it(longterm: Wareho
     finished = [r for r in _job_runs(longterm).to_pylist()[before:]
                 if r["started_at"] + timedelta(seconds=r["duration_s"]) > interrupted_at]
     assert finished == [], "jobs went on after Ctrl-C"
+
+
+def _job_workers(parent: psutil.Process, count: int) -> list[psutil.Process]:
+    """The spawned job workers of ``parent`` (not multiprocessing's helper processes), once
+    ``count`` of them run."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        workers = [p for p in parent.children() if "spawn_main" in " ".join(p.cmdline())]
+        if len(workers) >= count:
+            return workers
+        time.sleep(0.05)
+    raise AssertionError("the workers did not start")
+
+
+def test_a_worker_killed_from_outside_stops_the_run_with_one_line(longterm: Warehouse) -> None:
+    """The out-of-memory killer's SIGKILL on a worker: the run stops with an error naming
+    the job, instead of waiting for ever for a result that never comes (a
+    ``multiprocessing.Pool`` replaced the dead worker and never reported its job)."""
+    before = _job_runs(longterm).num_rows
+    run = subprocess.Popen(
+        [sys.executable, "-m", "perfwarehouse", "--warehouse", str(longterm.root), "analyze",
+         "all", "--processes", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        workers = _job_workers(psutil.Process(run.pid), 2)
+        time.sleep(1.0)  # both are importing or running their first jobs
+        assert run.poll() is None, "analyze all ended before a worker could be killed"
+        workers[0].kill()
+        out, err = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == 1, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err  # one line, no traceback
+    assert "a job worker process was killed by SIGKILL while running " in lines[0], err
+    assert "out-of-memory killer" in lines[0]
+    killed_job = lines[0].split("while running ")[1].split(" ")[0].rstrip(";")
+    assert killed_job in JOB_NAMES, lines[0]
+    psutil.wait_procs(workers, timeout=10)
+    assert not [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    written = {r["job"] for r in _job_runs(longterm).to_pylist()[before:]}
+    assert killed_job not in written  # a job stopped mid-way writes nothing
