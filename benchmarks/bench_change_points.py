@@ -22,7 +22,8 @@ and pass that interpreter with ``--otava-python`` (without one, only perfwarehou
    ~2,000 times slower). Recall and precision against the planted steps, a detection counting
    when within +-2 (and +-5) positions of an unmatched planted step.
 2. **Calibration.** The share of stationary series (normal N(100, 1); lognormal(3, 0.5);
-   ties: normal rounded to integers) that get any change point, by length 20 .. 5,000, for
+   ties: normal rounded to integers; small ties: N(100, 1) rounded to 0.001, whose ties
+   the search breaks at random from 200 points on) that get any change point, by length 20 .. 5,000, for
    perfwarehouse's defaults, for ``--alpha 0.05``, and for Otava's default (lengths up to
    1,000 and fewer series, it is slow).
 """
@@ -136,6 +137,8 @@ def stationary(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
         return rng.normal(100.0, 1.0, n)
     if kind == "lognormal":
         return rng.lognormal(3.0, 0.5, n)
+    if kind == "small ties":
+        return np.round(rng.normal(100.0, 1.0, n), 3)
     return np.round(rng.normal(10.0, 1.0, n))
 
 
@@ -143,7 +146,7 @@ def calibration(args: argparse.Namespace) -> None:
     from perfwarehouse.changepoints import detect
 
     lengths = (20, 50, 100, 500, 1000, 5000)
-    kinds = ("normal", "lognormal", "ties")
+    kinds = ("normal", "lognormal", "ties", "small ties")
     print(f"\n## Calibration: share of stationary series with any change point "
           f"({args.calibration} series per cell; {args.calibration // 4} at 5,000; "
           f"Otava {args.otava_calibration} per cell up to 1,000)")

@@ -4,10 +4,14 @@ recursive search written out plainly."""
 
 from __future__ import annotations
 
+import hashlib
 import math
+from collections import Counter
 
 import numpy as np
 from scipy import stats as sps
+
+import perfwarehouse.changepoints as changepoints
 
 MASK = (1 << 64) - 1
 
@@ -64,13 +68,33 @@ def seed_naive(ranks: list[float]) -> int:
     return len(ranks) + 1_000_003 * sum(t * (t - 1) for t in counts.values())
 
 
+def search_values_naive(values: list[float]) -> list[float]:
+    """When some value repeats but none is repeated by more than ``FEW_TIES`` (read from
+    perfwarehouse.changepoints at call time) of the points: each point's rank 1..n in the
+    order of (value, random key), the keys drawn by numpy's generator seeded with the
+    blake2b hash of the values' float64 bytes; else the values."""
+    n = len(values)
+    largest = max(Counter(values).values())
+    if largest == 1 or largest > changepoints.FEW_TIES * n:
+        return list(values)
+    digest = hashlib.blake2b(np.asarray(values, dtype=np.float64).tobytes(), digest_size=8)
+    keys = np.random.default_rng(int.from_bytes(digest.digest(), "little")).random(n)
+    order = sorted(range(n), key=lambda i: (values[i], keys[i]))
+    ranks = [0.0] * n
+    for rank, i in enumerate(order, 1):
+        ranks[i] = float(rank)
+    return ranks
+
+
 def edivisive_naive(values: list[float], alpha: float, min_size: int,
                     n_perm: int, n_perm_split: int | None = None) -> list[tuple[int, float]]:
-    """(position, p) of every change point: rank each segment, split at the first argmax of
+    """(position, p) of every change point: small ties broken (search_values_naive), rank
+    each segment, split at the first argmax of
     Q when the permutation p-value (1 + #maxima >= observed) / (1 + draws) <= alpha,
     recurse into both parts. Permutations start from the sorted ranks; the draws stop once
     the decision is certain (p > alpha). The first test draws up to ``n_perm``, the tests
     of parts up to ``n_perm_split`` (default: ``n_perm``)."""
+    values = search_values_naive(values)
     found: list[tuple[int, float]] = []
     work = [(0, len(values))]
     while work:
