@@ -112,9 +112,10 @@ class _Worker:
         code = self.process.exitcode
         how = (f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0
                and -code in signal.valid_signals() else f"exited with code {code}")
-        doing = f"running {job.name}" if job is not None else "between jobs"
         hint = " (the out-of-memory killer?)" if code == -signal.SIGKILL else ""
-        return AnalysisError(f"a job worker process {how} while {doing}{hint}; "
+        if job is None:
+            return AnalysisError(f"a job worker process {how} between jobs{hint}")
+        return AnalysisError(f"a job worker process {how} while running {job.name}{hint}; "
                              "nothing of that job was written")
 
     def stop(self) -> None:
