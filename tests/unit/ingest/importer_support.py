@@ -10,7 +10,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
 
 # a broken fixture's name starts with what is wrong with it
 RULES = {"truncated": "truncated", "wrong_type": "wrong-type", "missing": "missing-key",
-         "empty": "empty"}
+         "duplicate_key": "duplicate-key", "empty": "empty"}
 
 
 def expected_rule(path: Path) -> str:

@@ -24,6 +24,25 @@ def test_load_json_names_the_problem(data: bytes, rule: str, line: int) -> None:
     assert (info.value.rule, info.value.line) == (rule, line)
 
 
+@pytest.mark.parametrize("data,path", [
+    (b'{"a": 1, "b": 2, "a": 3}', "$"),
+    (b'{"runs": [{"v": 1}, {"v": 2, "w": {"k": 1, "k": 1}}]}', "$.runs[1].w"),
+    (b'[{"x": 1}, {"x": 2, "x": 2}]', "$[1]"),
+])
+def test_a_key_given_twice_is_refused_with_its_object_path(data: bytes, path: str) -> None:
+    """Which of two values a tool meant is unknowable (Python's json and orjson keep the
+    last): the document is refused, as a native trial log is."""
+    with pytest.raises(TrialParseError) as info:
+        load_json(data, "f.json")
+    assert info.value.rule == "duplicate-key"
+    assert info.value.detail.startswith(f"{path}: the key ")
+
+
+def test_the_same_key_in_different_objects_is_fine() -> None:
+    doc = load_json(b'{"a": {"k": 1}, "b": [{"k": 2}, {"k": 3, "a": 4}], "k": 5}', "f.json")
+    assert doc == {"a": {"k": 1}, "b": [{"k": 2}, {"k": 3, "a": 4}], "k": 5}
+
+
 def test_nan_is_read_and_refused_where_a_value_belongs() -> None:
     doc = load_json(b'{"v": [1, NaN]}', "f.json")
     with pytest.raises(TrialParseError) as info:
