@@ -86,7 +86,7 @@ DEFAULT_CONFIDENCE = 0.99
 #: Break ties at random when no value is repeated by more than this share of the points.
 FEW_TIES = 0.01
 
-_NULL_CACHE: OrderedDict[tuple[int, bytes], _Stream] = OrderedDict()
+_NULL_CACHE: OrderedDict[tuple[int, int | bytes], _Stream] = OrderedDict()
 _NULL_CACHE_SIZE = 2048
 _NULL_CACHE_LOCK = threading.Lock()  # series may be tested on several threads
 
