@@ -13,6 +13,7 @@ reads without colour.
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -203,6 +204,9 @@ def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str,
         label=pl.format("{}{} % {}", pl.when(pl.col("change_pct") >= 0).then(pl.lit("+"))
                         .otherwise(pl.lit("")), pl.col("change_pct").round(2),
                         pl.col("direction").fill_null("")))
+    marks = marks.with_columns(label=pl.when(pl.Series(label_fits(
+        marks["at"].to_numpy(), marks["change_pct"].to_numpy(), marks["label"].str.len_chars()
+        .to_numpy(), n_points, WIDTH_PX))).then(pl.col("label")).otherwise(pl.lit("")))
     marks = charts.frame(marks, marks.columns)
     color_scale = alt.Scale(domain=list(DIRECTIONS), range=list(DIRECTION_COLORS))
     color = alt.Color("direction:N", title="change", scale=color_scale)
@@ -220,19 +224,45 @@ def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str,
         x="at:Q", color=color, tooltip=tip)
     glyphs = alt.Chart(marks).mark_point(filled=True, size=120, opacity=1).encode(
         x="at:Q", y=alt.value(8), color=color, shape=shape, tooltip=tip)
-    text = alt.Chart(marks).mark_text(align="left", dx=8, dy=0, fontSize=11,
-                                      fontWeight="bold").encode(
+    label = {"align": "left", "dx": LABEL_GAP_PX, "dy": 0, "fontSize": 11, "fontWeight": "bold"}
+    halo = alt.Chart(marks).mark_text(**label, stroke="white", strokeWidth=4).encode(
+        x="at:Q", y=alt.value(8), text="label:N")  # legible over lines and triangles
+    text = alt.Chart(marks).mark_text(**label).encode(
         x="at:Q", y=alt.value(8), text="label:N", color=alt.Color("direction:N", legend=None,
                                                                    scale=color_scale))
-    return alt.layer(dots, medians, rules, glyphs, text).properties(
-        width=charts.WIDTH + 180, height=charts.HEIGHT,
+    return alt.layer(dots, medians, rules, glyphs, halo, text).properties(
+        width=WIDTH_PX, height=charts.HEIGHT,
         title=charts._title(title, subtitle),
         description=(
             "Grey points: trial values in order; black lines: the median of each segment "
             "between change points; dashed vertical lines: change points, red with ▼ for a "
             "regression and green with ▲ for an improvement (by the metric's direction), "
-            "labelled with the change in % of the typical value."),
+            "the largest labelled with the change in % of the typical value (those whose "
+            "label has room; every one has its tooltip)."),
     )
+
+
+WIDTH_PX = charts.WIDTH + 180  # a series chart's plot width
+LABEL_CHAR_PX = 7.0  # width of a character of the bold 11 px labels (DejaVu Sans: 6.2-7.0)
+LABEL_GAP_PX = 8.0  # the label's offset right of its change point (mark_text dx)
+
+
+def label_fits(at: np.ndarray, change_pct: np.ndarray, label_chars: np.ndarray,
+               n_points: int, width_px: float) -> np.ndarray:
+    """Which change points get their label: largest |change| first, each label placed right
+    of its change point (``at``, in trials on an axis of ``n_points`` trials ``width_px``
+    wide) and kept only if it overlaps no label kept before (one row of labels, drawn over
+    the triangles with a white halo)."""
+    left = np.asarray(at, dtype=np.float64) * (width_px / max(n_points, 1)) + LABEL_GAP_PX
+    right = left + np.asarray(label_chars, dtype=np.float64) * LABEL_CHAR_PX
+    size = np.abs(np.nan_to_num(np.asarray(change_pct, dtype=np.float64), nan=-1.0))
+    keep = np.zeros(left.size, dtype=bool)
+    taken: list[tuple[float, float]] = []
+    for i in np.argsort(-size, kind="stable"):
+        if all(right[i] + LABEL_GAP_PX <= a or left[i] >= b + LABEL_GAP_PX for a, b in taken):
+            keep[i] = True
+            taken.append((left[i], right[i]))
+    return keep
 
 
 INDEX_COLUMNS = (

@@ -63,3 +63,34 @@ def _page_rows_without_changes() -> pa.Table:
     table, _ = partition()
     rows = compute(table, ChangePointParams(min_change=50.0))["change_points"]
     return rows
+
+
+def test_labels_never_overlap_and_the_largest_change_keeps_its_label() -> None:
+    """Dense change points (the 10x campaign has ~190 in a series): labels are kept largest
+    first and only where they overlap no kept label; sparse ones all keep theirs."""
+    import numpy as np
+
+    from perfwarehouse.reports.history import LABEL_CHAR_PX, LABEL_GAP_PX, label_fits
+
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        n_points = int(rng.integers(20, 30_000))
+        k = int(rng.integers(1, 60))
+        at = np.sort(rng.uniform(0, n_points, k))
+        change = rng.normal(0, 5, k)
+        chars = rng.integers(12, 22, k)
+        keep = label_fits(at, change, chars, n_points, 800.0)
+        left = at * 800.0 / n_points + LABEL_GAP_PX
+        right = left + chars * LABEL_CHAR_PX
+        kept = np.flatnonzero(keep)
+        for i in kept:  # slow twin: no two kept labels overlap
+            for j in kept:
+                assert i == j or right[i] + LABEL_GAP_PX <= left[j] or right[j] + LABEL_GAP_PX <= left[i]
+        assert keep[np.argmax(np.abs(change))]
+        for i in np.flatnonzero(~keep):  # a dropped label overlaps a larger kept one
+            assert any(abs(change[j]) >= abs(change[i]) and not (
+                right[i] + LABEL_GAP_PX <= left[j] or right[j] + LABEL_GAP_PX <= left[i])
+                for j in kept)
+    sparse = label_fits(np.array([10.0, 500.0, 900.0]), np.array([1.0, -2.0, 3.0]),
+                        np.array([18, 18, 18]), 1000, 800.0)
+    assert sparse.all()
