@@ -23,9 +23,9 @@ and pass that interpreter with ``--otava-python`` (without one, only perfwarehou
    when within +-2 (and +-5) positions of an unmatched planted step.
 2. **Calibration.** The share of stationary series (normal N(100, 1); lognormal(3, 0.5);
    ties: normal rounded to integers; small ties: N(100, 1) rounded to 0.001, whose ties
-   the search breaks at random from 200 points on) that get any change point, by length 20 .. 5,000, for
-   perfwarehouse's defaults, for ``--alpha 0.05``, and for Otava's default (lengths up to
-   1,000 and fewer series, it is slow).
+   the search breaks at random from 200 points on) that get any change point, by length
+   20 .. 5,000, for perfwarehouse's defaults, for ``--alpha 0.05``, and for Otava's default
+   (lengths up to 1,000 and fewer series, it is slow).
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ section 3):
    the untied streams of their lengths with every other such series instead of drawing a
    stream of their own for a tie pattern no other series has (on the demo's campaign,
    whose values have four decimals, the tests of 2,000-2,750-point series drew 18 of the
-   job's 21 thread-seconds of permutations that way, and the job took 22 s instead of 6). Under exchangeability the ranks with ties broken by independent random keys are
-   a uniformly random permutation, so the test stays exact and calibrated; the keys are
+   job's 21 thread-seconds of permutations that way, and the job took 22 s instead of 6).
+   Under exchangeability the ranks with ties broken by independent random keys are a
+   uniformly random permutation, so the test stays exact and calibrated; the keys are
    drawn from a generator seeded by the series' bytes, so a series always gets the same
    result. A tie carries no order, so breaking it moves a point's rank by less than its
    tie's size: at most 1 % of the range here. Series with larger ties (a few levels)

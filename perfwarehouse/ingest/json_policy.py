@@ -62,16 +62,21 @@ class _Object(dict):
     duplicates: tuple[str, ...] = ()
 
 
+def repeated_keys(pairs: list[tuple[str, Any]]) -> tuple[str, ...]:
+    """The keys of a JSON object's (key, value) pairs that come again, in their order."""
+    seen: set[str] = set()
+    twice = []
+    for key, _ in pairs:
+        if key in seen:
+            twice.append(key)
+        seen.add(key)
+    return tuple(twice)
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
     obj = _Object(pairs)
     if len(obj) != len(pairs):
-        seen: set[str] = set()
-        twice = []
-        for key, _ in pairs:
-            if key in seen:
-                twice.append(key)
-            seen.add(key)
-        obj.duplicates = tuple(twice)
+        obj.duplicates = repeated_keys(pairs)
     return obj
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from collections import deque
 from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -60,8 +61,8 @@ def run_jobs(
             yield job, run_job(warehouse, job, params, campaigns=campaigns, reporter=reporter,
                                scheduler=scheduler)
         return
-    waiting = sorted(runs, key=lambda run: -run[0].relative_cost)  # stable: ties keep order
-    waiting.reverse()  # pop() takes the costliest
+    # costliest first; sorted is stable, so ties keep the given order
+    waiting = deque(sorted(runs, key=lambda run: -run[0].relative_cost))
     context = multiprocessing.get_context("spawn")
     workers = [_Worker(context) for _ in range(n_workers)]
     running: dict[_Worker, Job] = {}
@@ -69,9 +70,9 @@ def run_jobs(
         while waiting or running:
             for worker in workers:
                 if waiting and worker not in running:
-                    job, params = waiting.pop()
-                    worker.send((warehouse.root, warehouse.lock_timeout_s, job.name, params,
-                                 campaigns))
+                    job, params = waiting.popleft()
+                    worker.connection.send((warehouse.root, warehouse.lock_timeout_s, job.name,
+                                            params, campaigns))
                     running[worker] = job
             ready = wait([w.connection for w in workers] + [w.process.sentinel for w in workers])
             for worker in workers:
@@ -97,9 +98,6 @@ class _Worker:
                                        name="perfwarehouse-job-worker")
         self.process.start()
         theirs.close()
-
-    def send(self, task: tuple[Any, ...]) -> None:
-        self.connection.send(task)
 
     def receive(self, job: Job | None) -> JobResult | BaseException:
         """The outcome the worker sent for ``job``, or the error of its death."""

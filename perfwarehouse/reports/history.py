@@ -224,10 +224,10 @@ def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str,
         x="at:Q", color=color, tooltip=tip)
     glyphs = alt.Chart(marks).mark_point(filled=True, size=120, opacity=1).encode(
         x="at:Q", y=alt.value(8), color=color, shape=shape, tooltip=tip)
-    label = {"align": "left", "dx": LABEL_GAP_PX, "dy": 0, "fontSize": 11, "fontWeight": "bold"}
-    halo = alt.Chart(marks).mark_text(**label, stroke="white", strokeWidth=4).encode(
+    style = {"align": "left", "dx": LABEL_GAP_PX, "dy": 0, "fontSize": 11, "fontWeight": "bold"}
+    halo = alt.Chart(marks).mark_text(**style, stroke="white", strokeWidth=4).encode(
         x="at:Q", y=alt.value(8), text="label:N")  # legible over lines and triangles
-    text = alt.Chart(marks).mark_text(**label).encode(
+    text = alt.Chart(marks).mark_text(**style).encode(
         x="at:Q", y=alt.value(8), text="label:N", color=alt.Color("direction:N", legend=None,
                                                                    scale=color_scale))
     return alt.layer(dots, medians, rules, glyphs, halo, text).properties(

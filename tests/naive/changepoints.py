@@ -89,8 +89,7 @@ def search_values_naive(values: list[float]) -> list[float]:
 def edivisive_naive(values: list[float], alpha: float, min_size: int,
                     n_perm: int, n_perm_split: int | None = None) -> list[tuple[int, float]]:
     """(position, p) of every change point: small ties broken (search_values_naive), rank
-    each segment, split at the first argmax of
-    Q when the permutation p-value (1 + #maxima >= observed) / (1 + draws) <= alpha,
+    each segment, split at the first argmax of Q when the permutation p-value (1 + #maxima >= observed) / (1 + draws) <= alpha,
     recurse into both parts. Permutations start from the sorted ranks; the draws stop once
     the decision is certain (p > alpha). The first test draws up to ``n_perm``, the tests
     of parts up to ``n_perm_split`` (default: ``n_perm``)."""

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest.json_policy import repeated_keys
 
 _TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", float: "a number",
                bool: "true or false"}
@@ -43,8 +44,7 @@ def load(data: bytes, source: str) -> Any:
     def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
         if len(obj) != len(pairs) and not twice:
-            keys = [key for key, _ in pairs]
-            twice.append((obj, next(k for i, k in enumerate(keys) if k in keys[:i])))
+            twice.append((obj, repeated_keys(pairs)[0]))
         return obj
 
     try:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.jobs.change_points import ChangePointParams, compute
-from perfwarehouse.reports.history import build_page
+from perfwarehouse.reports.history import LABEL_CHAR_PX, LABEL_GAP_PX, build_page, label_fits
 from perfwarehouse.reports.page import Figure, Table
 from perfwarehouse.reports.render import render_html, write_report
 from tests.unit.jobs.test_change_points_job import partition
@@ -68,10 +69,6 @@ def _page_rows_without_changes() -> pa.Table:
 def test_labels_never_overlap_and_the_largest_change_keeps_its_label() -> None:
     """Dense change points (the 10x campaign has ~190 in a series): labels are kept largest
     first and only where they overlap no kept label; sparse ones all keep theirs."""
-    import numpy as np
-
-    from perfwarehouse.reports.history import LABEL_CHAR_PX, LABEL_GAP_PX, label_fits
-
     rng = np.random.default_rng(4)
     for _ in range(50):
         n_points = int(rng.integers(20, 30_000))
@@ -83,14 +80,16 @@ def test_labels_never_overlap_and_the_largest_change_keeps_its_label() -> None:
         left = at * 800.0 / n_points + LABEL_GAP_PX
         right = left + chars * LABEL_CHAR_PX
         kept = np.flatnonzero(keep)
+
+        def overlap(i: int, j: int) -> bool:
+            return not (right[i] + LABEL_GAP_PX <= left[j] or right[j] + LABEL_GAP_PX <= left[i])
+
         for i in kept:  # slow twin: no two kept labels overlap
             for j in kept:
-                assert i == j or right[i] + LABEL_GAP_PX <= left[j] or right[j] + LABEL_GAP_PX <= left[i]
+                assert i == j or not overlap(i, j)
         assert keep[np.argmax(np.abs(change))]
         for i in np.flatnonzero(~keep):  # a dropped label overlaps a larger kept one
-            assert any(abs(change[j]) >= abs(change[i]) and not (
-                right[i] + LABEL_GAP_PX <= left[j] or right[j] + LABEL_GAP_PX <= left[i])
-                for j in kept)
+            assert any(abs(change[j]) >= abs(change[i]) and overlap(i, j) for j in kept)
     sparse = label_fits(np.array([10.0, 500.0, 900.0]), np.array([1.0, -2.0, 3.0]),
                         np.array([18, 18, 18]), 1000, 800.0)
     assert sparse.all()
