@@ -71,7 +71,8 @@ def run_demo(
     _generate_and_ingest(warehouse, LOAD_CAMPAIGN, seed=seed, scale=1.0, reporter=reporter,
                          step=step)
     with warehouse.catalog() as con:
-        total = fetch_one(con, "SELECT count(*) FROM measurements")[0]
+        row = fetch_one(con, "SELECT count(*) FROM measurements")
+    total = row[0] if row else 0
     step(f"the warehouse {warehouse.root} holds {total:,} measurements")
 
     runs = []

@@ -18,6 +18,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    TaskID,
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
@@ -59,7 +60,7 @@ class SilentReporter:
 
 
 class _RichTask:
-    def __init__(self, progress: Progress, task_id: int) -> None:
+    def __init__(self, progress: Progress, task_id: TaskID) -> None:
         self._progress = progress
         self._id = task_id
 

@@ -14,7 +14,7 @@ Security (the server is meant to run on every worker of a fleet):
   :func:`hmac.compare_digest`; a request without the right token gets ``401``
   and nothing else, whatever it asks for;
 * it binds to 127.0.0.1 unless ``--host`` says otherwise;
-* a segment name must match :data:`~perfwarehouse.agent.spool.SEGMENT_NAME`
+* a segment name must match :data:`~perfwarehouse.protocol.SEGMENT_NAME`
   (no ``/``, no leading dot, so no ``..``, no absolute path; encoded slashes
   are decoded before routing and then fail the match); the file is opened
   relative to a descriptor of the spool directory with ``O_NOFOLLOW`` (no
@@ -37,11 +37,10 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from perfwarehouse.agent.spool import SEGMENT_NAME, is_segment_name
 from perfwarehouse.errors import UsageError
+from perfwarehouse.protocol import SEGMENT_NAME, is_segment_name, read_token  # noqa: F401
 
 BLOCK = 1 << 20
-MIN_TOKEN_CHARS = 16
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
 MAX_OFFSET_DIGITS = 18  # a byte offset of more digits is past any file (answered 416)
 # What one client can hold (slow or idle clients, slowloris): connections beyond
@@ -55,20 +54,6 @@ KEEP_ALIVE_S = 5
 MAX_HEADER_BYTES = 16 * 1024
 SEND_TIMEOUT_S = 60.0
 MEDIA_TYPE = "application/jsonl"
-
-
-def read_token(path: Path) -> str:
-    """The bearer token in ``path`` (surrounding whitespace ignored)."""
-    try:
-        token = Path(path).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the token file {path}: {exc}") from None
-    if len(token) < MIN_TOKEN_CHARS or not token.isascii() or any(c.isspace() for c in token):
-        raise UsageError(
-            f"the token in {path} must be at least {MIN_TOKEN_CHARS} printable ASCII characters "
-            "without spaces; make one with: python3 -c 'import secrets; "
-            "print(secrets.token_urlsafe(32))' > TOKEN_FILE")
-    return token
 
 
 class Spool:

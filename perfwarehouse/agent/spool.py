@@ -26,19 +26,13 @@ from typing import Any
 import orjson
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.protocol import SEGMENT_NAME, is_segment_name  # noqa: F401
 from perfwarehouse.warehouse.lock import exclusive_lock
 
-# What the server lists and serves: a letter or digit, then letters, digits and
-# ``. _ - + = , : @ ~`` (no separator, no space, no ``%``), ending in ``.jsonl``.
-# The agent's own names are a subset.
-SEGMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+=,:@~-]{0,200}\.jsonl")
+# What the server lists and serves: :data:`perfwarehouse.protocol.SEGMENT_NAME`. The
+# agent's own names are a subset.
 _OWN_SUFFIX = re.compile(r"([0-9a-f]{8})-(\d{4,})\.jsonl")
 LOCK_NAME = ".agent.lock"
-
-
-def is_segment_name(name: str) -> bool:
-    """True for a plain segment file name: no path separator, no leading dot, ends in .jsonl."""
-    return SEGMENT_NAME.fullmatch(name) is not None
 
 
 def slug(text: str, limit: int = 60) -> str:

@@ -147,5 +147,5 @@ def _environment(
         "started_at": pa.array(started.astype(np.int64), pa.timestamp("us", tz="UTC")),
         "duration_s": pa.array(np.round(duration, 3)),
         "status": pa.array(["ok"]).take(const),
-        "env": pa.array(np.where(bench == 0, env_text, None), pa.string()),
+        "env": pa.array(np.where(bench == 0, env_text, None), pa.string()),  # type: ignore[call-overload]
     })

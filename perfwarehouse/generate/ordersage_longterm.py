@@ -23,6 +23,7 @@ and reports can be scored against it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -318,7 +319,7 @@ def _threads_factor(test: Test, higher_is_better: bool) -> float:
 
 
 def _record_truth(
-    truth: dict[str, Any], hw: str, tests: list[Test], metrics_of_test: list[tuple[str, ...]],
+    truth: dict[str, Any], hw: str, tests: list[Test], metrics_of_test: Sequence[tuple[str, ...]],
     test_of_config: np.ndarray, position_gamma: np.ndarray, polluters: np.ndarray,
     polluter_delta: np.ndarray, drift: np.ndarray, season_daily: float, season_weekly: float,
     is_random: np.ndarray, n_tests: int,

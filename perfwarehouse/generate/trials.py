@@ -43,7 +43,7 @@ def settings_json(settings: dict[str, Any]) -> str:
 def values_column(flat: np.ndarray, per_trial: int | np.ndarray) -> pa.ListArray:
     """An Arrow ``list<double>`` column from a flat value array split in equal or given lengths."""
     flat = np.ascontiguousarray(flat, dtype=np.float64)
-    if np.isscalar(per_trial):
+    if isinstance(per_trial, int | np.integer):
         n = len(flat) // int(per_trial)
         offsets = np.arange(n + 1, dtype=np.int32) * int(per_trial)
     else:

@@ -45,8 +45,6 @@ from typing import TypeVar
 
 import duckdb
 
-from perfwarehouse.agent.serve import read_token
-from perfwarehouse.agent.spool import is_segment_name
 from perfwarehouse.errors import (
     AgentError,
     PerfwarehouseError,
@@ -58,6 +56,7 @@ from perfwarehouse.errors import (
 from perfwarehouse.ingest import stage
 from perfwarehouse.ingest.formats import jsonl
 from perfwarehouse.progress import Reporter, SilentReporter
+from perfwarehouse.protocol import is_segment_name, read_token
 from perfwarehouse.warehouse.catalog import advance_pull_cursor, read_pull_cursors
 from perfwarehouse.warehouse.store import Warehouse
 

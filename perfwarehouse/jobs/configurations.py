@@ -107,9 +107,9 @@ def size_families(table: pa.Table) -> Families:
     out = table.set_column(table.schema.get_field_index("family"), "family", family)
     out = out.append_column("compared", compared)
     out = out.append_column("m", pa.array(m_of_key[index], pa.int64()))
-    sizes = tuple(sorted(
-        (*str(k).split("\x1f", 1), int(m))  # type: ignore[misc]
-        for k, m in zip(encoded.dictionary.to_pylist(), m_of_key)))
+    keys = (str(k).partition("\x1f") for k in encoded.dictionary.to_pylist())
+    sizes = tuple(sorted((campaign, family, int(m))
+                         for (campaign, _, family), m in zip(keys, m_of_key)))
     return Families(out, sizes)
 
 

@@ -186,7 +186,7 @@ def compute_detectable(table: pa.Table, params: DetectableParams) -> Tables:
             layout, part.keys, strategy=strategy, k=k, trials_per_node=per_node,
             draws=params.draws, seed=params.seed, disjoint=disjoint)
         fp, tp = laaber.regression_counts(mc, mt, part.higher_is_better, r,
-                                          params.higher_is_better_mode)
+                                          params.higher_is_better_mode)  # type: ignore[arg-type]
         answer = laaber.scan_detectable(fp, tp, params.draws, r, params.max_fp_rate,
                                         params.min_tp_rate)
         reasons: list[str | None] = []

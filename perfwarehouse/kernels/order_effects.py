@@ -344,7 +344,7 @@ def walk_packed(
     for b in range(batch_offsets.size - 1):
         i, end = batch_offsets[b], batch_offsets[b + 1]
         while i < end:  # one configuration's keys are contiguous in its sorted batch
-            c = (b << batch_bits) + np.int64(packed_sorted[i] >> shift)
+            c = (b << batch_bits) + np.int64(packed_sorted[i] >> shift)  # type: ignore[assignment]
             n = counts[c, 0] + counts[c, 1]
             low = key_min[c]
             for q in range(n):

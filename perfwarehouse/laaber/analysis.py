@@ -376,7 +376,8 @@ def variability(
     """
     columns = variability_columns(layout_of_one(values, node, run, outlier_factor=outlier_factor))
     row = {name: _py(col[0]) for name, col in columns.items()}
-    reason = variability_reason({k: (np.nan if v is None else v) for k, v in row.items()})
+    reason = variability_reason({k: (np.nan if v is None else float(v))  # type: ignore[arg-type]
+                                 for k, v in row.items()})
     row.pop("n_kept")
     return VariabilityBreakdown(**row, reason=reason)  # type: ignore[arg-type]
 
@@ -458,7 +459,8 @@ def sample_medians(
 
 def regression_counts(
     median_control: np.ndarray, median_test: np.ndarray, higher_is_better: np.ndarray,
-    regressions_pct: Sequence[float], higher_is_better_mode: HigherIsBetterMode = "divide",
+    regressions_pct: Sequence[float] | np.ndarray,
+    higher_is_better_mode: HigherIsBetterMode = "divide",
 ) -> tuple[np.ndarray, np.ndarray]:
     """False- and true-positive counts per configuration and r (shape configurations x len(R)).
 
@@ -494,7 +496,8 @@ def regression_counts(
 
 
 def scan_detectable(
-    fp_count: np.ndarray, tp_count: np.ndarray, draws: int, regressions_pct: Sequence[float],
+    fp_count: np.ndarray, tp_count: np.ndarray, draws: int,
+    regressions_pct: Sequence[float] | np.ndarray,
     max_fp_rate: float = 0.05, min_tp_rate: float = 0.95,
 ) -> np.ndarray:
     """Index into R of each configuration's minimal detectable regression, -1 when none.

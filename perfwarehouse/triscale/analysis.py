@@ -18,6 +18,7 @@ from perfwarehouse.kernels import windows as win
 from perfwarehouse.stats.acf import acf
 from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import (
+    BoundResult,
     clean_sample,
     n_required_lower_bound,
     n_required_median,
@@ -350,7 +351,7 @@ def independence_test(x: object, method: Method = "default", alpha: float = 0.05
         trend_low, trend_high = trend.low, trend.high
     else:  # the same decision from two counts (the CI's values are not needed)
         trend_free = trend_ci_contains_zero(values, 1.0 - alpha / 2.0)
-        trend_low = trend_high = None
+        trend_low = trend_high = None  # type: ignore[assignment]
     h = min(n - 1, max(10, int(math.floor(10 * math.log10(n)))))
     band = float(sps.norm.ppf(1.0 - alpha / (4.0 * h))) / math.sqrt(n)
     rho = acf(sps.rankdata(values) if ranks else values, h)
@@ -396,6 +397,7 @@ def kpi(values: object, p: float, confidence: float, bound: str | None = None,
                          if side is None else f"bound must be 'lower' or 'upper', got {bound!r}")
     data = clean_sample(values)
     test = independence_test(data, method, bounds=bounds)
+    res: _Bound | BoundResult
     if _method(method) == "triscale":
         res = _triscale_bound(np.sort(data), p, confidence, side)
     else:

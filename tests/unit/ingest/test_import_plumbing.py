@@ -12,9 +12,9 @@ from pathlib import Path
 import click
 import pytest
 
+from perfwarehouse.cli.ingest import _parse_setting
 from perfwarehouse.errors import TrialParseError, UsageError
 from perfwarehouse.ingest import stage
-from perfwarehouse.ingest.commands import _parse_setting
 from perfwarehouse.ingest.formats import IMPORTERS, load
 from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.service import collect_inputs, read_input, stage_inputs

@@ -1,6 +1,6 @@
 """Command-line verbs of the collector agent: ``agent run``, ``agent serve``, ``ingest pull``.
 
-Attached to the main CLI by ``perfwarehouse/cli.py``. Heavy imports (HTTP,
+Attached to the main CLI by :mod:`perfwarehouse.cli.main`. Heavy imports (HTTP,
 DuckDB) happen inside the commands, so ``perfwarehouse --help`` stays fast.
 """
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from perfwarehouse.config import Settings
+from perfwarehouse.cli import context
+from perfwarehouse.cli.context import CONTEXT
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 INTERRUPTED_EXIT = 130
 
 
@@ -139,13 +139,9 @@ def pull(ctx: click.Context, sources: Path, chunk_mb: float, retries: int, quara
     """
     from perfwarehouse.ingest.pull import PullOptions, load_sources
     from perfwarehouse.ingest.pull import pull as run_pull
-    from perfwarehouse.progress import default_reporter
-    from perfwarehouse.warehouse.store import Warehouse
 
-    settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
-    reporter = default_reporter(settings.quiet)
-    warehouse = Warehouse(settings.warehouse, lock_timeout_s=settings.lock_timeout_s,
-                          on_wait=reporter.note)
+    reporter = context.reporter(ctx)
+    warehouse = context.warehouse(ctx)
     options = PullOptions(chunk_bytes=int(chunk_mb * (1 << 20)), retries=retries,
                           quarantine=quarantine)
     log = (lambda line: click.echo(line)) if verbose else None

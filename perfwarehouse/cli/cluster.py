@@ -10,7 +10,7 @@ import time
 
 import click
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from perfwarehouse.cli.context import CONTEXT
 
 
 @click.group(context_settings=CONTEXT)

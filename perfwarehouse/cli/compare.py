@@ -1,6 +1,6 @@
 """``perfwarehouse compare``: is the contender slower than the baseline, by how much, how sure.
 
-Attached to the main CLI by ``perfwarehouse/cli.py`` (``cli.add_command(compare)``). The
+Attached to the main CLI by :mod:`perfwarehouse.cli.main` (``cli.add_command(compare)``). The
 statistics are :mod:`perfwarehouse.compare`; this module reads the two sides' trial values
 (``sql/queries/compare_trials.sql``), prints the result and keeps it in the table
 ``comparisons`` (``sql/schema/080_comparisons.sql``, written by
@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from perfwarehouse.cli.context import CONTEXT
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from perfwarehouse.warehouse.store import Warehouse
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 KEYS = ("hardware_type", "config_id", "benchmark", "settings", "metric", "unit",
         "higher_is_better")
 FORMATS = ("table", "markdown", "csv", "json")
@@ -145,7 +146,7 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
     if fmt == "json":
         import orjson
 
-        from perfwarehouse.sqlcli import _json_cell
+        from perfwarehouse.cli.query import _json_cell
 
         rows = [{k: _json_cell(v) for k, v in r.items()} for r in table.to_pylist()]
         return orjson.dumps({"summary": headline, "comparisons": rows},
@@ -154,7 +155,7 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
         import csv
         import io
 
-        from perfwarehouse.sqlcli import _csv_cell
+        from perfwarehouse.cli.query import _csv_cell
 
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -169,7 +170,7 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
                  "|" + "|".join("---" for _ in columns) + "|"]
         lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
         return "\n".join(lines) + "\n"
-    from perfwarehouse.sqlcli import format_table
+    from perfwarehouse.cli.query import format_table
 
     return headline + "\n\n" + format_table(columns, rows)
 
@@ -226,7 +227,7 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
 
       perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
     """
-    from perfwarehouse.cli import _warehouse
+    from perfwarehouse.cli.context import warehouse as _warehouse
     from perfwarehouse.compare import verdict_line
     from perfwarehouse.errors import UsageError
 

@@ -1,7 +1,7 @@
 """Command-line verbs of the workbench controller: ``agent peak-rate``, ``agent surface``,
 ``plan surface`` (Shivam et al., "Cutting Corners", USENIX ATC 2008).
 
-Attached by ``perfwarehouse/cli.py`` (``agent.add_command``, ``plan.add_command``).
+Attached by :mod:`perfwarehouse.cli.main` (``agent.add_command``, ``plan.add_command``).
 Heavy imports happen inside the commands, so ``perfwarehouse --help`` stays fast.
 """
 
@@ -14,7 +14,8 @@ from typing import Any
 
 import click
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from perfwarehouse.cli.context import CONTEXT
+
 INTERRUPTED_EXIT = 130
 FORMATS = ("native", "wrk", "hey", "redis-benchmark", "k6", "locust", "sysbench", "jmeter")
 

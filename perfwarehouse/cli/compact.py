@@ -1,6 +1,6 @@
 """``perfwarehouse compact``: rewrite small Parquet files into few large clustered ones.
 
-Attached to the main CLI by ``perfwarehouse/cli.py``; the work is in
+Attached to the main CLI by :mod:`perfwarehouse.cli.main`; the work is in
 :mod:`perfwarehouse.warehouse.compact` (imported inside the command, so that
 ``perfwarehouse --help`` stays fast).
 """
@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import click
 
-from perfwarehouse.config import Settings
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from perfwarehouse.cli.context import CONTEXT, settings
 
 
 @click.command("compact", context_settings=CONTEXT)
@@ -34,8 +32,8 @@ def compact(ctx: click.Context, campaign: str | None, hardware_type: str | None,
     from perfwarehouse.warehouse.compact_plan import Policy
     from perfwarehouse.warehouse.store import Warehouse
 
-    settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
-    warehouse = Warehouse(settings.warehouse, lock_timeout_s=settings.lock_timeout_s)
+    current = settings(ctx)
+    warehouse = Warehouse(current.warehouse, lock_timeout_s=current.lock_timeout_s)
     summary = run(warehouse, campaign, hardware_type, Policy(grace_s=grace_s))
     for p in summary.partitions:
         click.echo(f"{p.campaign} / {p.hardware_type}: {p.files_before:,} files -> "

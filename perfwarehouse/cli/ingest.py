@@ -1,14 +1,107 @@
-"""``perfwarehouse ingest <format> PATH...`` for every registered format, and ``ingest auto``.
+"""``perfwarehouse ingest``: the native trial logs (``jsonl``), OrderSage results directories,
+tables through a mapping, ``ingest FORMAT PATH...`` for every other tool's format, and
+``ingest auto``. (``ingest pull`` lives with the agent's verbs, :mod:`perfwarehouse.cli.agent`.)
 
-Attached to the ``ingest`` group by ``perfwarehouse/cli.py``. Only click is imported at
-start; a format's module is imported when its command runs (or its help is shown).
+Only click is imported at start; a format's module is imported when its command runs (or
+its help is shown).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from perfwarehouse.cli.context import CONTEXT, echo, reporter, warehouse
+from perfwarehouse.cli.context import settings as global_settings
+
+
+@click.group(context_settings=CONTEXT)
+def ingest() -> None:
+    """Put trials into the warehouse (atomic, idempotent, validated).
+
+    Each command is one batch: all its inputs land together or not at all. A
+    record that breaks a rule stops the batch with one line naming the file,
+    the line and the rule (exit code 1), unless --quarantine sets bad records
+    aside in the quarantine table. Ingesting the same content again adds nothing.
+    """
+
+
+_quarantine = click.option(
+    "--quarantine", is_flag=True,
+    help="Land the good records and keep bad ones, with their reason, in the quarantine table.")
+
+
+@ingest.command("ordersage", context_settings=CONTEXT)
+@click.argument("directories", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--campaign", help="Campaign name.  [default: each directory's name]")
+@click.option("--hardware-type", help="Hardware type of every node (else from the node id).")
+@click.option("--hardware-map", type=click.Path(path_type=Path),
+              help="Node-id prefix map.  [default: ./ingest/hardware_types.toml, else built in]")
+@_quarantine
+@click.pass_context
+def ingest_ordersage(ctx: click.Context, directories: tuple[Path, ...], campaign: str | None,
+                     hardware_type: str | None, hardware_map: Path | None,
+                     quarantine: bool) -> None:
+    """Ingest OrderSage results directories (2021 and 2022 layouts)."""
+    from perfwarehouse.ingest.service import ingest_ordersage as run
+
+    summary = run(warehouse(ctx), list(directories), campaign=campaign,
+                  hardware_type=hardware_type, hardware_map=hardware_map, quarantine=quarantine,
+                  reporter=reporter(ctx))
+    print_summary(summary)
+
+
+@ingest.command("jsonl", context_settings=CONTEXT)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_quarantine
+@click.pass_context
+def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) -> None:
+    """Ingest native trial logs (JSON Lines, one trial per line; see the README)."""
+    from perfwarehouse.ingest.service import ingest_jsonl as run
+
+    summary = run(warehouse(ctx), list(files), quarantine=quarantine,
+                  reporter=reporter(ctx))
+    print_summary(summary)
+
+
+@ingest.command("table", context_settings=CONTEXT)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--mapping", type=click.Path(path_type=Path),
+              help="TOML mapping of columns to trial fields (see ingest/mappings/).  "
+                   "[default: the columns already have the native names]")
+@_quarantine
+@click.pass_context
+def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool) -> None:
+    """Ingest a CSV or Parquet table of trials or measurements through a mapping."""
+    from perfwarehouse.ingest.service import ingest_table as run
+
+    summary = run(warehouse(ctx), file, mapping, quarantine=quarantine,
+                  reporter=reporter(ctx))
+    print_summary(summary)
+
+
+def print_summary(summary: Any) -> None:
+    """The ingest summary: what landed, what was skipped or quarantined."""
+    if summary.outcome == "unchanged":
+        echo(f"{summary.source}: already ingested as batch {summary.batch_id}; nothing added")
+        return
+    if summary.outcome == "nothing-new":
+        echo(f"{summary.source}: all {summary.trials_skipped:,} trials are already in the "
+             "warehouse; nothing added")
+        return
+    campaigns = ", ".join(summary.campaigns)
+    echo(f"ingested {summary.trials_added:,} trials ({summary.values_added:,} values) into "
+         f"{campaigns or 'the warehouse'} as batch {summary.batch_id} in {summary.seconds:.1f} s; "
+         f"skipped {summary.trials_skipped:,} already present, "
+         f"quarantined {summary.quarantined:,}")
+    for problem in summary.problems[:5]:
+        echo(f"  quarantined {problem}", err=True)
+    if len(summary.problems) > 5:
+        echo(f"  ... {len(summary.problems) - 5} more in the quarantine table", err=True)
+
+
 
 
 class _FormatCommand(click.Command):
@@ -110,7 +203,6 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
          dry_run: bool) -> None:
     from pathlib import Path
 
-    from perfwarehouse.cli import _print_summary, _settings, _warehouse
     from perfwarehouse.errors import UsageError
     from perfwarehouse.ingest.formats.jsonl import _timestamp
     from perfwarehouse.ingest.formats.records import ImportOptions
@@ -128,15 +220,15 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     options = ImportOptions(campaign=campaign, node=node, hardware_type=hardware_type,
                             revision=revision, revision_time=revision_time,
                             settings=settings)  # type: ignore[arg-type]
-    quiet = _settings(ctx).quiet
+    quiet = global_settings(ctx).quiet
     inputs, result = ingest_import(
-        _warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
+        warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
         dry_run=dry_run, reporter=default_reporter(quiet))
     if fmt == "auto":
         for item in inputs:
             click.echo(f"{item.path}: {item.format}")
     if not isinstance(result, Preview):
-        _print_summary(result)
+        print_summary(result)
         return
     present = (f"; {result.already_present:,} already in the warehouse"
                if result.already_present else "")
@@ -166,3 +258,6 @@ def add_import_commands(ingest_group: click.Group) -> None:
     @_options
     def ingest_auto(ctx: click.Context, **kwargs: object) -> None:
         _run(ctx, "auto", **kwargs)  # type: ignore[arg-type]
+
+
+add_import_commands(ingest)  # ingest pyperf, gbench, ..., auto (other tools' results)

@@ -1,0 +1,93 @@
+"""What every command of the command line shares: the click settings, the global options'
+values (:class:`~perfwarehouse.config.Settings`), the warehouse and progress reporter built
+from them, and the lazy group whose commands come from a catalog.
+
+Only click and the light configuration modules are imported here; a command imports what
+it needs when it runs, so ``perfwarehouse --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from perfwarehouse.config import Settings
+
+if TYPE_CHECKING:
+    from perfwarehouse.progress import Reporter
+    from perfwarehouse.warehouse.store import Warehouse
+
+CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+"""click's context settings of every command (``-h`` as ``--help``, 100 columns)."""
+
+VERDICT_EXIT = 3
+"""Exit code when a verdict that ``--fail-on`` asked about is found (1 and 2 are errors)."""
+
+
+def settings(ctx: click.Context) -> Settings:
+    """The global options (``--warehouse``, ``-q``, ``--lock-timeout``, ``--scheduler``)."""
+    found = ctx.find_object(Settings)
+    if found is None:  # a command invoked without the root group (tests, mkdocs-click)
+        from perfwarehouse.config import resolve_warehouse_path
+
+        found = Settings(resolve_warehouse_path(None))
+    return found
+
+
+def reporter(ctx: click.Context) -> Reporter:
+    """The progress reporter: bars and notes on a terminal, nothing with ``-q``."""
+    from perfwarehouse.progress import default_reporter
+
+    return default_reporter(settings(ctx).quiet)
+
+
+def warehouse(ctx: click.Context) -> Warehouse:
+    """The warehouse the global options name (opened lazily by its commands)."""
+    from perfwarehouse.warehouse.store import Warehouse
+
+    current = settings(ctx)
+    return Warehouse(current.warehouse, lock_timeout_s=current.lock_timeout_s,
+                     on_wait=reporter(ctx).note)
+
+
+def echo(message: str = "", *, err: bool = False) -> None:
+    """One line to standard output (or standard error)."""
+    click.echo(message, err=err)
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are built from a lazy catalog (:mod:`perfwarehouse.registry`)
+    on first use: listing them (``--help``, shell completion) imports nothing heavy."""
+
+    def __init__(self, *args: Any, catalog: str, build: Any, all_command: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._catalog_module = catalog
+        self._build = build
+        self._all = all_command  # builds the "all" command (every entry), when given
+
+    def _catalog(self) -> Any:
+        from importlib import import_module
+
+        return import_module(self._catalog_module).CATALOG
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [e.name for e in self._catalog()] + (["all"] if self._all else [])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "all" and self._all is not None:
+            return self._all()  # type: ignore[no-any-return]
+        entry = next((e for e in self._catalog() if e.name == name), None)
+        if entry is None:
+            return None
+        if ctx.resilient_parsing:  # shell completion: the name and summary are enough
+            return click.Command(name, short_help=entry.summary)
+        return self._build(entry.load())  # type: ignore[no-any-return]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(e.name, e.summary) for e in self._catalog()]
+        if self._all is not None:
+            rows.append(("all", "Every one of the above, in this order."))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
