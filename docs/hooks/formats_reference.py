@@ -1,0 +1,171 @@
+"""MkDocs hook: one reference page per importer, generated from its format module.
+
+The mapping of each tool's output to trials is written once, in the docstring of its
+module (``perfwarehouse/ingest/formats/NAME.py``); this hook renders those docstrings as
+``formats/NAME.md`` at build time (not kept in the repository), plus ``formats/index.md``
+(every format with its one-line ``DESCRIPTION``, and the load-test vocabulary the load
+generators share, from ``_loadtest.py``). The nav entry ``formats/index.md`` of
+``mkdocs.yml`` is expanded into the section of these pages, so a new format appears by
+being listed in ``perfwarehouse.ingest.formats.IMPORTERS``.
+
+Docstrings are read from the source with :mod:`ast` (no import of the parsers) and
+turned from reStructuredText conventions into Markdown: ``code`` literals, roles
+(``:func:`x```), literal blocks after ``::`` and simple tables (``====`` borders).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+from cli_reference import expand_nav  # the sibling hook: MkDocs loads hooks with their folder on sys.path
+
+INDEX = "formats/index.md"
+SHARED = "perfwarehouse.ingest.formats._loadtest"
+
+
+def _source(module: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise RuntimeError(f"cannot find the source of {module}")
+    return Path(spec.origin)
+
+
+def module_info(module: str) -> tuple[str, str]:
+    """(docstring, DESCRIPTION) of a format module, read from its source."""
+    tree = ast.parse(_source(module).read_text(encoding="utf-8"))
+    description = ""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "DESCRIPTION" for t in stmt.targets):
+            if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                description = stmt.value.value
+    return ast.get_docstring(tree) or "", description
+
+
+_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+
+
+def _inline(text: str) -> str:
+    text = _ROLE.sub(lambda m: "`" + m.group(1).split(".")[-1] + "`"
+                     if m.group(0).find("~") >= 0 else "`" + m.group(1) + "`", text)
+    return re.sub(r"``(.+?)``", r"`\1`", text, flags=re.S)
+
+
+def _table(lines: list[str]) -> list[str]:
+    """An RST simple table (``====`` borders) as a Markdown table; a row whose first
+    column is empty continues the row above."""
+    border = lines[0]
+    cols = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+    bounds = [(start, cols[i + 1][0] if i + 1 < len(cols) else None)
+              for i, (start, _) in enumerate(cols)]
+    rows: list[list[str]] = []
+    for line in lines[1:]:
+        if set(line.strip()) <= {"="}:
+            continue
+        cells = [line[a:b].strip() if b else line[a:].strip() for a, b in bounds]
+        if rows and not cells[0]:
+            rows[-1] = [(old + " " + new).strip() for old, new in zip(rows[-1], cells)]
+        else:
+            rows.append(cells)
+    if not rows:
+        return []
+
+    def fmt(cells: list[str]) -> str:
+        return "| " + " | ".join(_inline(c).replace("|", "\\|") for c in cells) + " |"
+
+    return [fmt(rows[0]), "|" + "---|" * len(cols), *(fmt(r) for r in rows[1:])]
+
+
+def to_markdown(doc: str) -> str:
+    """A docstring's body (after its summary line) as Markdown."""
+    lines = doc.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped and set(stripped) <= {"=", " "} and "=" in stripped:
+            j = i + 1
+            borders = 1
+            while j < len(lines) and lines[j].strip() and borders < 3:
+                if set(lines[j].strip()) <= {"=", " "}:
+                    borders += 1
+                j += 1
+            out += ["", *_table(lines[i:j]), ""]
+            i = j
+            continue
+        if stripped.endswith("::"):
+            head = line.rstrip()[:-2].rstrip()
+            if head:
+                out.append(_inline(head) + ":")
+            i += 1
+            block: list[str] = []
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
+                block.append(lines[i])
+                i += 1
+            while block and not block[-1].strip():
+                block.pop()
+            indent = min((len(b) - len(b.lstrip()) for b in block if b.strip()), default=0)
+            out += ["", "```text", *(b[indent:] for b in block), "```", ""]
+            continue
+        if re.match(r"[*-] ", stripped) and out and out[-1].strip() \
+                and not re.match(r"\s*[*-] ", out[-1]) and not out[-1].startswith("  "):
+            out.append("")  # Markdown needs a blank line before a list
+        out.append(_inline(line))
+        i += 1
+    return "\n".join(out).strip() + "\n"
+
+
+def pages() -> dict[str, str]:
+    """Markdown of the per-format pages, by path under ``docs/``."""
+    formats = importlib.import_module("perfwarehouse.ingest.formats")
+    importers: dict[str, str] = formats.IMPORTERS
+    out: dict[str, str] = {}
+    rows = []
+    for name, module in importers.items():
+        doc, description = module_info(module)
+        summary, _, body = doc.partition("\n")
+        rows.append(f"| [`{name}`]({name}.md) | {_inline(description)} |")
+        out[f"formats/{name}.md"] = (
+            f"# `ingest {name}`\n\n{_inline(summary.strip())}\n\n"
+            f"Command: [`perfwarehouse ingest {name}`](../cli/ingest.md"
+            f"#perfwarehouse-ingest-{name}); how files become trials, generated from the "
+            f"docstring of `{module}`:\n\n{to_markdown(body)}")
+    shared_doc, _ = module_info(SHARED)
+    shared_summary, _, shared_body = shared_doc.partition("\n")
+    out[INDEX] = (
+        "# Formats of other tools\n\n"
+        "`perfwarehouse ingest FORMAT PATH...` reads the result files of these tools "
+        "(`ingest auto` tells the format from each file's content). Each page below says "
+        "how a file becomes trials; it is generated from the parser's own docstring, so "
+        "it cannot drift from the code. How to bring such files in, with the options "
+        "every importer shares: [Bring your own results](../bring-your-own-results.md).\n\n"
+        "| format | reads |\n|---|---|\n" + "\n".join(rows) + "\n\n"
+        "## What the load generators share\n\n"
+        f"{_inline(shared_summary.strip())}\n\n{to_markdown(shared_body)}")
+    return out
+
+
+_cache: dict[str, str] = {}
+
+
+def on_config(config: Any) -> Any:
+    _cache.clear()
+    _cache.update(pages())
+    entries = [{f"ingest {p[8:-3]}": p} for p in _cache if p != INDEX]
+    if config.nav is not None:
+        config.nav = expand_nav(config.nav, INDEX, [INDEX, *entries])
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    from mkdocs.structure.files import File
+
+    for path, content in _cache.items():
+        files.append(File.generated(config, path, content=content))
+    return files
