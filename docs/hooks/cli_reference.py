@@ -122,6 +122,8 @@ def _params_table(node: Node) -> str:
             rows_args.append(f"| `{_cell(meta)}` | {'required' if param.required else 'optional'}"
                              f"{', repeatable' if param.nargs == -1 else ''} |")
             continue
+        if param.name == "help" or "--help" in getattr(param, "opts", ()):
+            continue  # every command has it
         record = param.get_help_record(node.ctx)
         if record is None:
             continue

@@ -22,7 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from cli_reference import expand_nav  # the sibling hook: MkDocs loads hooks with their folder on sys.path
+# the sibling hook (MkDocs loads a hook with its folder on sys.path)
+from cli_reference import expand_nav
 
 INDEX = "formats/index.md"
 SHARED = "perfwarehouse.ingest.formats._loadtest"
@@ -36,7 +37,8 @@ def _source(module: str) -> Path:
 
 
 def module_info(module: str) -> tuple[str, str]:
-    """(docstring, DESCRIPTION) of a format module, read from its source."""
+    """(docstring, DESCRIPTION) of a format module, read from its source. The docstring's
+    first paragraph is the page's summary, the rest its body."""
     tree = ast.parse(_source(module).read_text(encoding="utf-8"))
     description = ""
     for stmt in tree.body:
@@ -65,7 +67,7 @@ def _table(lines: list[str]) -> list[str]:
               for i, (start, _) in enumerate(cols)]
     rows: list[list[str]] = []
     for line in lines[1:]:
-        if set(line.strip()) <= {"="}:
+        if set(line.strip()) <= {"=", " "}:
             continue
         cells = [line[a:b].strip() if b else line[a:].strip() for a, b in bounds]
         if rows and not cells[0]:
@@ -82,27 +84,35 @@ def _table(lines: list[str]) -> list[str]:
 
 
 def to_markdown(doc: str) -> str:
-    """A docstring's body (after its summary line) as Markdown."""
+    """A docstring's body (after its summary line) as Markdown. Literal blocks and tables
+    are kept verbatim; the prose between them is converted as one text, so that a
+    ``literal`` broken across lines is still one literal."""
     lines = doc.splitlines()
-    out: list[str] = []
+    chunks: list[tuple[bool, list[str]]] = []  # (is prose, lines)
+
+    def emit(prose: bool, new: list[str]) -> None:
+        if chunks and chunks[-1][0] == prose:
+            chunks[-1][1].extend(new)
+        else:
+            chunks.append((prose, list(new)))
+
     i = 0
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
         if stripped and set(stripped) <= {"=", " "} and "=" in stripped:
-            j = i + 1
-            borders = 1
+            j, borders = i + 1, 1
             while j < len(lines) and lines[j].strip() and borders < 3:
                 if set(lines[j].strip()) <= {"=", " "}:
                     borders += 1
                 j += 1
-            out += ["", *_table(lines[i:j]), ""]
+            emit(False, ["", *_table(lines[i:j]), ""])
             i = j
             continue
         if stripped.endswith("::"):
             head = line.rstrip()[:-2].rstrip()
             if head:
-                out.append(_inline(head) + ":")
+                emit(True, [head + ":"])
             i += 1
             block: list[str] = []
             while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
@@ -111,14 +121,21 @@ def to_markdown(doc: str) -> str:
             while block and not block[-1].strip():
                 block.pop()
             indent = min((len(b) - len(b.lstrip()) for b in block if b.strip()), default=0)
-            out += ["", "```text", *(b[indent:] for b in block), "```", ""]
+            emit(False, ["", "```text", *(b[indent:] for b in block), "```", ""])
             continue
-        if re.match(r"[*-] ", stripped) and out and out[-1].strip() \
-                and not re.match(r"\s*[*-] ", out[-1]) and not out[-1].startswith("  "):
-            out.append("")  # Markdown needs a blank line before a list
-        out.append(_inline(line))
+        prev = chunks[-1][1][-1] if chunks and chunks[-1][0] and chunks[-1][1] else ""
+        if re.match(r"[*-] ", stripped) and prev.strip() and not re.match(r"\s*[*-] ", prev) \
+                and not prev.startswith("  "):
+            emit(True, [""])  # Markdown needs a blank line before a list
+        emit(True, [line])
         i += 1
-    return "\n".join(out).strip() + "\n"
+    text = "\n".join(_inline("\n".join(body)) if prose else "\n".join(body)
+                     for prose, body in chunks)
+    return text.strip() + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def pages() -> dict[str, str]:
@@ -129,15 +146,15 @@ def pages() -> dict[str, str]:
     rows = []
     for name, module in importers.items():
         doc, description = module_info(module)
-        summary, _, body = doc.partition("\n")
+        summary, _, body = doc.partition("\n\n")  # the first paragraph
         rows.append(f"| [`{name}`]({name}.md) | {_inline(description)} |")
         out[f"formats/{name}.md"] = (
-            f"# `ingest {name}`\n\n{_inline(summary.strip())}\n\n"
+            f"# `ingest {name}`\n\n{_inline(_one_line(summary))}\n\n"
             f"Command: [`perfwarehouse ingest {name}`](../cli/ingest.md"
             f"#perfwarehouse-ingest-{name}); how files become trials, generated from the "
             f"docstring of `{module}`:\n\n{to_markdown(body)}")
     shared_doc, _ = module_info(SHARED)
-    shared_summary, _, shared_body = shared_doc.partition("\n")
+    shared_summary, _, shared_body = shared_doc.partition("\n\n")
     out[INDEX] = (
         "# Formats of other tools\n\n"
         "`perfwarehouse ingest FORMAT PATH...` reads the result files of these tools "
@@ -147,7 +164,7 @@ def pages() -> dict[str, str]:
         "every importer shares: [Bring your own results](../bring-your-own-results.md).\n\n"
         "| format | reads |\n|---|---|\n" + "\n".join(rows) + "\n\n"
         "## What the load generators share\n\n"
-        f"{_inline(shared_summary.strip())}\n\n{to_markdown(shared_body)}")
+        f"{_inline(_one_line(shared_summary))}\n\n{to_markdown(shared_body)}")
     return out
 
 
