@@ -150,7 +150,8 @@ def _usage(node: Node) -> str:
 
 
 def _section(node: Node, level: int, page_of: dict[str, str], here: str) -> str:
-    heading = "#" * level + f" `{node.title}` {{#{node.anchor}}}"
+    label = node.path[-1] if level > 1 else node.title  # the table of contents: short names
+    heading = "#" * level + f' `{node.title}` {{#{node.anchor} data-toc-label="{label}"}}'
     parts = [heading, _help_text(node), "**Usage**", _usage(node)]
     table = _params_table(node)
     if table:
@@ -158,7 +159,7 @@ def _section(node: Node, level: int, page_of: dict[str, str], here: str) -> str:
     if node.children:
         rows = []
         for child in node.children:
-            short = child.command.get_short_help_str(limit=120)
+            short = _help_text(child).split("\n\n", 1)[0]  # its first paragraph
             rows.append(f"| [`{child.path[-1]}`]({_link(child, page_of, here)}) | {_cell(short)} |")
         parts.append("| command | what it does |\n|---|---|\n" + "\n".join(rows))
     return "\n\n".join(p for p in parts if p)
