@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,12 +106,20 @@ def _help_text(node: Node) -> str:
         elif all(line[:1].isspace() for line in para.splitlines()):  # an indented example
             out.append("```text\n" + inspect.cleandoc(para) + "\n```")
         else:
-            out.append(para)
+            out.append(escape_html(para))
     return "\n\n".join(out)
 
 
+def escape_html(text: str) -> str:
+    """``<`` and ``&`` outside code spans as entities: help texts say ``<name>_history``
+    and ``A & B``, which Markdown would pass on as HTML."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(p if p.startswith("`") else p.replace("&", "&amp;").replace("<", "&lt;")
+                   for p in parts)
+
+
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    return escape_html(" ".join(text.split())).replace("|", "\\|")
 
 
 def _params_table(node: Node) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 # the sibling hook (MkDocs loads a hook with its folder on sys.path)
-from cli_reference import expand_nav
+from cli_reference import escape_html, expand_nav
 
 INDEX = "formats/index.md"
 SHARED = "perfwarehouse.ingest.formats._loadtest"
@@ -55,7 +55,7 @@ _ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
 def _inline(text: str) -> str:
     text = _ROLE.sub(lambda m: "`" + m.group(1).split(".")[-1] + "`"
                      if m.group(0).find("~") >= 0 else "`" + m.group(1) + "`", text)
-    return re.sub(r"``(.+?)``", r"`\1`", text, flags=re.S)
+    return escape_html(re.sub(r"``(.+?)``", r"`\1`", text, flags=re.S))
 
 
 def _table(lines: list[str]) -> list[str]:
