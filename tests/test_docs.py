@@ -25,9 +25,9 @@ def _command_paths() -> list[tuple[str, ...]]:
     import perfwarehouse.cli
 
     root = perfwarehouse.cli.main  # the entry point, when it is the click group itself
-    if not isinstance(root, click.Command):  # else the module's click group
-        (root,) = {id(g): g for g in vars(perfwarehouse.cli).values()
-                   if isinstance(g, click.Group) and g.name == "cli"}.values()
+    if not isinstance(root, click.Command):  # else the module's largest click group
+        groups = [g for g in vars(perfwarehouse.cli).values() if isinstance(g, click.Group)]
+        root = max(groups, key=lambda g: len(g.list_commands(click.Context(g))))
     out: list[tuple[str, ...]] = []
 
     def visit(cmd: click.Command, path: tuple[str, ...], ctx: click.Context) -> None:
