@@ -25,9 +25,10 @@ def _command_paths() -> list[tuple[str, ...]]:
     import perfwarehouse.cli
 
     root = perfwarehouse.cli.main  # the entry point, when it is the click group itself
-    if not isinstance(root, click.Command):  # else the module's largest click group
+    if not isinstance(root, click.Command):  # else the module's group that no group holds
         groups = [g for g in vars(perfwarehouse.cli).values() if isinstance(g, click.Group)]
-        root = max(groups, key=lambda g: len(g.list_commands(click.Context(g))))
+        held = {id(c) for g in groups for c in g.commands.values()}
+        (root,) = [g for g in groups if id(g) not in held]
     out: list[tuple[str, ...]] = []
 
     def visit(cmd: click.Command, path: tuple[str, ...], ctx: click.Context) -> None:

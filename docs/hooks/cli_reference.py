@@ -49,16 +49,19 @@ class Node:
 
 def load_root() -> click.Command:
     """The click command behind the ``perfwarehouse`` entry point (``perfwarehouse.cli:main``:
-    ``main`` itself when it is a click command, else the module's click group)."""
+    ``main`` itself when it is a click command, else ``cli``, else the module's one click
+    group that no other group holds)."""
     module = importlib.import_module(ROOT_MODULE)
     for name in ("main", "cli"):
         obj = getattr(module, name, None)
         if isinstance(obj, click.Command):
             return obj
     groups = [obj for obj in vars(module).values() if isinstance(obj, click.Group)]
-    if not groups:
-        raise RuntimeError(f"{ROOT_MODULE} holds no click group")
-    return max(groups, key=lambda g: len(g.list_commands(click.Context(g))))
+    held = {id(c) for g in groups for c in g.commands.values()}
+    roots = [g for g in groups if id(g) not in held]  # the group no other group holds
+    if len(roots) != 1:
+        raise RuntimeError(f"cannot tell the root click group of {ROOT_MODULE}: {roots}")
+    return roots[0]
 
 
 def walk(command: click.Command | None = None) -> Node:
