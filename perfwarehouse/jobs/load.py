@@ -117,10 +117,10 @@ def unplaced(checks: pa.Table) -> list[str]:
     hint = {"closed": "clients=N", "open": "rate_rps=R"}
     out = []
     for tool, k in sorted(counts.items()):
-        out.append(f"{k:,} {tool} trial{'s' if k > 1 else ''} without a load level are on no "
-                   f"curve: the output does not state it; ingest them with the command line "
-                   f"saved above the output or --setting {hint['closed']} "
-                   f"(--setting loop=open --setting {hint['open']} for a rate)")
+        out.append(f"{k:,} {tool} trial{'s' if k > 1 else ''} without a load level "
+                   f"{'are' if k > 1 else 'is'} on no curve: the output does not state it; "
+                   f"ingest it with the command line saved above the output or --setting "
+                   f"{hint['closed']} (--setting loop=open --setting {hint['open']} for a rate)")
     return out
 
 

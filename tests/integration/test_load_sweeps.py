@@ -13,6 +13,7 @@ is the largest mean, the knee the smallest N reaching 95 % of it.
 from __future__ import annotations
 
 import re
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,6 +23,10 @@ from perfwarehouse.ingest.formats import hey, sysbench, wrk
 from perfwarehouse.ingest.formats.records import ImportOptions, apply_options
 from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import get, run_job
+from perfwarehouse.reports import Request
+from perfwarehouse.reports import get as get_report
+from perfwarehouse.reports.load import short_name
+from perfwarehouse.reports.render import render_html
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import REPO
 from tests.trial_logs import write
@@ -53,7 +58,8 @@ def analysed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     wh = Warehouse(tmp / "warehouse", lock_timeout_s=5.0)
     assert ingest_jsonl(wh, [write(tmp / "all.jsonl", rows)]).outcome == "landed"
     job = get("load")
-    return run_job(wh, job, job.params(r_sat=str(R_SAT_MS))).tables
+    tables = run_job(wh, job, job.params(r_sat=str(R_SAT_MS))).tables
+    return {**tables, "warehouse": wh}
 
 
 # ------------------------------------------------------------------ the raw outputs
@@ -163,3 +169,66 @@ def test_tools_whose_numbers_cannot_satisfy_the_law_are_said_once_per_family(
     for row in analysed["load_curve"].to_pylist():
         if '"generator":"wrk"' in row["family"]:
             assert row["throughput_law"] is None
+
+
+def test_the_page_verdict_names_each_system_its_peak_and_where(analysed: dict) -> None:
+    """Issue 28: a sentence per family (system, peak, where), URLs shortened, the left-out
+    trials said, and no library warning on a warehouse of open- and closed-loop families
+    with a family without a peak."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        page = get_report("load").page(analysed["warehouse"], Request())
+        render_html(page)
+    verdict, _sections = page.shown()
+    assert verdict is not None
+    text = verdict.text
+    for bench, (peak, at, _knee) in raw_closed_peaks().items():
+        name = short_name(bench)
+        assert "://" not in name
+        peak_text = f"{peak:,.0f}" if peak >= 1e4 else f"{peak:,.4g}"
+        said = rf"{re.escape(name)}(?: \(\w+\))? peaks at {re.escape(peak_text)} req/s with " \
+               rf"N = {at:g} clients"
+        assert re.search(said, text), (said, text)
+    url, lam = raw_lambda_star()
+    assert re.search(rf"{re.escape(short_name(url))}(?: \(hey\))? holds mean response time "
+                     rf"≤ 5 ms up to λ\* = {lam:,.0f}", text), text
+    assert "http://" not in text
+    bad = sum(1 for c in analysed["load_law_checks"].to_pylist() if c["consistent"] is False)
+    assert f"{bad} trials break the operational laws" in text
+
+
+@pytest.mark.parametrize(("name", "short"), [
+    ("http://127.0.0.1:8080/index.html", "127.0.0.1:8080/index.html"),
+    ("https://api.example.com/v1/orders?id=3#x", "api.example.com/v1/orders"),
+    ("https://shop.example.com/api/v2/catalog/categories/electronics/products/search",
+     "shop.example.com/…/search"),
+    ("sysbench cpu", "sysbench cpu"),
+])
+def test_short_names(name: str, short: str) -> None:
+    assert short_name(name) == short
+
+
+def test_short_names_stay_short() -> None:
+    rng = __import__("random").Random(5)
+    for _ in range(300):
+        parts = ["".join(rng.choice("abcdef") for _ in range(rng.randint(1, 30)))
+                 for _ in range(rng.randint(1, 8))]
+        name = "https://" + "/".join(parts)
+        assert len(short_name(name)) <= 48
+
+
+def test_a_family_without_a_peak_draws_without_a_library_warning(analysed: dict) -> None:
+    """The polars UserWarning of comparing a column with None (issue 28): a closed-loop
+    family whose peak is unknown (every level inconsistent) has no marks, silently."""
+    import polars as pl
+
+    from perfwarehouse.reports.load import _with_labels, curve_sections
+
+    curve = _with_labels(pl.from_arrow(analysed["load_curve"]))
+    peaks = _with_labels(pl.from_arrow(analysed["peak_rate"])).with_columns(
+        peak_clients=pl.lit(None, pl.Float64), knee_clients=pl.lit(None, pl.Float64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sections = curve_sections(curve, peaks)
+    assert [s.title for s in sections] == ["Peak throughput (closed loop)",
+                                           "Latency under load (open loop)"]
