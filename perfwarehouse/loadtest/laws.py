@@ -81,8 +81,8 @@ def closed_law_unfit(generator: np.ndarray, clients: np.ndarray, throughput: np.
             with np.errstate(invalid="ignore", divide="ignore"):
                 moved = throughput[i] * step / 2e3 / clients[i]
             if moved > tolerance:
-                out[i] = (f"{tool} prints latency to {step:g} ms: at {throughput[i]:.4g}/s "
-                          f"the rounding alone moves X R by {moved:.0%} of N")
+                out[i] = (f"{tool} prints latency to {step:g} ms: at its rates the rounding "
+                          "alone moves X R by more than the tolerance")
     return out
 
 

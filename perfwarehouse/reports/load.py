@@ -250,21 +250,18 @@ def short_verdict(peaks: pl.DataFrame | None, checks: pl.DataFrame | None) -> Ve
 
 
 def unplaced_sentences(checks: pl.DataFrame) -> list[str]:
-    """A sentence per generator whose load-test trials have no load level: they are on
-    no curve, and the page says so with how to give the load."""
+    """One sentence on the load-test trials without a load level (by generator): they
+    are on no curve, and the page says so with how to give the load."""
     lost = checks.filter(pl.col("loop").is_not_null() & pl.col("load").is_null())
     if lost.height == 0:
         return []
-    tools = [_family_parts(f)[0] or "load-test" for f in lost["family"].to_list()]
-    out = []
-    for tool in sorted(set(tools)):
-        k = tools.count(tool)
-        out.append(f"{k:,} {tool} trial{'s' if k > 1 else ''} without a load level "
-                   f"{'are' if k > 1 else 'is'} on no curve: the tool's output does not state "
-                   "the load; ingest the output with its command line saved above it, or "
-                   "with --setting clients=N (--setting loop=open --setting rate_rps=R for "
-                   "a rate).")
-    return out
+    tools = [_family_parts(f)[0] or "other" for f in lost["family"].to_list()]
+    by_tool = ", ".join(f"{tools.count(t):,} {t}" for t in sorted(set(tools)))
+    k = lost.height
+    return [f"{k:,} trial{'s' if k > 1 else ''} without a load level ({by_tool}) "
+            f"{'are' if k > 1 else 'is'} on no curve: the tool's output does not state the "
+            "load; ingest it with its command line saved above the output, or with --setting "
+            "clients=N (--setting loop=open --setting rate_rps=R for a rate)."]
 
 
 #: Families with a line of their own in the verdict; the table of peaks has every one.
