@@ -16,8 +16,10 @@ which load to try next; this module runs it. Each trial:
    value to the controller.
 
 Before a search's first trial the command runs ``warmup`` times (default once) at
-the first load, unrecorded: a cold server or generator (first connections, page
-faults) is not a measurement of the load.
+the first load: a cold server or generator (first connections, page faults) is not a
+measurement of the load, so the search does not use it; its records are kept with
+status ``warmup`` (and ``attributes.workbench.kind = "warmup"``), so every run of the
+load generator is in the warehouse and no analysis takes it as a trial.
 
 A trial that fails (non-zero exit, timeout, no parsable output) is recorded with
 its status and no values; the controller counts it (two failures at one load
@@ -60,6 +62,7 @@ from perfwarehouse.agent.runner import (
 )
 from perfwarehouse.errors import PerfwarehouseError, TrialParseError, UsageError
 from perfwarehouse.workbench import Done, Run, Search, SearchResult, SearchSpec, Trial
+from perfwarehouse.workbench.confidence import crosses_zero
 from perfwarehouse.workbench.seeding import SeedChoice, nearest_seed
 
 FORMATS = ("native", "wrk", "hey", "redis-benchmark", "k6", "locust", "sysbench", "jmeter")
@@ -299,6 +302,8 @@ def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerpri
             past.results[sample] = info
             continue
         past.attempts[sample] = max(past.attempts.get(sample, 0), int(info["attempt"]))
+        if info.get("kind") == "warmup":  # kept, but not a trial of the search
+            continue
         if "seed_load" in info and sample not in past.seeds:
             past.seeds[sample] = {"load": info["seed_load"], "note": info.get("seed_note", ""),
                                   "from_sample": bool(info.get("seed_from_sample"))}
@@ -368,11 +373,13 @@ class _Runner:
         started = time.monotonic()
         if not past.trials.get(index) and isinstance(state.action, Run):
             for _ in range(config.warmup):  # a cold server or generator is not a trial
-                warm = self._execute(substitute(config.template, state.action.load,
-                                                config.duration_s, factors))
-                self.echo(f"[{label}] warm-up at load {state.action.load:g}: {warm.status} "
-                          f"({warm.seconds:.1f} s, not recorded)")
-                if warm.status == "interrupted":
+                attempt += 1
+                warm, status = self._trial(index, factors, sample_settings, state.action,
+                                           attempt, None, kind="warmup")
+                self.echo(f"[{label}] warm-up at load {state.action.load:g}: {status} "
+                          f"({warm.seconds:.1f} s; kept with status 'warmup', the search "
+                          "does not use it)")
+                if status == "interrupted":
                     self.outcome.interrupted = f"in the warm-up of sample {label}"
                     return False
         while isinstance(state.action, Run):
@@ -419,7 +426,13 @@ class _Runner:
 
     # -------------------------------------------------------------- one trial
     def _trial(self, index: int, factors: dict[str, str], sample_settings: dict[str, Any],
-               action: Run, attempt: int, seed: SeedChoice | None) -> tuple[Trial, str]:
+               action: Run, attempt: int, seed: SeedChoice | None,
+               kind: str = "trial") -> tuple[Trial, str]:
+        """Run one trial and append its records to the spool, whatever its outcome: the
+        parsed records with their load, or one record with the failure's status and
+        reason. ``kind="warmup"``: the unrecorded-in-the-search warm-up run, kept with
+        status ``warmup`` (not ok: no analysis takes it) so that every run of the load
+        generator is in the warehouse."""
         config = self.config
         command = substitute(config.template, action.load, config.duration_s, factors)
         started_at = datetime.now(timezone.utc)
@@ -440,13 +453,13 @@ class _Runner:
             except PerfwarehouseError as exc:
                 status, detail, records = "no-result", str(exc)[:TAIL_CHARS], []
         info: dict[str, Any] = {
-            "kind": "trial", "sample": index, "factors": factors, "step": action.step,
+            "kind": kind, "sample": index, "factors": factors, "step": action.step,
             "trial": action.trial, "attempt": attempt, "load": action.load,
             "policy": config.spec.policy, "picked_by": action.how, "statistic": config.statistic,
             "response": value if status == "ok" else None, "seconds": executed.seconds,
             "command": command, "fingerprint": self.fingerprint,
         }
-        if action.step == 1 and action.trial == 1 and seed is not None:
+        if kind == "trial" and action.step == 1 and action.trial == 1 and seed is not None:
             info["seed_load"], info["seed_note"] = seed.load, seed.note
             info["seed_from_sample"] = seed.source is not None
         if status != "ok":
@@ -466,7 +479,8 @@ class _Runner:
                     parsed_settings.pop("think_time_s", None)
                     parsed_settings.pop("clients", None)
                 out.append({**record, **base, "seed": None,
-                            "status": record.get("status") or "ok",
+                            "status": "warmup" if kind == "warmup"
+                            else record.get("status") or "ok",
                             "benchmark": config.benchmark or record.get("benchmark")
                             or "workbench",
                             "settings": {**parsed_settings, **settings},
@@ -483,9 +497,10 @@ class _Runner:
             out[0]["env"] = {**self.env, "perfwarehouse_agent": {
                 "version": __version__, "session": self.session, "command": "workbench"}}
         self.writer.append_all(out)
-        self.outcome.trials_written += 1
+        if kind == "trial":
+            self.outcome.trials_written += 1
         if status not in ("ok", "interrupted"):
-            self.warn(f"  trial at load {action.load:g}: {status} ({detail})")
+            self.warn(f"  {kind} at load {action.load:g}: {status} ({detail})")
         return Trial(action.load, value if status == "ok" else None, executed.seconds), status
 
     def _execute(self, command: str) -> _Executed:
@@ -509,8 +524,9 @@ class _Runner:
         text = (f"[{label}] load {action.load:g} (step {action.step}, {action.how}) trial "
                 f"{action.trial}: {self.config.statistic} {value}")
         if visit is not None and visit.ci_low is not None:
-            text += (f"; CI [{visit.ci_low:.4g}, {visit.ci_high:.4g}] accuracy "
-                     f"{visit.accuracy:.3f} -> {visit.verdict}")
+            text += f"; CI [{visit.ci_low:.4g}, {visit.ci_high:.4g}] "
+            text += ("crosses zero" if crosses_zero(visit.ci_low, visit.ci_high or 0.0)
+                     else f"accuracy {visit.accuracy:.3f}") + f" -> {visit.verdict}"
         self.echo(text)
 
     def _write_result(self, index: int, factors: dict[str, str],
@@ -519,6 +535,7 @@ class _Runner:
         config, result = self.config, outcome.result
         assert result is not None
         seeding = "default" if seed is None else ("nearest" if seed.source else "seed-default")
+        void = result.response_ci is not None and crosses_zero(*result.response_ci)
         settings = {**sample_settings, "search_policy": config.spec.policy,
                     "search_seeding": seeding}
         info = {
@@ -527,7 +544,9 @@ class _Runner:
             "lambda_star": result.lambda_star, "lambda_low": result.lambda_low,
             "lambda_high": result.lambda_high,
             "response_ci": list(result.response_ci) if result.response_ci else None,
-            "accuracy": result.accuracy, "accuracy_of": result.accuracy_of,
+            # an interval that crosses zero has no accuracy (equation 2 would be negative)
+            "accuracy": None if void else result.accuracy, "accuracy_of": result.accuracy_of,
+            "response_ci_crosses_zero": void,
             "trials": result.trials, "generator_s": result.seconds,
             "loads_visited": result.loads_visited, "wall_s": outcome.wall_s,
             "statistic": config.statistic, "r_sat": config.spec.r_sat,
@@ -575,7 +594,9 @@ def summary_lines(result: SearchResult, config: WorkbenchConfig, label: str) -> 
         if result.response_ci is not None:
             head += (f", {config.statistic} CI [{result.response_ci[0]:.4g}, "
                      f"{result.response_ci[1]:.4g}] ms at {config.spec.confidence:g}")
-        if result.accuracy is not None:
+        if result.response_ci is not None and crosses_zero(*result.response_ci):
+            head += " (it crosses zero: no accuracy)"
+        elif result.accuracy is not None:
             head += f", accuracy {result.accuracy:.3f} ({result.accuracy_of})"
     verdict = ("target met" if result.status == "converged"
                else f"budget ran out ({result.reason}): best estimate so far")

@@ -77,18 +77,68 @@ def compute(table: pa.Table, params: LoadParams) -> Tables:
     return analyse(table, options(params))  # type: ignore[arg-type]
 
 
+def family_label(benchmark: str, family: str, loop: str | None) -> str:
+    """``benchmark (generator, closed loop; key=value ...)``: a family in words."""
+    import json
+
+    try:
+        obj = json.loads(family) if family else {}
+    except ValueError:
+        obj = {}
+    if not isinstance(obj, dict):
+        obj = {}
+    parts = [str(obj.pop("generator"))] if "generator" in obj else []
+    obj.pop("loop", None)
+    if loop:
+        parts.append(f"{loop} loop")
+    rest = " ".join(f"{k}={v}" for k, v in sorted(obj.items()))
+    return f"{benchmark} ({', '.join(parts)}{'; ' + rest if rest else ''})"
+
+
+def unplaced(checks: pa.Table) -> list[str]:
+    """One line per generator whose load-test trials have no load (the tool's output does
+    not state it and no --setting gave it): they are on no curve, and say so."""
+    counts: dict[str, int] = {}
+    if checks.num_rows == 0:
+        return []
+    loads = checks.column("load").to_pylist()
+    loops = checks.column("loop").to_pylist()
+    families = checks.column("family").to_pylist()
+    import json
+
+    for load, loop, family in zip(loads, loops, families):
+        if loop is None or load is not None:
+            continue
+        try:
+            tool = json.loads(family).get("generator", "?")
+        except (ValueError, AttributeError):
+            tool = "?"
+        counts[tool] = counts.get(tool, 0) + 1
+    hint = {"closed": "clients=N", "open": "rate_rps=R"}
+    out = []
+    for tool, k in sorted(counts.items()):
+        out.append(f"{k:,} {tool} trial{'s' if k > 1 else ''} without a load level "
+                   f"{'are' if k > 1 else 'is'} on no curve: the output does not state it; "
+                   f"ingest it with the command line saved above the output or --setting "
+                   f"{hint['closed']} (--setting loop=open --setting {hint['open']} for a rate)")
+    return out
+
+
 def summarize(tables: Tables, params: LoadParams) -> list[str]:
     curve, peaks, checks = tables["load_curve"], tables["peak_rate"], tables["load_law_checks"]
     if curve.num_rows == 0:
-        return ["load: no load-test trials (settings with loop = open or closed)"]
+        return ["load: no load-test trials (settings with loop = open or closed)"] + [
+            "  " + line for line in unplaced(checks)]
     bad = sum(1 for c in checks.column("consistent").to_pylist() if c is False)
     lines = [f"load: {checks.num_rows:,} trials at {curve.num_rows:,} load levels of "
              f"{peaks.num_rows:,} families; {bad:,} trials inconsistent with the operational "
              f"laws (tolerance {options(params).law_tolerance:.0%})"]  # type: ignore[attr-defined]
+    lines += ["  " + line for line in unplaced(checks)]
     for row in peaks.slice(0, 10).to_pylist():
-        name = f"{row['benchmark']} {row['family']} on {row['hardware_type']}"
+        name = (f"{family_label(row['benchmark'], row['family'], row['loop'])} "
+                f"on {row['hardware_type']}")
         if row["loop"] == "closed" and row["peak_throughput"] is not None:
-            ci = (f" [{row['peak_low']:.4g}, {row['peak_high']:.4g}]"
+            ci = (f" [{max(row['peak_low'], 0.0):.4g}, {row['peak_high']:.4g}]"
                   if row["peak_low"] is not None else "")
             lines.append(f"  {name}: peak {row['peak_throughput']:.4g} req/s{ci} at N = "
                          f"{row['peak_clients']:g}, knee N = {row['knee_clients']:g}"
@@ -98,7 +148,10 @@ def summarize(tables: Tables, params: LoadParams) -> list[str]:
                          f"({row['response_metric']} {row['r_star_ms']:.3g} ms <= R_sat "
                          f"{row['r_sat_ms']:g} ms)")
         else:
-            lines.append(f"  {name} ({row['loop']} loop): {row['reason']}")
+            lines.append(f"  {name}: {row['reason']}")
+            continue
+        if row["reason"]:
+            lines.append(f"    {row['reason']}")
     if peaks.num_rows > 10:
         lines.append(f"  ... and {peaks.num_rows - 10:,} more families (table peak_rate)")
     return lines

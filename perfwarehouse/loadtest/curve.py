@@ -95,6 +95,7 @@ class LoadSettings:
     think_time_s: float
     outstanding: float
     rate_rps: float
+    generator: str | None = None
 
 
 def _num(value: object) -> float:
@@ -116,9 +117,11 @@ def parse_settings(text: str) -> LoadSettings:
         obj = {}
     loop = obj.get("loop") if obj.get("loop") in LOAD_KEYS else None
     load = _num(obj.get(LOAD_KEYS[loop])) if loop else math.nan
+    generator = obj.get("generator")
     return LoadSettings(loop, _family_text(text, obj, LOAD_KEYS[loop] if loop else None), load,
                         _num(obj.get("clients")), _num(obj.get("think_time_s")),
-                        _num(obj.get("outstanding")), _num(obj.get("rate_rps")))
+                        _num(obj.get("outstanding")), _num(obj.get("rate_rps")),
+                        generator if isinstance(generator, str) else None)
 
 
 def _family_text(text: str, obj: dict[str, object], key: str | None) -> str:
@@ -245,11 +248,15 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     hist_mean = _f(trials, "hist_mean_ms")
     mean_ms = np.where(np.isnan(mean_ms), hist_mean, mean_ms)
     requests = _f(trials, "requests")
+    generator = (np.array([p.generator for p in parsed], dtype=object)[settings_codes] if n
+                 else np.zeros(0, dtype=object))
+    unfit = laws.closed_law_unfit(generator, clients, X, options.law_tolerance)
     checks = laws.check(
         loop, clients=clients, think_time_s=think, outstanding=outstanding, rate_rps=rate,
         throughput=X, mean_ms=mean_ms, arrival_rate=_f(trials, "arrival_rate"),
         utilization=_f(trials, "utilization"), service_time_ms=_f(trials, "service_time_ms"),
-        busy_s=_f(trials, "busy_s"), requests=requests, tolerance=options.law_tolerance)
+        busy_s=_f(trials, "busy_s"), requests=requests, tolerance=options.law_tolerance,
+        unfit=unfit)
     key_cols = ("campaign", "hardware_type", "benchmark")
     law_table = pa.table({
         **{k: trials.column(k) for k in key_cols},
@@ -334,6 +341,8 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
                             g_clients * np.where(np.isnan(outstanding[first]), 1.0,
                                                  outstanding[first])
                             / (rt.estimate / 1e3 + g_think), np.nan)
+    unfit_any = np.bincount(gid[(gid >= 0) & (unfit != None)], minlength=n_groups) > 0  # noqa: E711
+    law_line = np.where(unfit_any, np.nan, law_line)  # the law does not hold for the tool
     resp_name = _response_name(options)
     resp = (rt.estimate, rt.low, rt.high) if options.percentile is None else pct[resp_name]
     if options.r_sat_ms is not None:
@@ -374,8 +383,30 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
         "law_residual": _float_array(residual_med),
         "region": pa.array(region.tolist(), pa.string()),
     })
+    notes = _law_notes(trials, fam_codes, fam_values, loop, gid, unfit, key_cols)
     return {"load_law_checks": law_table, "load_curve": curve,
-            "peak_rate": peak_rate(curve, options)}
+            "peak_rate": peak_rate(curve, options, notes)}
+
+
+def _law_notes(trials: pa.Table, fam_codes: np.ndarray, fam_values: list[object],
+               loop: np.ndarray, gid: np.ndarray, unfit: np.ndarray,
+               key_cols: tuple[str, ...]) -> dict[tuple[object, ...], str]:
+    """Family key -> one sentence on the trials whose tool cannot satisfy N = X(R+Z)
+    (said once per family instead of flagging every trial)."""
+    notes: dict[tuple[object, ...], list[object]] = {}
+    picked = np.flatnonzero(gid >= 0)
+    if not picked.size:
+        return {}
+    keys = {k: trials.column(k).take(pa.array(picked)).to_pylist() for k in key_cols}
+    for j, i in enumerate(picked.tolist()):
+        key = (*(keys[k][j] for k in key_cols), fam_values[fam_codes[i]], loop[i])
+        entry = notes.setdefault(key, [0, 0, None])
+        entry[1] += 1  # type: ignore[operator]
+        if unfit[i] is not None:
+            entry[0] += 1  # type: ignore[operator]
+            entry[2] = entry[2] or unfit[i]
+    return {key: f"N = X(R+Z) not checked on {bad} of {total} trials: {why}"
+            for key, (bad, total, why) in notes.items() if bad}
 
 
 def _response_name(options: Options) -> str:
@@ -454,8 +485,10 @@ PEAK_FIELDS = (
 )
 
 
-def peak_rate(curve: pa.Table, options: Options) -> pa.Table:
-    """One row per family of ``curve`` (a ``load_curve`` table): see the module docstring."""
+def peak_rate(curve: pa.Table, options: Options,
+              notes: dict[tuple[object, ...], str] | None = None) -> pa.Table:
+    """One row per family of ``curve`` (a ``load_curve`` table): see the module docstring.
+    ``notes`` (family key -> text) is added to the family's ``reason``."""
     rows: list[dict[str, object]] = []
     if curve.num_rows == 0:
         return pa.Table.from_pylist([], schema=pa.schema(PEAK_FIELDS))
@@ -481,6 +514,9 @@ def peak_rate(curve: pa.Table, options: Options) -> pa.Table:
             row.update(_closed_peak(ok, num, options))
         else:
             row.update(_open_peak(ok, num["load"], resp, resp_name, options))
+        note = (notes or {}).get(fam_key[a])
+        if note:
+            row["reason"] = f"{row['reason']}; {note}" if row.get("reason") else note
         rows.append(row)
     return pa.Table.from_pylist(rows, schema=pa.schema(PEAK_FIELDS))
 

@@ -38,6 +38,7 @@ from perfwarehouse.reports.page import (
     Notice,
     Page,
     Section,
+    Verdict,
     capped_table,
     format_settings,
 )
@@ -119,7 +120,8 @@ def build_page(frames: LoadFrames) -> Page:
         sections.append(consistency_section(k, frames.tolerance))
     sections += workbench
     sections.append(tables_section(c, p))
-    return Page(TITLE, INTRO, tuple(sections), frames.provenance, name="load")
+    return Page(TITLE, INTRO, tuple(sections), frames.provenance, name="load",
+                verdict=short_verdict(p, k))
 
 
 def _tolerance(runs: pa.Table) -> float:
@@ -133,9 +135,45 @@ def _tolerance(runs: pa.Table) -> float:
     return 10.0
 
 
+#: A benchmark (an URL, a script path) longer than this is shortened in labels.
+MAX_NAME = 48
+
+
+def short_name(name: str | None, limit: int = MAX_NAME) -> str:
+    """A benchmark as a person reads it: an URL without its scheme, query and fragment
+    (``host:port/path``), and a long one cut in the middle of its path so that the host
+    and the last path segment stay (``api.example.com/…/items``). Tables keep the full
+    name."""
+    text = "" if name is None else str(name)
+    if "://" in text:
+        text = text.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0].rstrip("/") or text
+    if len(text) <= limit:
+        return text
+    head, _, rest = text.partition("/")
+    tail = rest.rsplit("/", 1)[-1] if rest else ""
+    keep = max(8, limit - len(head) - 3)
+    if tail and len(head) + len(tail) + 3 <= limit:
+        return f"{head}/…/{tail}"
+    return text[: limit - keep - 1] + "…" + text[-keep:]
+
+
+def _family_parts(family: str | None) -> tuple[str | None, str | None]:
+    """(the generator, the family's settings without it) of a family's settings text."""
+    try:
+        obj = json.loads(family) if family else {}
+    except ValueError:
+        return None, family
+    if not isinstance(obj, dict):
+        return None, family
+    tool = obj.pop("generator", None)
+    return (str(tool) if tool is not None else None), json.dumps(obj, sort_keys=True,
+                                                                  separators=(",", ":"))
+
+
 def _with_labels(df: pl.DataFrame) -> pl.DataFrame:
-    """A ``family_label`` column: benchmark, the settings that differ between families,
-    the hardware type when there are several, the campaign when there are several."""
+    """A ``family_label`` column: the benchmark (long URLs shortened: :func:`short_name`),
+    the settings that differ between families, the load generator in parentheses, the
+    hardware type when there are several, the campaign when there are several."""
     keys = [k for k in ("campaign", "benchmark", "family", "hardware_type") if k in df.columns]
     fams = df.select(*keys, "loop").unique(maintain_order=True)
     several = fams["hardware_type"].n_unique() > 1
@@ -143,10 +181,18 @@ def _with_labels(df: pl.DataFrame) -> pl.DataFrame:
     several_campaigns = len(set(campaigns)) > 1
     loops = fams["loop"].to_list()
     named: dict[int, str] = {}
-    for loop in set(loops):  # names tell apart the families of one loop kind
-        idx = [i for i, lp in enumerate(loops) if lp == loop]
-        part = config_labels([fams["benchmark"][i] for i in idx], [fams["family"][i] for i in idx])
-        named.update(zip(idx, part))
+    parts = [_family_parts(f) for f in fams["family"].to_list()]
+    benchmarks = fams["benchmark"].to_list()
+    for group in {(lp, parts[i][0]) for i, lp in enumerate(loops)}:
+        # names tell apart the families of one loop kind and one generator
+        idx = [i for i, lp in enumerate(loops) if (lp, parts[i][0]) == group]
+        part = config_labels([short_name(benchmarks[i]) for i in idx],
+                             [parts[i][1] for i in idx])
+        for i, label in zip(idx, part):
+            tool = parts[i][0]
+            said = tool is None or str(benchmarks[i]).startswith(tool) or (
+                campaigns and campaigns[i] == tool and several_campaigns)
+            named[i] = label if said else f"{label} ({tool})"
     labels = []
     for i, hw in enumerate(fams["hardware_type"].to_list()):
         label = f"{named[i]} @ {hw}" if several else named[i]
@@ -158,10 +204,66 @@ def _with_labels(df: pl.DataFrame) -> pl.DataFrame:
 def _fmt(x: float | None, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "?"
-    return f"{x:,.{digits}g}" if abs(x) < 1e5 else f"{x:,.0f}"
+    return f"{x:,.{digits}g}" if abs(x) < 10 ** digits else f"{x:,.0f}"
 
 
 # ------------------------------------------------------------------ verdict
+def short_verdict(peaks: pl.DataFrame | None, checks: pl.DataFrame | None) -> Verdict | None:
+    """The answer in a sentence per family: the system, its peak and where it lies (the
+    N of the peak, or the offered rate λ*); then the trials left out, in a sentence each.
+    The numbers with their CIs and notes follow in "Verdict"."""
+    if peaks is None or peaks.height == 0:
+        return None
+    rows = peaks.to_dicts()
+    sentences = []
+    for row in rows[:VERDICT_FAMILIES]:
+        name = row["family_label"]
+        if row["loop"] == "closed" and row["peak_throughput"] is not None:
+            text = (f"{name} peaks at {_fmt(row['peak_throughput'])} req/s with "
+                    f"N = {_fmt(row['peak_clients'])} clients (knee at N = "
+                    f"{_fmt(row['knee_clients'])})")
+            if row["falls_after_peak"]:
+                text += f" and falls {abs(row['drop_pct'] or 0):.0f} % by the largest N"
+            elif row["peak_clients"] is not None and row["reason"] and \
+                    "largest N tested" in row["reason"]:
+                text += ", the largest N tested: it may rise further"
+        elif row["loop"] == "open" and row["lambda_star"] is not None:
+            text = (f"{name} holds {row['response_metric']} response time ≤ "
+                    f"{_fmt(row['r_sat_ms'])} ms up to λ* = {_fmt(row['lambda_star'])} req/s")
+            if row["lambda_high"] is not None:
+                text += f" (exceeded surely at {_fmt(row['lambda_high'])} req/s)"
+            else:
+                text += " (no load tested exceeds it yet)"
+        else:
+            reason = (row["reason"] or "no peak").split(";")[0].replace("lambda*", "λ*")
+            text = f"{name}: {reason}"
+        sentences.append(text + ".")
+    if len(rows) > VERDICT_FAMILIES:
+        sentences.append(f"{len(rows) - VERDICT_FAMILIES:,} more families are in the table of "
+                         "peaks.")
+    if checks is not None:
+        bad = checks.filter(pl.col("consistent").fill_null(True).not_()).height
+        if bad:
+            sentences.append(f"{bad:,} trials break the operational laws and are left out.")
+        sentences += unplaced_sentences(checks)
+    return Verdict(" ".join(sentences), "info")
+
+
+def unplaced_sentences(checks: pl.DataFrame) -> list[str]:
+    """One sentence on the load-test trials without a load level (by generator): they
+    are on no curve, and the page says so with how to give the load."""
+    lost = checks.filter(pl.col("loop").is_not_null() & pl.col("load").is_null())
+    if lost.height == 0:
+        return []
+    tools = [_family_parts(f)[0] or "other" for f in lost["family"].to_list()]
+    by_tool = ", ".join(f"{tools.count(t):,} {t}" for t in sorted(set(tools)))
+    k = lost.height
+    return [f"{k:,} trial{'s' if k > 1 else ''} without a load level ({by_tool}) "
+            f"{'are' if k > 1 else 'is'} on no curve: the tool's output does not state the "
+            "load; ingest it with its command line saved above the output, or with --setting "
+            "clients=N (--setting loop=open --setting rate_rps=R for a rate)."]
+
+
 #: Families with a line of their own in the verdict; the table of peaks has every one.
 VERDICT_FAMILIES = 6
 
@@ -199,8 +301,13 @@ def verdict_section(curve: pl.DataFrame, peaks: pl.DataFrame | None,
             blocks.append(Notice(f"All {checked:,} checked trials satisfy the operational laws "
                                  f"within {tolerance:g} %."))
         if unknown:
-            blocks.append(Notice(f"{unknown:,} trials could not be checked (no throughput or "
-                                 "latency)."))
+            why = (checks.filter(pl.col("consistent").is_null())
+                   .group_by("reason").agg(n=pl.len()).sort("n", descending=True))
+            blocks.append(Notice(
+                f"{unknown:,} trials were not checked: " + "; ".join(
+                    f"{r['n']:,} {str(r['reason']).removeprefix('not checked: ')}"
+                    for r in why.head(4).to_dicts()) + "."))
+        blocks += [Notice(t) for t in unplaced_sentences(checks)]
     if checks is not None:
         bad = checks.filter(pl.col("consistent") == False)  # noqa: E712
         if bad.height:
@@ -223,7 +330,7 @@ def _verdict_line(row: dict, conf: float) -> str:
     if row["loop"] == "closed":
         if row["peak_throughput"] is None:
             return f"{name}: no peak: {row['reason']}."
-        ci = (f" ({conf:.0%} CI {_fmt(row['peak_low'])} – {_fmt(row['peak_high'])}, "
+        ci = (f" ({conf:.0%} CI {_fmt(max(row['peak_low'], 0.0))} – {_fmt(row['peak_high'])}, "
               "simultaneous over the levels)" if row["peak_low"] is not None else
               " (no CI: too few trials)")
         text = (f"{name}: peak throughput {_fmt(row['peak_throughput'])} req/s{ci} at "
@@ -244,10 +351,11 @@ def _verdict_line(row: dict, conf: float) -> str:
                    f"{_fmt(row['lambda_high'])} req/s (the loads surely below / above R_sat "
                    f"at {conf:.0%})")
     acc = f", accuracy {row['accuracy']:.0%}" if row["accuracy"] is not None else ""
+    ci = (f"CI {_fmt(row['r_star_low_ms'], 3)} – {_fmt(row['r_star_high_ms'], 3)}{acc}"
+          if row["r_star_low_ms"] is not None else "no CI: one trial at this load")
     text = (f"{name}: peak rate λ* = {_fmt(row['lambda_star'])} req/s: {row['response_metric']} "
-            f"response time {_fmt(row['r_star_ms'], 3)} ms (CI {_fmt(row['r_star_low_ms'], 3)} "
-            f"– {_fmt(row['r_star_high_ms'], 3)}{acc}) ≤ R_sat = {_fmt(row['r_sat_ms'])} ms"
-            f"{bracket}")
+            f"response time {_fmt(row['r_star_ms'], 3)} ms ({ci}) ≤ R_sat = "
+            f"{_fmt(row['r_sat_ms'])} ms{bracket}")
     if row["reason"]:
         text += f". Note: {row['reason'].replace('lambda*', 'λ*')}"
     return text + "."
@@ -264,8 +372,10 @@ def curve_sections(curve: pl.DataFrame, peaks: pl.DataFrame | None) -> list[Sect
         for row in (pk.filter(pl.col("loop") == "closed").to_dicts() if pk.height else []):
             fam = closed.filter(pl.col("family_label") == row["family_label"])
             for mark, n in (("peak", row["peak_clients"]), ("knee", row["knee_clients"])):
+                if n is None:  # no peak: nothing to mark (and no comparison with None)
+                    continue
                 hit = fam.filter(pl.col("clients") == n)
-                if n is not None and hit.height:
+                if hit.height:
                     marks.append({"family_label": row["family_label"], "clients": n,
                                   "throughput": hit["throughput"][0], "mark": mark})
         mark_df = pl.DataFrame(marks, schema={"family_label": pl.String, "clients": pl.Float64,

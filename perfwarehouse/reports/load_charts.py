@@ -41,6 +41,11 @@ COSTS = (("trials", "trials per search (median)"),
          ("loads", "loads visited per search (median)"))
 
 
+#: Throughputs of the families this many times apart are drawn on a log axis (on it, a
+#: CI band that reaches zero is cut at a tenth of its level).
+LOG_Y_SPREAD = 100.0
+
+
 def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> alt.LayerChart:
     """Throughput against N per closed-loop family: the mean over trials with its CI band,
     the law line X = N/(R + Z) at the measured R, the peak and the knee.
@@ -53,10 +58,17 @@ def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> alt.LayerChar
                        "throughput_high", "throughput_law", "consistent"])
     x = alt.X("clients:Q", title="clients N (log scale)", scale=alt.Scale(type="log", base=2))
     color = alt.Color("family_label:N", title="family")
+    positive = df.filter(pl.col("throughput") > 0)["throughput"]
+    log_y = positive.len() > 0 and float(positive.max()) > LOG_Y_SPREAD * float(positive.min())  # type: ignore[arg-type,operator]
+    y_title = "throughput X (req/s" + (", log scale)" if log_y else ")")
+    if log_y:  # families 100x apart: a linear axis flattens all but the largest
+        df = df.with_columns(throughput_low=pl.max_horizontal(
+            "throughput_low", pl.col("throughput") / 10))
+    y_scale = alt.Scale(type="log") if log_y else alt.Undefined
     band = alt.Chart(df).mark_area(opacity=0.18).encode(
-        x=x, y="throughput_low:Q", y2="throughput_high:Q", color=color)
+        x=x, y=alt.Y("throughput_low:Q", scale=y_scale), y2="throughput_high:Q", color=color)
     line = alt.Chart(df).mark_line(point=True).encode(
-        x=x, y=alt.Y("throughput:Q", title="throughput X (req/s)"), color=color,
+        x=x, y=alt.Y("throughput:Q", title=y_title, scale=y_scale), color=color,
         tooltip=["family_label:N", alt.Tooltip("clients:Q", title="N"),
                  alt.Tooltip("throughput:Q", format=",.1f", title="X (req/s)"),
                  alt.Tooltip("throughput_low:Q", format=",.1f", title="CI low"),

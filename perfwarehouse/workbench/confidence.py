@@ -57,10 +57,33 @@ def t_quantile(p: float, df: int) -> float:
 def accuracy(low: float, high: float) -> float:
     """Equation 2: 1 - (high - low) / (high + low), as a fraction (0.9 = 90 %).
 
-    Meaningful for positive quantities (response times, loads); 0 when
-    ``high + low <= 0``.
+    Meaningful for positive quantities (response times, loads) whose interval lies
+    above zero; 0 when ``high + low <= 0``. An interval that crosses zero (too few or
+    too noisy trials) gives a number below 0 that means nothing: the controller
+    reports such an interval as crossing zero (:func:`crosses_zero`), never by it.
     """
     total = high + low
     if not total > 0:
         return 0.0
     return 1.0 - (high - low) / total
+
+
+def crosses_zero(low: float, high: float) -> bool:
+    """The interval of a positive quantity reaches zero or below: its accuracy is void."""
+    return low <= 0.0 < high or (low <= 0.0 and high <= 0.0)
+
+
+def trials_for(values: Sequence[float], confidence: float, target: float) -> int | None:
+    """About how many trials of this spread give ``target`` accuracy: equation 2 is
+    half / mean, so n = (t sd / ((1 - target) mean))^2, with t at the present n - 1
+    degrees of freedom (it only shrinks with n: an upper estimate). None without a
+    spread or a positive mean."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    if not mean > 0 or not var > 0:
+        return None
+    t = t_quantile((1.0 + confidence) / 2.0, n - 1)
+    return max(n + 1, math.ceil((t * math.sqrt(var) / ((1.0 - target) * mean)) ** 2))

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.workbench import policies
-from perfwarehouse.workbench.confidence import accuracy, t_interval
+from perfwarehouse.workbench.confidence import accuracy, crosses_zero, t_interval, trials_for
 
 POLICIES = ("binsearch", "linear", "model")
 BELOW, ABOVE, CANDIDATE, PENDING = "below", "above", "candidate", "pending"
@@ -265,6 +265,34 @@ def replay(spec: SearchSpec, trials: Iterable[Trial], seed_load: float | None = 
 
 
 # ------------------------------------------------------------------ the step
+def describe_interval(low: float | None, high: float | None, acc: float | None) -> str:
+    """``accuracy 0.853`` or, for an interval of a positive quantity that reaches zero,
+    ``CI [-0.3, 9.1] crosses zero`` (its accuracy is void, never negative)."""
+    if low is not None and high is not None and crosses_zero(low, high):
+        return f"CI [{low:.4g}, {high:.4g}] crosses zero"
+    return f"accuracy {acc:.3f}" if acc is not None else "no interval"
+
+
+def _bracket_text(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return ""
+    return f" (λ* lies in [{low:g}, {high:g}], accuracy {accuracy(low, high):.3f})"
+
+
+def _max_trials_note(spec: SearchSpec, current: LoadSummary) -> str:
+    """Why a candidate load ran out of trials and what would settle it."""
+    what = describe_interval(current.ci_low, current.ci_high, current.accuracy)
+    if what.startswith("CI"):
+        what += " (no accuracy yet), so its accuracy"
+    text = (f"load {current.load:g} is a candidate but its {what} stayed below "
+            f"{spec.accuracy:g} after {current.trials} trials")
+    needed = trials_for(current.responses, spec.confidence, spec.accuracy)
+    if needed is not None:
+        text += (f"; about {needed} trials of this spread would meet it (--max-trials "
+                 f"{needed})")
+    return text + ", or a longer --duration (less noise per trial)"
+
+
 def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str, ...]) -> Search:
     def done(status: str, reason: str, note: str = "") -> Search:
         all_notes = notes + ((note,) if note else ())
@@ -290,10 +318,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
                         f"load {current.load:g} is a candidate (accuracy {current.accuracy:.3f}) "
                         f"inside the bracket [{low:g}, {high:g}], which meets the target")
         if current.trials >= spec.max_trials:
-            return done("budget", "max-trials",
-                        f"load {current.load:g} is a candidate but its accuracy "
-                        f"{current.accuracy:.3f} stayed below {spec.accuracy:g} after "
-                        f"{current.trials} trials")
+            return done("budget", "max-trials", _max_trials_note(spec, current))
         return done("budget", "budget-s") if out_of_time else again()
     if current.failures >= spec.max_failures:
         notes = notes + (f"load {current.load:g}: the load generator failed "
@@ -302,9 +327,13 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
     if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
         return done("converged", "step-knee")
     if out_of_time:
-        return done("budget", "budget-s")
+        return done("budget", "budget-s",
+                    f"{spent:.1f} s of load generator spent (--budget-s {spec.budget_s:g}); "
+                    f"a larger --budget-s would settle it{_bracket_text(low, high)}")
     if len(loads) >= spec.max_loads:
-        return done("budget", "max-loads")
+        return done("budget", "max-loads",
+                    f"{len(loads)} loads visited (--max-loads {spec.max_loads}); a larger "
+                    f"--max-loads would settle it{_bracket_text(low, high)}")
     proposal = policies.propose(spec, loads)
     load, how, note = spec.round_load(proposal.load), proposal.how, proposal.note
     visited = {v.load for v in loads}
@@ -317,7 +346,8 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
     if load in visited:
         if high is not None and low is None:
             return done("budget", "floor", f"the server is saturated already at the smallest "
-                                           f"load {high:g}")
+                                           f"load {high:g}: a smaller --start-load (or a larger "
+                                           "--r-sat) would settle it")
         assert low is not None and high is not None
         met = accuracy(low, high) >= spec.accuracy
         return done("converged" if met else "budget", "resolution",

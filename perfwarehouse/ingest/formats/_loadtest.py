@@ -32,6 +32,7 @@ import hashlib
 import io
 import math
 import re
+import shlex
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -74,10 +75,10 @@ def decode(data: bytes, source: str) -> str:
         raise TrialParseError(source, line, "broken-utf8", "invalid UTF-8 in this line") from None
 
 
-def csv_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
-    """The non-empty rows of a CSV text with their line numbers; ``truncated`` when a
-    quoted field does not end."""
-    reader = csv.reader(io.StringIO(text), strict=True)
+def csv_rows(text: str, source: str, delimiter: str = ",") -> list[tuple[int, list[str]]]:
+    """The non-empty rows of a CSV text (fields split at ``delimiter``) with their line
+    numbers; ``truncated`` when a quoted field does not end."""
+    reader = csv.reader(io.StringIO(text), strict=True, delimiter=delimiter)
     rows: list[tuple[int, list[str]]] = []
     try:
         for row in reader:
@@ -115,7 +116,8 @@ def run_id(name: str, data: bytes) -> str:
 
 
 def number(text: str, source: str, line: int, what: str) -> float:
-    """A finite number, or ``wrong-type`` naming ``what`` and the text."""
+    """A finite number >= 0 (every count, rate, time and percentile a load generator
+    prints is one), or ``wrong-type`` / ``non-finite`` / ``negative`` naming ``what``."""
     try:
         value = float(text.strip())
     except (ValueError, AttributeError):
@@ -123,7 +125,7 @@ def number(text: str, source: str, line: int, what: str) -> float:
                               f"{what} {str(text).strip()[:40]!r} is not a number") from None
     if not math.isfinite(value):
         raise TrialParseError(source, line, "non-finite", f"{what} is {text.strip()!r}")
-    return value
+    return non_negative(value, source, line, what)
 
 
 def duration_ms(text: str, source: str, line: int, what: str) -> float:
@@ -158,6 +160,75 @@ def nearest_rank(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(rank, n) - 1]
 
 
+#: Settings that hold the load (or the think time): never negative.
+LOAD_SETTINGS = ("clients", "rate_rps", "think_time_s", "outstanding")
+
+
+def closed_loop(clients: float | None, think_time_s: float | None = 0) -> dict[str, Any]:
+    """The settings of a closed-loop trial: ``loop=closed``, the load ``clients`` = N
+    (left out when the file does not say it: ``--setting clients=N`` adds it) and the
+    think time Z in seconds (left out when unknown)."""
+    out: dict[str, Any] = {"loop": "closed"}
+    if clients is not None:
+        out["clients"] = integral(clients)
+    if think_time_s is not None:
+        out["think_time_s"] = integral(think_time_s)
+    return out
+
+
+def open_loop(rate_rps: float | None) -> dict[str, Any]:
+    """The settings of an open-loop trial: ``loop=open`` and the offered rate lambda
+    (requests/s; left out when the file does not say it: ``--setting rate_rps=R``)."""
+    out: dict[str, Any] = {"loop": "open"}
+    if rate_rps is not None:
+        out["rate_rps"] = integral(rate_rps)
+    return out
+
+
+def command_tokens(line: str, tools: Sequence[str]) -> list[str] | None:
+    """The arguments after a ``tools`` command in a saved command line (``$ wrk -t2 ...``,
+    ``Executing command: ./wrk2 -R80000 ...``, ``hey -c 8 URL``), or None when the line
+    runs none of them. A token is the tool when its file name is one of ``tools``."""
+    if not any(tool in line for tool in tools):
+        return None
+    try:
+        tokens = shlex.split(line, comments=False)
+    except ValueError:
+        tokens = line.split()
+    for index, token in enumerate(tokens):
+        if token.rsplit("/", 1)[-1] in tools:
+            return tokens[index + 1:]
+    return None
+
+
+def option_value(tokens: Sequence[str], short: str | None, long: str | None = None) -> str | None:
+    """The value of an option in ``tokens``: ``-R80000``, ``-R 80000``, ``--rate=80000``,
+    ``--rate 80000`` (the last one given wins, as getopt does)."""
+    value = None
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        for name in (long, short):
+            if name is None:
+                continue
+            if token == name:
+                value = following
+            elif long is not None and name == long and token.startswith(name + "="):
+                value = token[len(name) + 1:]
+            elif name == short and not token.startswith("--") and token.startswith(name) \
+                    and len(token) > len(name):
+                value = token[len(name):].lstrip("=")
+    return value
+
+
+def non_negative(value: float, source: str, line: int, what: str) -> float:
+    """``value`` when it is >= 0, else ``negative`` naming ``what`` (a load, a count, a
+    rate or a time a tool measured cannot be below zero)."""
+    if value < 0:
+        raise TrialParseError(source, line, "negative", f"{what} is {value:g}: it cannot be "
+                              "negative")
+    return value
+
+
 def trial_records(
     *, run: str, position: int, benchmark: str, settings: dict[str, Any],
     metrics: dict[str, float | None], started_at: str | None = None,
@@ -167,12 +238,16 @@ def trial_records(
     """One trial's records: one per metric that has a value, in :data:`METRICS` order.
 
     The ``throughput`` record (else the first one) carries ``latency``; every record
-    carries ``attributes``. Keys the file cannot say (campaign, node, hardware type,
+    carries ``attributes``. A negative metric or load (``clients``, ``rate_rps``,
+    ``think_time_s``) is refused (``negative``). Keys the file cannot say (campaign, node, hardware type,
     revision) are ``None`` for :func:`~perfwarehouse.ingest.formats.records.apply_options`.
     """
     unknown = set(metrics) - set(METRICS)
     if unknown:  # a programming error, not a user's
         raise ValueError(f"unknown load-test metrics {sorted(unknown)}")
+    for key in LOAD_SETTINGS:
+        if isinstance(settings.get(key), (int, float)):
+            non_negative(settings[key], source, line, key)
     out: list[dict[str, Any]] = []
     for name, (unit, higher) in METRICS.items():
         value = metrics.get(name)
@@ -180,6 +255,7 @@ def trial_records(
             continue
         if not math.isfinite(value):
             raise TrialParseError(source, line, "non-finite", f"{name} is {value}")
+        non_negative(value, source, line, name)
         out.append({
             "campaign": None, "run_id": run, "node": None, "hardware_type": None,
             "run_index": 0, "order_kind": "fixed", "seed": None, "position": position,
@@ -193,6 +269,10 @@ def trial_records(
         raise TrialParseError(source, line, "missing-field",
                               "this trial reports neither throughput nor latency")
     if latency is not None:
+        for _q, value in latency.get("percentiles", []):
+            non_negative(value, source, line, "a latency percentile")
+        for value in latency.get("samples", []):
+            non_negative(value, source, line, "a latency sample")
         out[0]["latency"] = latency  # throughput comes first when there is one
     return out
 

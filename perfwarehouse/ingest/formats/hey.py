@@ -1,9 +1,14 @@
 """hey's text summary (``hey -z 10s -c 8 URL``): one file = one trial at one load level.
 
-hey runs ``-c`` workers, each sending its next request when the previous one is
-answered: a closed loop without think time (``loop=closed, think_time_s=0``). The
-summary does not print ``-c`` (nor ``-q``, the per-worker rate limit), so pass
-``--setting clients=C`` (and, for ``-q``, what the run was). Mapping:
+hey runs ``-c`` workers (50 by default), each sending its next request when the
+previous one is answered: a closed loop without think time (``loop=closed,
+clients=C, think_time_s=0``). With ``-q Q`` each worker sends at most Q requests per
+second: the load is then the offered rate, an open loop (``loop=open, rate_rps=C*Q``;
+it stays open only while the server answers within a worker's 1/Q s). The summary does
+not print ``-c``, ``-q`` nor the URL: they are read from the command line saved above
+``Summary:`` (``$ hey -z 10s -c 8 -q 50 URL``, also inside a Markdown code fence; the
+URL becomes the benchmark, else ``hey``); without it pass ``--setting clients=C`` (or
+``--setting loop=open --setting rate_rps=R``). Mapping:
 
 * ``Summary``: ``Total`` -> ``duration_s``; ``Requests/sec`` -> ``throughput``;
   ``Average``/``Fastest``/``Slowest`` -> ``mean``/``min``/``max`` (seconds -> ms);
@@ -45,10 +50,42 @@ _SUMMARY_KEYS = {"Total": "duration_s", "Slowest": "max", "Fastest": "min", "Ave
                  "Requests/sec": "throughput"}
 
 
+_DEFAULT_WORKERS = 50  # hey's -c default
+
+
+def _preface(lines: list[str]) -> tuple[int, list[str] | None] | None:
+    """Where ``Summary:`` is among the first non-blank ``lines`` and the hey command line
+    above it (its arguments), or None when another line comes first."""
+    command = None
+    for index, line in enumerate(lines[:4]):
+        if line.strip() == "Summary:":
+            return index, command
+        tokens = lt.command_tokens(line, ("hey",))
+        if tokens is not None:
+            command = tokens
+        elif not (line.strip().startswith("```") or line.strip() in ("$", "#")):
+            return None
+    return None
+
+
 def sniff(head: bytes, filename: str) -> bool:
     lines = [ln for ln in head.decode("utf-8", "replace").splitlines() if ln.strip()]
-    return len(lines) >= 2 and lines[0].strip() == "Summary:" \
-        and re.fullmatch(r"\s+Total:\s*\S+ secs\s*", lines[1]) is not None
+    found = _preface(lines)
+    return found is not None and len(lines) > found[0] + 1 \
+        and re.fullmatch(r"\s+Total:\s*\S+ secs\s*", lines[found[0] + 1]) is not None
+
+
+def _load(command: list[str] | None, source: str, line: int) -> tuple[dict[str, Any], str]:
+    """The load settings and the benchmark (the URL) from hey's command line."""
+    if command is None:
+        return lt.closed_loop(None, 0), "hey"
+    url = next((t for t in reversed(command) if "://" in t), "hey")
+    workers = lt.option_value(command, "-c")
+    c = lt.number(workers, source, line, "-c") if workers is not None else _DEFAULT_WORKERS
+    qps = lt.option_value(command, "-q")
+    if qps is not None and lt.number(qps, source, line, "-q") > 0:
+        return lt.open_loop(c * lt.number(qps, source, line, "-q")), url
+    return lt.closed_loop(c, 0), url
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
@@ -62,9 +99,13 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     details: dict[str, str] = {}
     statuses: dict[str, int] = {}
     transport_errors: dict[str, int] = {}
+    command, command_line = None, 0
     for index, raw in enumerate(lines):
         lineno = index + 1
         if not raw.strip():
+            continue
+        if section is None and (tokens := lt.command_tokens(raw, ("hey",))) is not None:
+            command, command_line = tokens, lineno
             continue
         if raw.strip() in _SECTIONS:
             section = _SECTIONS[raw.strip()]
@@ -125,9 +166,12 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                                   "details_s": details, "hey_requests_per_s": summary["throughput"]}
     if transport_errors:
         attributes["error_distribution"] = transport_errors
-    settings = {"generator": "hey", "loop": "closed", "think_time_s": 0}
+    load, benchmark = _load(command, source, command_line)
+    if command is not None:
+        attributes["command"] = " ".join(command)
+    settings = {"generator": "hey", **load}
     return lt.finish(lt.trial_records(
-        run=lt.run_id(NAME, data), position=0, benchmark="hey", settings=settings,
+        run=lt.run_id(NAME, data), position=0, benchmark=benchmark, settings=settings,
         metrics=metrics, duration_s=summary["duration_s"],
         latency={"unit": "ms", "percentiles": percentiles} if percentiles else None,
         attributes=attributes, source=source))

@@ -15,6 +15,10 @@ file (run JMeter once per load level):
   frequent ``allThreads`` (active threads of all groups), when the file has it;
 * started_at = the first ``timeStamp``; per-label counts -> attribute ``labels``.
 
+The CSV delimiter is JMeter's ``jmeter.save.saveservice.default_delimiter``: a comma by
+default, else ``|``, ``;`` or a tab, told from the first line (the one that makes a
+header starting ``timeStamp`` with ``elapsed``, or a default-columns sample row).
+
 A CSV without a header must use JMeter's default columns: 17 (``timeStamp, elapsed,
 label, responseCode, responseMessage, threadName, dataType, success, failureMessage,
 bytes, sentBytes, grpThreads, allThreads, URL, Latency, IdleTime, Connect``) or the
@@ -45,18 +49,32 @@ _XML_ATTRIBUTES = {"ts": "timeStamp", "t": "elapsed", "s": "success", "lb": "lab
                    "na": "allThreads", "rc": "responseCode"}
 
 
+#: The delimiters JMeter is commonly configured with, the default first.
+DELIMITERS = (",", "|", ";", "\t")
+
+
+def _first_row(first: str) -> tuple[str, list[str]] | None:
+    """The delimiter of a CSV JTL and its first row split by it: a header (``timeStamp``
+    first, ``elapsed`` in it) or a sample row of the default columns; None otherwise."""
+    for delimiter in DELIMITERS:
+        if delimiter not in first:
+            continue
+        try:
+            row = next(csv.reader([first], delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            continue
+        if row[:1] == ["timeStamp"] and "elapsed" in row:
+            return delimiter, row
+        if _default_row(row) is not None:
+            return delimiter, row
+    return None
+
+
 def sniff(head: bytes, filename: str) -> bool:
     text = head.decode("utf-8", "replace").lstrip()
     if text.startswith("<?xml") or text.startswith("<testResults"):
         return "<testResults" in text[:400]
-    first = text.split("\n", 1)[0].rstrip("\r")
-    try:
-        row = next(csv.reader([first]))
-    except (csv.Error, StopIteration):
-        return False
-    if row[:2] == ["timeStamp", "elapsed"] or (row[:1] == ["timeStamp"] and "elapsed" in row):
-        return True
-    return _default_row(row) is not None
+    return _first_row(text.split("\n", 1)[0].rstrip("\r")) is not None
 
 
 def _default_row(row: list[str]) -> tuple[str, ...] | None:
@@ -82,7 +100,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
 
 
 def _csv(text: str, source: str) -> list[tuple[int, dict[str, str]]]:
-    rows = lt.csv_rows(text, source)
+    head = text.lstrip().split("\n", 1)[0].rstrip("\r")
+    found = _first_row(head)
+    rows = lt.csv_rows(text, source, found[0] if found else ",")
     first = rows[0][1]
     if first[:1] == ["timeStamp"]:
         header: tuple[str, ...] = tuple(first)

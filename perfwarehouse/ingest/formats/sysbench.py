@@ -1,8 +1,13 @@
-"""sysbench 0.4/0.5 and 1.0 text output (OLTP, cpu and other tests): one file = one trial.
+"""sysbench 0.4/0.5 and 1.0 text output (OLTP, cpu and other tests): one trial per run.
 
-* ``Number of threads: N`` -> a closed loop without think time (``loop=closed,
-  threads=N, clients=N, think_time_s=0``); with ``Target transaction rate: R/sec``
-  (``--rate``, ``--tx-rate``) an open loop (``loop=open, rate_rps=R, threads=N``);
+* a file may hold several runs (a thread sweep appended to one log with ``>>``): each
+  run starts with sysbench's banner line and is one trial (``position`` 0, 1, ... in
+  the file's order);
+* ``Number of threads: N`` -> the load of a closed loop without think time
+  (``loop=closed, clients=N, think_time_s=0``); with ``Target transaction rate: R/sec``
+  (``--rate``, ``--tx-rate``) an open loop (``loop=open, rate_rps=R``). The thread count
+  is also attribute ``threads``, never a setting: the runs of a sweep share one family
+  (the test and sysbench's version) and form one curve;
 * benchmark = ``sysbench oltp`` (``SQL statistics`` / ``OLTP test statistics``),
   ``sysbench cpu`` (``Prime numbers limit``), ``sysbench memory``, ``sysbench fileio``,
   else ``sysbench`` (sysbench does not print the Lua script's name: add
@@ -74,13 +79,26 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     if not _BANNER.fullmatch(lines[first].strip()):
         raise TrialParseError(source, first + 1, "missing-field",
                               "no 'sysbench <version>' banner: is this sysbench output?")
+    starts = [i for i, ln in enumerate(lines) if i >= first and _BANNER.fullmatch(ln.strip())]
+    run = lt.run_id(NAME, data)
+    records: list[dict[str, Any]] = []
+    for position, (a, b) in enumerate(zip(starts, starts[1:] + [len(lines)])):
+        records += _parse_run(lines, a, b, source, run, position)
+    return lt.finish(records)
+
+
+def _parse_run(all_lines: list[str], first: int, end: int, source: str, run: str,
+               position: int) -> list[dict[str, Any]]:
+    """The trial of the run in ``all_lines[first:end]`` (``first`` is its banner)."""
+    lines = all_lines[:end]
     version = _BANNER.fullmatch(lines[first].strip()).group(1)  # type: ignore[union-attr]
     found: dict[str, Any] = {}
     intervals: dict[float, dict[str, float]] = {}
     block = None  # "latency" inside the latency block of the summary
     sections: set[str] = set()
     kind = "sysbench"
-    for index, raw in enumerate(lines):
+    for index in range(first + 1, end):
+        raw = lines[index]
         lineno = index + 1
         line = raw.strip()
         if not line:
@@ -134,25 +152,26 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                     found["lat_" + key] = ms
     summary = {"General statistics:", "Test execution summary:"} & sections
     if not summary or "Threads fairness:" not in sections:
-        raise TrialParseError(source, len(lines), "truncated",
-                              "the output ends before sysbench's final summary "
-                              "('General statistics:' ... 'Threads fairness:')")
-    return lt.finish(_records(data, source, version, kind, found, list(intervals.values())))
+        raise TrialParseError(source, end, "truncated",
+                              f"the run starting at line {first + 1} ends before sysbench's "
+                              "final summary ('General statistics:' ... 'Threads fairness:')")
+    return _records(run, position, source, first + 1, version, kind, found,
+                    list(intervals.values()))
 
 
-def _records(data: bytes, source: str, version: str, kind: str, found: dict[str, Any],
-             intervals: list[dict[str, float]]) -> list[dict[str, Any]]:
+def _records(run: str, position: int, source: str, banner_line: int, version: str, kind: str,
+             found: dict[str, Any], intervals: list[dict[str, float]]) -> list[dict[str, Any]]:
     for key, label in (("threads", "'Number of threads:'"), ("total_time_s", "'total time:'"),
                        ("total number of events", "'total number of events:'")):
         if key not in found:
-            raise TrialParseError(source, 0, "missing-field", f"no {label} line")
+            raise TrialParseError(source, banner_line, "missing-field",
+                                  f"the run starting at this line has no {label} line")
     threads = lt.integral(found["threads"])
-    settings: dict[str, Any] = {"generator": "sysbench", "sysbench_version": version,
-                                "threads": threads}
+    settings: dict[str, Any] = {"generator": "sysbench", "sysbench_version": version}
     if "rate" in found and found["rate"] > 0:
-        settings.update(loop="open", rate_rps=lt.integral(found["rate"]))
+        settings.update(lt.open_loop(found["rate"]))
     else:
-        settings.update(loop="closed", clients=threads, think_time_s=0)
+        settings.update(lt.closed_loop(threads, 0))
     duration = found["total_time_s"]
     events = found["total number of events"]
     if kind == "sysbench oltp" and "transactions_per_s" in found:
@@ -172,12 +191,12 @@ def _records(data: bytes, source: str, version: str, kind: str, found: dict[str,
         name = lt.PERCENTILE_METRICS.get(q)
         if name:
             metrics[name] = value
-    attributes: dict[str, Any] = {"intervals": intervals}
+    attributes: dict[str, Any] = {"threads": threads, "intervals": intervals}
     for key in ("queries", "queries_per_s", "reconnects", "transactions"):
         if key in found:
             attributes[key] = found[key]
     if "percentile" in found:
         attributes["latency_percentile"] = found["percentile"][0]
-    return lt.trial_records(run=lt.run_id(NAME, data), position=0, benchmark=kind,
+    return lt.trial_records(run=run, position=position, benchmark=kind,
                             settings=settings, metrics=metrics, duration_s=duration,
-                            attributes=attributes, source=source)
+                            attributes=attributes, source=source, line=banner_line)

@@ -1,12 +1,17 @@
 """wrk 4 and wrk2 text output (``--latency``): one file = one trial at one load level.
 
-* ``Running 2s test @ URL`` -> benchmark = the URL;
-* ``T threads and C connections`` -> settings ``threads``, ``connections``; wrk 4 is a
-  closed loop (each connection waits for its response, no think time): ``loop=closed,
-  clients=C, think_time_s=0``. wrk2 (recognised by its ``Thread calibration`` lines,
-  its HdrHistogram distribution or its ``Detailed Percentile spectrum``) sends at a
-  constant rate (``-R``): ``loop=open``; wrk2 does not print the rate, so pass
-  ``--setting rate_rps=R``;
+* ``Running 2s test @ URL`` -> benchmark = the URL (the system under test and its
+  workload: trials of one URL from several files form one curve);
+* ``T threads and C connections``: wrk 4 is a closed loop (each connection waits for its
+  response, no think time): the load is ``clients`` = C (``loop=closed, clients=C,
+  think_time_s=0``). wrk2 (recognised by its ``Thread calibration`` lines, its
+  HdrHistogram distribution, its ``Detailed Percentile spectrum`` or ``-R`` on its
+  command line) sends at a constant rate: an open loop, the load is ``rate_rps`` = R
+  (``loop=open``). T and C are the generator's, not the load's: attributes ``threads``
+  and ``connections`` (so they never split a sweep into one family per level);
+* the command line saved above ``Running`` (``$ wrk2 -t2 -c100 -R80000 URL``, ``Executing
+  command: ./wrk ...``, inside a Markdown code fence): wrk2 does not print its rate, so
+  ``-R``/``--rate`` there gives ``rate_rps``; without it pass ``--setting rate_rps=R``;
 * ``Thread Stats Latency`` Avg/Max -> ``mean``/``max`` (ms); Stdev and the ``Req/Sec``
   row -> attributes;
 * ``Latency Distribution`` lines -> ``p50``, ``p90``, ``p99`` (and ``p99.9`` from wrk2)
@@ -14,7 +19,7 @@
   HdrHistogram percentile spectrum, values in ms) replaces them as the distribution;
 * ``N requests in 2.10s`` -> ``requests``, ``duration_s``; ``Requests/sec`` ->
   ``throughput``; ``Socket errors`` + ``Non-2xx or 3xx responses`` -> ``errors``
-  (wrk prints them only when non-zero, so absent means 0).
+  (wrk prints them only when non-zero, so absent means 0). A negative number is refused.
 """
 
 from __future__ import annotations
@@ -41,11 +46,35 @@ _RPS = re.compile(r"Requests/sec:\s*(\S*)\s*")
 _TRANSFER = re.compile(r"Transfer/sec:\s*(\S*)\s*")
 
 
+_TOOLS = ("wrk", "wrk2")
+#: Lines a saved output may hold before ``Running``: at most this many.
+_PREFACE_LINES = 4
+
+
+def _preface(lines: list[str]) -> tuple[int, list[str] | None] | None:
+    """Where ``Running ...`` is among the first non-blank ``lines`` and the wrk command
+    line above it (its arguments), or None when the lines before it are anything but a
+    Markdown fence, a shell prompt or a line that runs wrk/wrk2."""
+    command = None
+    for index, line in enumerate(lines[:_PREFACE_LINES + 1]):
+        if _RUNNING.fullmatch(line):
+            return index, command
+        tokens = lt.command_tokens(line, _TOOLS)
+        if tokens is not None:
+            command = tokens
+        elif not (line.strip().startswith("```") or line.strip() in ("$", "#")):
+            return None
+    return None
+
+
 def sniff(head: bytes, filename: str) -> bool:
     text = head.decode("utf-8", "replace")
-    lines = text.lstrip().splitlines()
-    return bool(lines) and _RUNNING.fullmatch(lines[0]) is not None and (
-        len(lines) < 2 or _THREADS.fullmatch(lines[1]) is not None)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    found = _preface(lines)
+    if found is None:
+        return False
+    at = found[0]
+    return len(lines) < at + 2 or _THREADS.fullmatch(lines[at + 1]) is not None
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
@@ -57,6 +86,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     attributes: dict[str, Any] = {}
     section = None
     errors = 0.0
+    command = None
     for index, raw in enumerate(lines):
         lineno = index + 1
         line = raw.rstrip()
@@ -64,7 +94,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             if section == "distribution":
                 section = None
             continue
-        if m := _RUNNING.fullmatch(line):
+        if "running_line" not in found and (tokens := lt.command_tokens(line, _TOOLS)):
+            command, found["command_line"] = tokens, lineno
+        elif m := _RUNNING.fullmatch(line):
             found["url"], attributes["nominal_duration"] = m.group(2), m.group(1)
             found["running_line"] = lineno
         elif m := _THREADS.fullmatch(line):
@@ -121,6 +153,12 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             raise TrialParseError(source, lineno, "wrong-type",
                                   f"a spectrum row must be 'value percentile count 1/(1-p)', "
                                   f"got {line.strip()[:40]!r}")
+    if command is not None:
+        rate = lt.option_value(command, "-R", "--rate")
+        if rate is not None:
+            found["rate"] = lt.number(rate, source, found["command_line"], "the rate -R")
+            found["wrk2"] = True
+        attributes["command"] = " ".join(command)
     return lt.finish(_records(data, source, found, distribution, spectrum, attributes, errors))
 
 
@@ -140,12 +178,12 @@ def _records(data: bytes, source: str, found: dict[str, Any],
     if "mean" not in found:
         raise TrialParseError(source, 0, "missing-field", "no 'Thread Stats ... Latency' line")
     wrk2 = found.get("wrk2", False)
-    settings: dict[str, Any] = {"generator": "wrk2" if wrk2 else "wrk",
-                                "threads": found["threads"], "connections": found["connections"]}
+    attributes.update(threads=found["threads"], connections=found["connections"])
+    settings: dict[str, Any] = {"generator": "wrk2" if wrk2 else "wrk"}
     if wrk2:
-        settings["loop"] = "open"
+        settings.update(lt.open_loop(found.get("rate")))
     else:
-        settings.update(loop="closed", clients=found["connections"], think_time_s=0)
+        settings.update(lt.closed_loop(found["connections"], 0))
     metrics: dict[str, float | None] = {
         "throughput": found["throughput"], "requests": found["requests"], "errors": errors,
         "duration_s": found["duration_s"], "mean": found["mean"], "max": found["max"],

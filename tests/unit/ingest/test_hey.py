@@ -62,10 +62,26 @@ def test_sniff_claims_its_files_only() -> None:
 
 
 def independent_count(path: Path) -> Counter:
-    """One trial per 'Summary:' block; hey does not print -c, so no clients."""
-    return Counter({("closed", None, None): path.read_text().count("\nSummary:\n")})
+    """One trial per 'Summary:' block; hey does not print -c, so no clients unless the
+    command line is saved above it (then -c, and -q: an offered rate of c * q)."""
+    text = path.read_text()
+    key: tuple = ("closed", None, None)
+    if m := re.match(r"\$ hey (.*)", text):
+        c = int(re.search(r"-c (\d+)", m.group(1)).group(1))
+        q = re.search(r"-q (\d+)", m.group(1))
+        key = ("open", None, c * int(q.group(1))) if q else ("closed", c, None)
+    return Counter({key: text.count("\nSummary:\n") + text.startswith("Summary:\n")})
 
 
 @pytest.mark.parametrize("path", common.good(VERB), ids=lambda p: p.name)
 def test_trials_per_load_level_match_an_independent_count(path: Path) -> None:
     assert common.trials_per_level(common.parse(VERB, path)) == independent_count(path)
+
+
+def test_the_command_line_above_gives_the_load_and_the_url() -> None:
+    """hey prints neither -c, -q nor the URL: a saved command line gives them."""
+    records = common.parse(VERB, common.IMPORTERS / VERB / "good" / "hey_c2_q50_saved.txt")
+    assert records[0]["settings"] == {"generator": "hey", "loop": "open", "rate_rps": 100}
+    assert records[0]["benchmark"] == "http://127.0.0.1:8080/index.html"
+    plain = common.parse(VERB, common.IMPORTERS / VERB / "good" / "hey_c2_q50.txt")
+    assert common.metrics_of(records) == common.metrics_of(plain)

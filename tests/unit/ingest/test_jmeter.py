@@ -36,9 +36,10 @@ def samples_of(path: Path) -> list[dict[str, str]]:
                         "allThreads": a["na"]})
         return out
     lines = text.splitlines()
+    delimiter = "|" if lines[0].startswith("timeStamp|") else ","
     if not lines[0].startswith("timeStamp"):
         lines = [HEADER] + lines
-    return list(csv.DictReader(lines))
+    return list(csv.DictReader(lines, delimiter=delimiter))
 
 
 @pytest.mark.parametrize("name", ["jmeter_t4_header.jtl", "jmeter_t8_noheader.csv",
@@ -83,3 +84,12 @@ def independent_count(path: Path) -> Counter:
 @pytest.mark.parametrize("path", common.good(VERB), ids=lambda p: p.name)
 def test_trials_per_load_level_match_an_independent_count(path: Path) -> None:
     assert common.trials_per_level(common.parse(VERB, path)) == independent_count(path)
+
+
+def test_a_pipe_delimited_jtl_reads_as_the_comma_one() -> None:
+    """Issue 27 item 7: JMeter's delimiter is configurable; ``|`` is common."""
+    pipe = common.parse(VERB, GOOD / "jmeter_t4_pipe.jtl")
+    comma = common.parse(VERB, GOOD / "jmeter_t4_header.jtl")
+    assert common.metrics_of(pipe) == common.metrics_of(comma)
+    assert pipe[0]["settings"] == comma[0]["settings"]
+    assert pipe[0]["latency"] == comma[0]["latency"]

@@ -26,8 +26,11 @@ def test_wrk4_mapping() -> None:
     assert m["throughput"] == float(re.search(r"Requests/sec:\s+(\S+)", text).group(1))
     assert m["requests"] == float(re.search(r"(\d+) requests in", text).group(1))
     assert m["errors"] == 0
+    # the load is clients = C; threads and connections are the generator's (issue 28)
     assert records[0]["settings"] == {"generator": "wrk", "loop": "closed", "clients": 4,
-                                      "connections": 4, "threads": 2, "think_time_s": 0}
+                                      "think_time_s": 0}
+    assert records[0]["attributes"]["connections"] == 4
+    assert records[0]["attributes"]["threads"] == 2
     assert records[0]["benchmark"].startswith("http://127.0.0.1:")
     units = {r["metric"]: (r["unit"], r["higher_is_better"]) for r in records}
     assert units["throughput"] == ("req/s", True) and units["p99"] == ("ms", False)
@@ -73,10 +76,23 @@ def independent_count(path: Path) -> Counter:
     for _ in re.finditer(r"^\s*\d+ requests in ", text, re.M):
         connections = int(re.search(r"(\d+) connections", text).group(1))
         wrk2 = "Detailed Percentile spectrum" in text or "Thread calibration" in text
-        counts[("open", None, None) if wrk2 else ("closed", connections, None)] += 1
+        rate = re.search(r"^\$ \S*wrk2? .*-R(\d+)", text, re.M)
+        counts[("open", None, rate and int(rate.group(1))) if wrk2
+               else ("closed", connections, None)] += 1
     return counts
 
 
 @pytest.mark.parametrize("path", common.good(VERB), ids=lambda p: p.name)
 def test_trials_per_load_level_match_an_independent_count(path: Path) -> None:
     assert common.trials_per_level(common.parse(VERB, path)) == independent_count(path)
+
+
+def test_wrk2_saved_with_its_command_line_gives_the_rate() -> None:
+    """Issue 27 item 1: wrk2 does not print -R; the command line saved above gives it."""
+    saved = common.IMPORTERS / VERB / "good" / "wrk2_R2000_c100_saved.md"
+    records = common.parse(VERB, saved)
+    assert records[0]["settings"] == {"generator": "wrk2", "loop": "open", "rate_rps": 2000}
+    assert records[0]["attributes"]["connections"] == 100
+    plain = common.parse(VERB, common.IMPORTERS / VERB / "good" / "wrk2_R2000_c100.txt")
+    assert common.metrics_of(records) == common.metrics_of(plain)
+    assert records[0]["latency"] == plain[0]["latency"]

@@ -280,3 +280,49 @@ def test_agrees_with_the_loadtest_intervals() -> None:
             verdict = verdict.add(Trial(100.0, v), spec)
         decision = str(intervals.region_decision(theirs.low, theirs.high, 40.0, 0.1))
         assert verdict.verdict == {"overlap": "candidate"}.get(decision, decision)
+
+
+# ------------------------------------------- issue 28: what a budget message says
+def test_an_interval_crossing_zero_is_said_so_not_as_a_negative_accuracy() -> None:
+    """A candidate whose response-time CI reaches below zero (two trials far apart):
+    the note says the CI crosses zero and what would settle it."""
+    spec = SearchSpec(r_sat=2.5, width=0.1, start_load=200.0, max_trials=2)
+    result = replay(spec, [Trial(200.0, 0.2), Trial(200.0, 4.9)]).action.result
+    assert (result.reason, result.exit_code) == ("max-trials", 3)
+    assert result.response_ci[0] < 0 < result.response_ci[1]
+    (note,) = result.notes
+    assert "crosses zero" in note and "accuracy -" not in note
+    assert "--max-trials" in note and "--duration" in note
+
+
+def test_trials_for_meets_the_target_with_the_same_spread() -> None:
+    """With the spread and mean of the trials so far, the number of trials proposed
+    reaches the target accuracy (checked with Student's t from scipy), and one fewer
+    (when above the present count + 1) does not reach it at the present t."""
+    from perfwarehouse.workbench.confidence import trials_for
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(2, 8))
+        values = list(rng.lognormal(1.0, rng.uniform(0.01, 1.0), n))
+        target = float(rng.uniform(0.5, 0.97))
+        need = trials_for(values, 0.95, target)
+        mean, sd = np.mean(values), np.std(values, ddof=1)
+        assert need is not None and need > n
+        acc = 1 - sps.t.ppf(0.975, need - 1) * sd / math.sqrt(need) / mean
+        assert acc >= target - 1e-12
+        t_now = sps.t.ppf(0.975, n - 1)
+        if need > n + 1:
+            assert 1 - t_now * sd / math.sqrt(need - 1) / mean < target
+    assert trials_for([3.0, 3.0], 0.95, 0.9) is None  # no spread: nothing to estimate
+    assert trials_for([1.0], 0.95, 0.9) is None
+
+
+def test_budget_notes_say_what_would_settle_them() -> None:
+    server = SimulatedServer(peak=300.0, r_sat=40.0, cv=0.02)
+    result, _ = drive(server, SearchSpec(r_sat=40.0, start_load=50.0, max_loads=2), 3)
+    assert result.reason == "max-loads"
+    assert any("--max-loads" in note for note in result.notes)
+    result, _ = drive(server, SearchSpec(r_sat=40.0, start_load=50.0, budget_s=15.0), 3)
+    assert result.reason == "budget-s"
+    assert any("--budget-s" in note for note in result.notes)
