@@ -52,8 +52,9 @@ precision matters less than the first test's: they only happen after a real chan
 Each change point carries the medians of the segments before and after it (between the
 neighbouring change points) and the change in percent of the Hodges-Lehmann shift of the
 log values with its distribution-free interval (:func:`perfwarehouse.stats.shift.
-hodges_lehmann`); for series with non-positive values the change is the ratio of medians
-and the interval is None. ``min_change`` (percent) then drops, smallest first, change
+hodges_lehmann`); for a segment pair with a non-positive value it is the raw shift
+divided by |median before| (by |median after| when that is 0), as ``compare`` defines it,
+so its sign is the sign of the change for negative and zero-crossing series (:func:`_change`). ``min_change`` (percent) then drops, smallest first, change
 points whose |change| is below it, recomputing their neighbours.
 """
 
@@ -258,17 +259,31 @@ def _sorted_median(s: np.ndarray) -> float:
 
 def _change(before: np.ndarray, after: np.ndarray, confidence: float
             ) -> tuple[float, float | None, float | None]:
-    """Change in percent after vs before (log-scale Hodges-Lehmann), with its interval;
-    both samples sorted."""
+    """Change in percent after vs before, with its interval; both samples sorted.
+
+    Positive values: 100 (exp(s) - 1) of the Hodges-Lehmann shift s of the log values
+    (a ratio). Otherwise, as :func:`perfwarehouse.compare.change_interval` defines it, the
+    shift of the raw values divided by the magnitude of the level before, |median before|,
+    so the sign is the sign of the change whatever the sign of the values (-10 -> -20 is
+    -100 %, -1 -> +1 is +200 %). From a level of 0 (errors 0 -> 2) the divisor is
+    |median after| (0 -> 2 is +100 %: all of the level after is new), or, when both
+    medians are 0, the mean |value| of the two segments; 0 % only for a zero shift."""
     if before[0] > 0 and after[0] > 0:
         shift = hodges_lehmann_sorted(np.log(before), np.log(after), confidence)
         pct = 100.0 * math.expm1(shift.estimate)
         if shift.low is None or shift.high is None:
             return pct, None, None
         return pct, 100.0 * math.expm1(shift.low), 100.0 * math.expm1(shift.high)
-    mb = _sorted_median(before)
-    pct = 100.0 * (_sorted_median(after) / mb - 1.0) if mb != 0 else math.nan
-    return pct, None, None
+    shift = hodges_lehmann_sorted(before, after, confidence)
+    scale = abs(_sorted_median(before)) or abs(_sorted_median(after))
+    if scale == 0:
+        scale = float(np.mean(np.abs(np.concatenate([before, after]))))
+    if scale == 0:  # both segments all zero: no change to describe
+        return 0.0, None, None
+    pct = 100.0 * shift.estimate / scale
+    if shift.low is None or shift.high is None:
+        return pct, None, None
+    return pct, 100.0 * shift.low / scale, 100.0 * shift.high / scale
 
 
 def _describe(values: np.ndarray, found: list[tuple[int, float, float]],
