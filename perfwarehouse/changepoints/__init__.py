@@ -73,6 +73,7 @@ from typing import Any
 import numpy as np
 
 from perfwarehouse.kernels.changepoints import (
+    arrangement_maxima,
     count_hits,
     permutation_maxima,
     ranks_levels,
@@ -83,7 +84,15 @@ from perfwarehouse.stats.shift import hodges_lehmann_sorted
 DEFAULT_ALPHA = 0.01
 DEFAULT_PERMUTATIONS = 999
 DEFAULT_SPLIT_PERMUTATIONS = 199
-DEFAULT_MIN_SIZE = 5
+DEFAULT_MIN_SIZE = 4
+#: Sequential Monte Carlo test: the draws of a test stop at this many permutation maxima
+#: >= the observed one (Besag & Clifford 1991), whatever ``alpha``.
+SEQUENTIAL_HITS = 10
+#: Test exactly, over every distinct arrangement, a segment of distinct ranks with at
+#: most this many (10!: up to 10 points, 2.5 s once per process for 10) ...
+EXACT_ARRANGEMENTS = 3_628_800
+#: ... or of tied ranks with at most this many (each tie pattern has its own null).
+EXACT_TIED_ARRANGEMENTS = 50_000
 DEFAULT_CONFIDENCE = 0.99
 #: Break ties at random when no value is repeated by more than this share of the points.
 FEW_TIES = 0.01
@@ -91,6 +100,8 @@ FEW_TIES = 0.01
 _NULL_CACHE: OrderedDict[tuple[int, int | bytes], _Stream] = OrderedDict()
 _NULL_CACHE_SIZE = 2048
 _NULL_CACHE_LOCK = threading.Lock()  # series may be tested on several threads
+_EXACT_CACHE: OrderedDict[tuple[int, bytes], _Exact] = OrderedDict()
+_EXACT_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True)
@@ -168,16 +179,63 @@ class _Stream:
         return (1 + total) / (1 + self.maxima.size)
 
 
-def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream:
-    """The stream of the segment's rank multiset (cached; untied ranks are keyed by length)."""
+class _Exact:
+    """The maxima of every distinct arrangement of a small rank multiset, sorted: the
+    exact permutation p-value is the share >= the observed maximum."""
+
+    def __init__(self, sorted_ranks: np.ndarray, min_size: int, count: int) -> None:
+        _, levels, n_levels = ranks_and_levels(sorted_ranks)
+        maxima = arrangement_maxima(sorted_ranks, levels, n_levels, min_size, count)
+        # a few hundred distinct values at most: keep them with their upper tail counts
+        self.values, counts = np.unique(maxima, return_counts=True)
+        self.tail = np.cumsum(counts[::-1])[::-1]
+        self.total = int(maxima.size)
+        self.lock = threading.Lock()
+
+    def p_value(self, threshold: float, stop_count: int, permutations: int) -> float:
+        first = int(np.searchsorted(self.values, threshold, side="left"))
+        return (int(self.tail[first]) if first < self.values.size else 0) / self.total
+
+
+def arrangements(sorted_ranks: np.ndarray, limit: int) -> int:
+    """Distinct arrangements n! / prod(t_i!) of a rank multiset (t_i: tie sizes), or
+    ``limit + 1`` when there are more than ``limit``."""
+    count, placed = 1, 0
+    for t in np.unique(sorted_ranks, return_counts=True)[1].tolist():
+        count *= math.comb(placed + t, t)
+        placed += t
+        if count > limit:
+            return limit + 1
+    return count
+
+
+def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream | _Exact:
+    """The null distribution of the segment's rank multiset (cached; untied ranks are
+    keyed by length): exact over every distinct arrangement when there are at most
+    :data:`EXACT_ARRANGEMENTS`, else a resumable stream of random permutations."""
     m = ranks.size
+    sorted_ranks = np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks)
+    limit = EXACT_ARRANGEMENTS if n_levels == m else EXACT_TIED_ARRANGEMENTS
+    count = arrangements(sorted_ranks, limit)
+    if count <= limit:
+        exact_key = (min_size, sorted_ranks.tobytes())
+        with _NULL_CACHE_LOCK:
+            exact = _EXACT_CACHE.get(exact_key)
+            if exact is not None:
+                _EXACT_CACHE.move_to_end(exact_key)
+                return exact
+        exact = _Exact(sorted_ranks, min_size, count)  # small: a race costs a few ms
+        with _NULL_CACHE_LOCK:
+            _EXACT_CACHE[exact_key] = exact
+            if len(_EXACT_CACHE) > _EXACT_CACHE_SIZE:
+                _EXACT_CACHE.popitem(last=False)
+        return exact
     key: tuple[int, int | bytes] = ((min_size, m) if n_levels == m
-                                    else (min_size, np.sort(ranks).tobytes()))
+                                    else (min_size, sorted_ranks.tobytes()))
     with _NULL_CACHE_LOCK:
         stream = _NULL_CACHE.get(key)
         if stream is None:
-            stream = _Stream(np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks),
-                             min_size)
+            stream = _Stream(sorted_ranks, min_size)
             _NULL_CACHE[key] = stream
             if len(_NULL_CACHE) > _NULL_CACHE_SIZE:
                 _NULL_CACHE.popitem(last=False)
@@ -186,22 +244,42 @@ def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream:
     return stream
 
 
-def split_segment(values: np.ndarray, alpha: float, min_size: int,
-                  permutations: int) -> tuple[int, float, float]:
+def split_segment(values: np.ndarray, min_size: int, permutations: int
+                  ) -> tuple[int, float, float]:
     """(split, statistic, p) of one segment: ``split`` = number of points before the best
-    split (-1 with p = nan when every value is equal). The permutation draws stop as soon
-    as p > alpha is certain, so p is exact when p <= alpha and a sequential estimate
-    otherwise."""
+    split (-1 with p = nan when every value is equal). p is exact when the segment's ranks
+    have at most :data:`EXACT_ARRANGEMENTS` distinct arrangements
+    (:data:`EXACT_TIED_ARRANGEMENTS` with ties); otherwise the draws
+    stop at the :data:`SEQUENTIAL_HITS`-th permutation maximum >= the observed one
+    (Besag & Clifford's sequential p-value, (1 + hits) / (1 + draws)): it never depends on
+    ``alpha``, and equals the p of all ``permutations`` draws whenever either is <=
+    SEQUENTIAL_HITS / (1 + permutations) (0.01 at 999 permutations)."""
     split, observed, ranks, n_levels = segment_split(
         np.ascontiguousarray(values, dtype=np.float64), min_size)
     if n_levels == 1:
         return -1, math.nan, math.nan
     threshold = observed - 1e-9 * abs(observed)
-    stop_count = math.floor(alpha * (permutations + 1) - 1 + 1e-12) + 1
     stream = _stream(ranks, n_levels, min_size)
     with stream.lock:  # the kernel releases the GIL: other series go on meanwhile
-        p = stream.p_value(threshold, stop_count, permutations)
+        p = stream.p_value(threshold, SEQUENTIAL_HITS, permutations)
     return split, observed, p
+
+
+def split_floor(before: int, after: int) -> float:
+    """Smallest p the rank test can give a change with ``before`` points before it and
+    ``after`` after it (distinct values): the permutations that separate the two parts
+    completely at that split or at the mirrored one, 4 of C(n, before) (2 when before ==
+    after), all reach the largest statistic of that split."""
+    return (2.0 if before == after else 4.0) / math.comb(before + after, before)
+
+
+def points_needed(before: int, alpha: float) -> int:
+    """Fewest points after a change with ``before`` points before it whose
+    :func:`split_floor` is <= ``alpha``."""
+    after = 1
+    while split_floor(before, after) > alpha:
+        after += 1
+    return after
 
 
 def search_values(x: np.ndarray) -> np.ndarray:
@@ -329,17 +407,19 @@ def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 
     z = search_values(x)
     found: list[tuple[int, float, float]] = []
     first_p: float | None = None
+    first_split = -1
     work = [(0, n)]
     while work:
         start, end = work.pop()
         if end - start < min_points(min_size):
             continue
         first = start == 0 and end == n
-        split, stat, p = split_segment(z[start:end], alpha, min_size,
+        split, stat, p = split_segment(z[start:end], min_size,
                                        permutations if first else
                                        max(1, min(split_permutations, permutations)))
         if first:
             first_p = None if math.isnan(p) else p
+            first_split = split
         if split >= 0 and p <= alpha:
             found.append((start + split, p, stat))
             work += [(start, start + split), (start + split, end)]
@@ -361,6 +441,12 @@ def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 
             reason = "all values equal"
         elif first_p > alpha:
             reason = f"no significant change (p = {first_p:.3g} > alpha = {alpha:g})"
+            before, after = first_split, n - first_split
+            floor = split_floor(before, after)
+            if first_split > 0 and floor > alpha:
+                reason += (f"; the smallest p a change after point {before} of {n} can get is "
+                           f"{floor:.3g}: it needs >= {points_needed(before, alpha)} points "
+                           f"after it to reach alpha")
         else:
             reason = f"no change of at least {min_change:g} %"
     return ChangePointResult(n, tuple(points), first_p, reason, *args)

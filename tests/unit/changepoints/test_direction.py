@@ -98,3 +98,17 @@ def test_job_direction_follows_the_sign_of_the_change(before: float, after: floa
     assert row["position"] == 30 and row["direction"] == direction
     assert math.isfinite(row["change_pct"])
     assert math.copysign(1.0, row["change_pct"]) == math.copysign(1.0, after - before)
+
+
+def test_action_list_names_the_changes_beyond_min_effect() -> None:
+    """A 0.3 % step measured precisely is a change point but needs no action at the
+    default --min-effect 1 %; a 5 % one does; abs_change_pct sorts them."""
+    values = np.concatenate([_step(100.0, 100.3, 80, 0.01, 1), _step(100.3, 105.3, 80, 0.01, 2)[40:]])
+    out = compute(_table(values, False), ChangePointParams())["change_points"].to_pylist()
+    assert [r["position"] for r in out] == [40, 80]
+    small, big = out
+    assert small["abs_change_pct"] == pytest.approx(abs(small["change_pct"]))
+    assert not small["action"] and big["action"]
+    assert big["abs_change_pct"] > small["abs_change_pct"]
+    loose = compute(_table(values, False), ChangePointParams(min_effect=0.1))["change_points"]
+    assert all(loose.column("action").to_pylist())
