@@ -13,9 +13,19 @@ section 3):
 3. **Permutation test of the maximum**: the p-value is (1 + #{r: max Q of permutation r
    >= observed max}) / (1 + D) over D <= R random orders of the segment's ranks, so the
    test accounts for the search over tau. R = ``permutations`` (999) for the first test of
-   a series, ``split_permutations`` (199) for the tests of its parts. The draws stop
-   as soon as p > alpha is certain (sequential Monte Carlo test, Besag & Clifford,
-   Biometrika 78(2), 1991), so a segment without change costs a few dozen permutations.
+   a series, ``split_permutations`` (199) for the tests of its parts. The draws stop at the
+   :data:`SEQUENTIAL_HITS`-th (10th) maximum >= the observed one (Besag & Clifford's
+   sequential p-value, Biometrika 78(2), 1991), whatever ``alpha``: the p-value never
+   depends on ``alpha``; it is the p of all R draws whenever either is <= 11 / (R + 1)
+   (0.011 at 999, so every verdict at alpha <= 0.01 is that of the full test), and a valid
+   p-value above; a segment without change costs a few dozen permutations. A segment
+   whose ranks have at most :data:`EXACT_ARRANGEMENTS` (10!, so up to 10 distinct
+   values) or :data:`EXACT_TIED_ARRANGEMENTS` (with ties) distinct arrangements is tested
+   over all of them: its p is exact, which decides the shortest series (a perfect 5 | 5
+   split of 10 points has p = 2 / C(10, 5) = 0.0079; no Monte Carlo draw can tell it from
+   0.01). Where no arrangement can reach ``alpha`` at the split found (a 6 | 4 split of 10
+   points: at least 4 / C(10, 4) = 0.019, :func:`split_floor`) the reason says so and how
+   many points after the change would do (:func:`points_needed`).
    The permutations of a rank multiset are a fixed stream (seeded by its length and tie
    pattern), cached per process and extended on demand: without ties every segment of
    length m shares one stream, and the cache changes the speed, never a result.
@@ -44,8 +54,8 @@ that first test rejects, so the probability that a stationary series gets *any* 
 point, over the whole recursive search, is at most ``alpha`` (sequential stopping). As the
 series of one length share one stream of permutations, the level for a given length is
 that of its stream's quantile: with R = 999 it is within about +-0.3 points of 1 % for the
-default ``alpha = 0.01`` (measured by ``benchmarks/bench_change_points.py``: at most 5 %
-for every length from 20 to 5,000, normal, lognormal and tied). Further splits of a series
+default ``alpha = 0.01`` (measured by ``benchmarks/bench_change_points.py --calibration-only``
+for lengths 10 to 5,000, normal, Student t(2), lognormal and tied; docs/change-points.md). Further splits of a series
 that has a real change are each tested at ``alpha`` with fewer permutations (their
 precision matters less than the first test's: they only happen after a real change).
 
@@ -270,6 +280,8 @@ def split_floor(before: int, after: int) -> float:
     ``after`` after it (distinct values): the permutations that separate the two parts
     completely at that split or at the mirrored one, 4 of C(n, before) (2 when before ==
     after), all reach the largest statistic of that split."""
+    if before + after > 1_000:  # C(n, k) > 1e300 for any allowed split: p can reach 0
+        return 0.0
     return (2.0 if before == after else 4.0) / math.comb(before + after, before)
 
 
