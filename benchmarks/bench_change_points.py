@@ -21,10 +21,11 @@ and pass that interpreter with ``--otava-python`` (without one, only perfwarehou
    permutations, p 0.01) on the first ``--orig-series`` series only, extrapolated (it is
    ~2,000 times slower). Recall and precision against the planted steps, a detection counting
    when within +-2 (and +-5) positions of an unmatched planted step.
-2. **Calibration.** The share of stationary series (normal N(100, 1); lognormal(3, 0.5);
+2. **Calibration** (``--calibration-only`` runs it alone). The share of stationary series
+   (normal N(100, 1); heavy-tailed 100 + Student t with 2 degrees of freedom; lognormal(3, 0.5);
    ties: normal rounded to integers; small ties: N(100, 1) rounded to 0.001, whose ties
    the search breaks at random from 200 points on) that get any change point, by length
-   20 .. 5,000, for perfwarehouse's defaults, for ``--alpha 0.05``, and for Otava's default
+   10 .. 5,000, for perfwarehouse's defaults, for ``--alpha 0.05``, and for Otava's default
    (lengths up to 1,000 and fewer series, it is slow).
 """
 
@@ -135,6 +136,8 @@ def run_otava(python: str, series: list[np.ndarray], mode: str, repeat: int
 def stationary(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
     if kind == "normal":
         return rng.normal(100.0, 1.0, n)
+    if kind == "heavy-tailed":
+        return 100.0 + rng.standard_t(2, n)
     if kind == "lognormal":
         return rng.lognormal(3.0, 0.5, n)
     if kind == "small ties":
@@ -142,11 +145,111 @@ def stationary(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
     return np.round(rng.normal(10.0, 1.0, n))
 
 
+def real_shaped(rng: np.random.Generator, n: int, n_changes: int, decimals: int
+                ) -> tuple[np.ndarray, list[int]]:
+    """A history as campaigns save it: level 100 with lognormal noise of 1-3 %, a slow
+    drift, ``n_changes`` steps of +-2..10 % at random positions (>= 20 points apart),
+    1 % outliers 20-50 % slow, values rounded to ``decimals`` (ties)."""
+    sigma = rng.uniform(0.01, 0.03)
+    log_level = np.zeros(n)
+    positions: list[int] = []
+    while len(positions) < n_changes:
+        p = int(rng.integers(20, n - 20))
+        if all(abs(p - q) >= 20 for q in positions):
+            positions.append(p)
+    for p in positions:
+        log_level[p:] += rng.choice([-1.0, 1.0]) * rng.uniform(0.02, 0.10)
+    drift = np.linspace(0.0, rng.normal(0.0, 0.01), n)
+    x = 100.0 * np.exp(log_level + drift + rng.normal(0.0, sigma, n))
+    slow = rng.random(n) < 0.01
+    x[slow] *= rng.uniform(1.2, 1.5, int(slow.sum()))
+    return np.round(x, decimals), sorted(positions)
+
+
+def agreement(ours: list[list[int]], theirs: list[list[int]], tol: int = 1) -> tuple[int, int, int]:
+    """(matched within +-tol, ours, theirs) with one-to-one matching."""
+    matched = 0
+    for a, b in zip(ours, theirs):
+        free = list(b)
+        for p in a:
+            near = [q for q in free if abs(q - p) <= tol]
+            if near:
+                free.remove(min(near, key=lambda q: abs(q - p)))
+                matched += 1
+    return matched, sum(len(a) for a in ours), sum(len(b) for b in theirs)
+
+
+def real_histories(args: argparse.Namespace) -> None:
+    """Real-shaped histories: ``--short`` of ~1,000 points (0-4 changes, values with one
+    decimal: ties) and ``--long`` of 27,000 points with ~190 changes; perfwarehouse's
+    defaults (every core and one thread, cold cache) against Otava's default, the same
+    series, agreement of the change points within +-1 position."""
+    rng = np.random.default_rng(args.seed + 7)
+    sets = {
+        f"{args.short} short histories (~1,000 points, 0-4 changes, 1 decimal)": [
+            real_shaped(rng, int(rng.integers(900, 1100)), int(rng.integers(0, 5)), 1)[0]
+            for _ in range(args.short)],
+        f"{args.long} long histories (27,000 points, 190 changes, 2 decimals)": [
+            real_shaped(rng, 27_000, 190, 2)[0] for _ in range(args.long)],
+    }
+    print("\n## Real-shaped histories")
+    print("| series | perfwarehouse, every core (s) | perfwarehouse, 1 thread (s) | Otava "
+          "default (s) | change points pw / Otava | matched +-1 |")
+    print("|---|---|---|---|---|---|")
+    cores = os.cpu_count() or 1
+    for name, series in sets.items():
+        if not series:
+            continue
+        many_t, ours = run_ours(series, 1, cores)
+        one_t, _ = run_ours(series, 1, 1)
+        cells = [f"{many_t[0]:.2f}", f"{one_t[0]:.2f}"]
+        if args.otava_python:
+            ot, theirs = run_otava(args.otava_python, series, "default", 1)
+            m, a, b = agreement(ours, theirs)
+            cells += [f"{ot[0]:.2f}", f"{a:,} / {b:,}", f"{m:,} ({100 * m / max(b, 1):.0f} % of Otava's)"]
+        else:
+            cells += ["-", f"{sum(len(f) for f in ours):,} / -", "-"]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+
+
+def stream_levels(args: argparse.Namespace) -> None:
+    """The level of the first test at each length, given its stream: the series of one
+    length (distinct values, or small ties broken) share one stream of 999 permutations,
+    so their false-alarm rate is P(max Q of a random order > the stream's critical
+    value), estimated here with ``--fresh`` permutations from another seed (its standard
+    error printed); lengths up to 10 are tested exactly, their level is exact."""
+    import perfwarehouse.changepoints as cp
+    from perfwarehouse.kernels.changepoints import permutation_maxima
+
+    print(f"\n## Level of the first test given its stream ({args.fresh:,} fresh "
+          f"permutations per length; alpha 0.01, 999 permutations, min size "
+          f"{cp.DEFAULT_MIN_SIZE})")
+    print("| length | level | standard error |")
+    print("|---|---|---|")
+    for n in (8, 9, 10, 11, 12, 15, 20, 30, 50, 100, 200, 500, 1000, 2000, 5000):
+        ranks = np.arange(1.0, n + 1.0)
+        stream = cp._stream(ranks, n, cp.DEFAULT_MIN_SIZE)
+        if isinstance(stream, cp._Exact):  # exact: the share of orders with p <= alpha
+            p = np.array([stream.p_value(v - 1e-9 * abs(v), 10, 999) for v in stream.values])
+            level = float(np.sum(np.diff(-np.append(stream.tail, 0))[p <= 0.01])) / stream.total
+            print(f"| {n:,} | {100 * level:.3f} % | exact |")
+            continue
+        stream.p_value(np.inf, 10**9, 999)  # all 999
+        critical = np.sort(stream.maxima)[-cp.SEQUENTIAL_HITS]  # p <= 0.01 iff above it
+        _, levels, n_levels = cp.ranks_and_levels(ranks)
+        fresh, _ = permutation_maxima(ranks.copy(), levels, n_levels, cp.DEFAULT_MIN_SIZE,
+                                      args.fresh, np.uint64(args.seed + n), np.inf, 1)
+        threshold = fresh - 1e-9 * np.abs(fresh)
+        level = float(np.mean(threshold > critical))
+        se = (level * (1 - level) / args.fresh) ** 0.5
+        print(f"| {n:,} | {100 * level:.2f} % | {100 * se:.2f} |", flush=True)
+
+
 def calibration(args: argparse.Namespace) -> None:
     from perfwarehouse.changepoints import detect
 
-    lengths = (20, 50, 100, 500, 1000, 5000)
-    kinds = ("normal", "lognormal", "ties", "small ties")
+    lengths = (10, 12, 20, 50, 100, 500, 1000, 5000)
+    kinds = ("normal", "heavy-tailed", "lognormal", "ties", "small ties")
     print(f"\n## Calibration: share of stationary series with any change point "
           f"({args.calibration} series per cell; {args.calibration // 4} at 5,000; "
           f"Otava {args.otava_calibration} per cell up to 1,000)")
@@ -185,8 +288,25 @@ def main() -> None:
     parser.add_argument("--calibration", type=int, default=400)
     parser.add_argument("--otava-calibration", type=int, default=100)
     parser.add_argument("--skip-calibration", action="store_true")
+    parser.add_argument("--calibration-only", action="store_true")
+    parser.add_argument("--stream-levels", action="store_true",
+                        help="print the level of the first test at each length and stop")
+    parser.add_argument("--fresh", type=int, default=20_000)
+    parser.add_argument("--real", action="store_true",
+                        help="time the real-shaped histories only (--short, --long)")
+    parser.add_argument("--short", type=int, default=10)
+    parser.add_argument("--long", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
+    if args.real:
+        real_histories(args)
+        return
+    if args.stream_levels:
+        stream_levels(args)
+        return
+    if args.calibration_only:
+        calibration(args)
+        return
 
     rng = np.random.default_rng(args.seed)
     series, truth = planted(rng, args.series, args.points)

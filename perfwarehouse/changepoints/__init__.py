@@ -13,9 +13,19 @@ section 3):
 3. **Permutation test of the maximum**: the p-value is (1 + #{r: max Q of permutation r
    >= observed max}) / (1 + D) over D <= R random orders of the segment's ranks, so the
    test accounts for the search over tau. R = ``permutations`` (999) for the first test of
-   a series, ``split_permutations`` (199) for the tests of its parts. The draws stop
-   as soon as p > alpha is certain (sequential Monte Carlo test, Besag & Clifford,
-   Biometrika 78(2), 1991), so a segment without change costs a few dozen permutations.
+   a series, ``split_permutations`` (199) for the tests of its parts. The draws stop at the
+   :data:`SEQUENTIAL_HITS`-th (10th) maximum >= the observed one (Besag & Clifford's
+   sequential p-value, Biometrika 78(2), 1991), whatever ``alpha``: the p-value never
+   depends on ``alpha``; it is the p of all R draws whenever either is <= 11 / (R + 1)
+   (0.011 at 999, so every verdict at alpha <= 0.01 is that of the full test), and a valid
+   p-value above; a segment without change costs a few dozen permutations. A segment
+   whose ranks have at most :data:`EXACT_ARRANGEMENTS` (10!, so up to 10 distinct
+   values) or :data:`EXACT_TIED_ARRANGEMENTS` (with ties) distinct arrangements is tested
+   over all of them: its p is exact, which decides the shortest series (a perfect 5 | 5
+   split of 10 points has p = 2 / C(10, 5) = 0.0079; no Monte Carlo draw can tell it from
+   0.01). Where no arrangement can reach ``alpha`` at the split found (a 6 | 4 split of 10
+   points: at least 4 / C(10, 4) = 0.019, :func:`split_floor`) the reason says so and how
+   many points after the change would do (:func:`points_needed`).
    The permutations of a rank multiset are a fixed stream (seeded by its length and tie
    pattern), cached per process and extended on demand: without ties every segment of
    length m shares one stream, and the cache changes the speed, never a result.
@@ -44,16 +54,17 @@ that first test rejects, so the probability that a stationary series gets *any* 
 point, over the whole recursive search, is at most ``alpha`` (sequential stopping). As the
 series of one length share one stream of permutations, the level for a given length is
 that of its stream's quantile: with R = 999 it is within about +-0.3 points of 1 % for the
-default ``alpha = 0.01`` (measured by ``benchmarks/bench_change_points.py``: at most 5 %
-for every length from 20 to 5,000, normal, lognormal and tied). Further splits of a series
+default ``alpha = 0.01`` (measured by ``benchmarks/bench_change_points.py --calibration-only``
+for lengths 10 to 5,000, normal, Student t(2), lognormal and tied; docs/change-points.md). Further splits of a series
 that has a real change are each tested at ``alpha`` with fewer permutations (their
 precision matters less than the first test's: they only happen after a real change).
 
 Each change point carries the medians of the segments before and after it (between the
 neighbouring change points) and the change in percent of the Hodges-Lehmann shift of the
 log values with its distribution-free interval (:func:`perfwarehouse.stats.shift.
-hodges_lehmann`); for series with non-positive values the change is the ratio of medians
-and the interval is None. ``min_change`` (percent) then drops, smallest first, change
+hodges_lehmann`); for a segment pair with a non-positive value it is the raw shift
+divided by |median before| (by |median after| when that is 0), as ``compare`` defines it,
+so its sign is the sign of the change for negative and zero-crossing series (:func:`_change`). ``min_change`` (percent) then drops, smallest first, change
 points whose |change| is below it, recomputing their neighbours.
 """
 
@@ -72,6 +83,7 @@ from typing import Any
 import numpy as np
 
 from perfwarehouse.kernels.changepoints import (
+    arrangement_maxima,
     count_hits,
     permutation_maxima,
     ranks_levels,
@@ -82,7 +94,15 @@ from perfwarehouse.stats.shift import hodges_lehmann_sorted
 DEFAULT_ALPHA = 0.01
 DEFAULT_PERMUTATIONS = 999
 DEFAULT_SPLIT_PERMUTATIONS = 199
-DEFAULT_MIN_SIZE = 5
+DEFAULT_MIN_SIZE = 4
+#: Sequential Monte Carlo test: the draws of a test stop at this many permutation maxima
+#: >= the observed one (Besag & Clifford 1991), whatever ``alpha``.
+SEQUENTIAL_HITS = 10
+#: Test exactly, over every distinct arrangement, a segment of distinct ranks with at
+#: most this many (10!: up to 10 points, 2.5 s once per process for 10) ...
+EXACT_ARRANGEMENTS = 3_628_800
+#: ... or of tied ranks with at most this many (each tie pattern has its own null).
+EXACT_TIED_ARRANGEMENTS = 50_000
 DEFAULT_CONFIDENCE = 0.99
 #: Break ties at random when no value is repeated by more than this share of the points.
 FEW_TIES = 0.01
@@ -90,6 +110,8 @@ FEW_TIES = 0.01
 _NULL_CACHE: OrderedDict[tuple[int, int | bytes], _Stream] = OrderedDict()
 _NULL_CACHE_SIZE = 2048
 _NULL_CACHE_LOCK = threading.Lock()  # series may be tested on several threads
+_EXACT_CACHE: OrderedDict[tuple[int, bytes], _Exact] = OrderedDict()
+_EXACT_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True)
@@ -167,16 +189,63 @@ class _Stream:
         return (1 + total) / (1 + self.maxima.size)
 
 
-def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream:
-    """The stream of the segment's rank multiset (cached; untied ranks are keyed by length)."""
+class _Exact:
+    """The maxima of every distinct arrangement of a small rank multiset, sorted: the
+    exact permutation p-value is the share >= the observed maximum."""
+
+    def __init__(self, sorted_ranks: np.ndarray, min_size: int, count: int) -> None:
+        _, levels, n_levels = ranks_and_levels(sorted_ranks)
+        maxima = arrangement_maxima(sorted_ranks, levels, n_levels, min_size, count)
+        # a few hundred distinct values at most: keep them with their upper tail counts
+        self.values, counts = np.unique(maxima, return_counts=True)
+        self.tail = np.cumsum(counts[::-1])[::-1]
+        self.total = int(maxima.size)
+        self.lock = threading.Lock()
+
+    def p_value(self, threshold: float, stop_count: int, permutations: int) -> float:
+        first = int(np.searchsorted(self.values, threshold, side="left"))
+        return (int(self.tail[first]) if first < self.values.size else 0) / self.total
+
+
+def arrangements(sorted_ranks: np.ndarray, limit: int) -> int:
+    """Distinct arrangements n! / prod(t_i!) of a rank multiset (t_i: tie sizes), or
+    ``limit + 1`` when there are more than ``limit``."""
+    count, placed = 1, 0
+    for t in np.unique(sorted_ranks, return_counts=True)[1].tolist():
+        count *= math.comb(placed + t, t)
+        placed += t
+        if count > limit:
+            return limit + 1
+    return count
+
+
+def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream | _Exact:
+    """The null distribution of the segment's rank multiset (cached; untied ranks are
+    keyed by length): exact over every distinct arrangement when there are at most
+    :data:`EXACT_ARRANGEMENTS`, else a resumable stream of random permutations."""
     m = ranks.size
+    sorted_ranks = np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks)
+    limit = EXACT_ARRANGEMENTS if n_levels == m else EXACT_TIED_ARRANGEMENTS
+    count = arrangements(sorted_ranks, limit)
+    if count <= limit:
+        exact_key = (min_size, sorted_ranks.tobytes())
+        with _NULL_CACHE_LOCK:
+            exact = _EXACT_CACHE.get(exact_key)
+            if exact is not None:
+                _EXACT_CACHE.move_to_end(exact_key)
+                return exact
+        exact = _Exact(sorted_ranks, min_size, count)  # small: a race costs a few ms
+        with _NULL_CACHE_LOCK:
+            _EXACT_CACHE[exact_key] = exact
+            if len(_EXACT_CACHE) > _EXACT_CACHE_SIZE:
+                _EXACT_CACHE.popitem(last=False)
+        return exact
     key: tuple[int, int | bytes] = ((min_size, m) if n_levels == m
-                                    else (min_size, np.sort(ranks).tobytes()))
+                                    else (min_size, sorted_ranks.tobytes()))
     with _NULL_CACHE_LOCK:
         stream = _NULL_CACHE.get(key)
         if stream is None:
-            stream = _Stream(np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks),
-                             min_size)
+            stream = _Stream(sorted_ranks, min_size)
             _NULL_CACHE[key] = stream
             if len(_NULL_CACHE) > _NULL_CACHE_SIZE:
                 _NULL_CACHE.popitem(last=False)
@@ -185,22 +254,44 @@ def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream:
     return stream
 
 
-def split_segment(values: np.ndarray, alpha: float, min_size: int,
-                  permutations: int) -> tuple[int, float, float]:
+def split_segment(values: np.ndarray, min_size: int, permutations: int
+                  ) -> tuple[int, float, float]:
     """(split, statistic, p) of one segment: ``split`` = number of points before the best
-    split (-1 with p = nan when every value is equal). The permutation draws stop as soon
-    as p > alpha is certain, so p is exact when p <= alpha and a sequential estimate
-    otherwise."""
+    split (-1 with p = nan when every value is equal). p is exact when the segment's ranks
+    have at most :data:`EXACT_ARRANGEMENTS` distinct arrangements
+    (:data:`EXACT_TIED_ARRANGEMENTS` with ties); otherwise the draws
+    stop at the :data:`SEQUENTIAL_HITS`-th permutation maximum >= the observed one
+    (Besag & Clifford's sequential p-value, (1 + hits) / (1 + draws)): it never depends on
+    ``alpha``, and equals the p of all ``permutations`` draws whenever either is <=
+    SEQUENTIAL_HITS / (1 + permutations) (0.01 at 999 permutations)."""
     split, observed, ranks, n_levels = segment_split(
         np.ascontiguousarray(values, dtype=np.float64), min_size)
     if n_levels == 1:
         return -1, math.nan, math.nan
     threshold = observed - 1e-9 * abs(observed)
-    stop_count = math.floor(alpha * (permutations + 1) - 1 + 1e-12) + 1
     stream = _stream(ranks, n_levels, min_size)
     with stream.lock:  # the kernel releases the GIL: other series go on meanwhile
-        p = stream.p_value(threshold, stop_count, permutations)
+        p = stream.p_value(threshold, SEQUENTIAL_HITS, permutations)
     return split, observed, p
+
+
+def split_floor(before: int, after: int) -> float:
+    """Smallest p the rank test can give a change with ``before`` points before it and
+    ``after`` after it (distinct values): the permutations that separate the two parts
+    completely at that split or at the mirrored one, 4 of C(n, before) (2 when before ==
+    after), all reach the largest statistic of that split."""
+    if before + after > 1_000:  # C(n, k) > 1e300 for any allowed split: p can reach 0
+        return 0.0
+    return (2.0 if before == after else 4.0) / math.comb(before + after, before)
+
+
+def points_needed(before: int, alpha: float) -> int:
+    """Fewest points after a change with ``before`` points before it whose
+    :func:`split_floor` is <= ``alpha``."""
+    after = 1
+    while split_floor(before, after) > alpha:
+        after += 1
+    return after
 
 
 def search_values(x: np.ndarray) -> np.ndarray:
@@ -258,17 +349,31 @@ def _sorted_median(s: np.ndarray) -> float:
 
 def _change(before: np.ndarray, after: np.ndarray, confidence: float
             ) -> tuple[float, float | None, float | None]:
-    """Change in percent after vs before (log-scale Hodges-Lehmann), with its interval;
-    both samples sorted."""
+    """Change in percent after vs before, with its interval; both samples sorted.
+
+    Positive values: 100 (exp(s) - 1) of the Hodges-Lehmann shift s of the log values
+    (a ratio). Otherwise, as :func:`perfwarehouse.compare.change_interval` defines it, the
+    shift of the raw values divided by the magnitude of the level before, |median before|,
+    so the sign is the sign of the change whatever the sign of the values (-10 -> -20 is
+    -100 %, -1 -> +1 is +200 %). From a level of 0 (errors 0 -> 2) the divisor is
+    |median after| (0 -> 2 is +100 %: all of the level after is new), or, when both
+    medians are 0, the mean |value| of the two segments; 0 % only for a zero shift."""
     if before[0] > 0 and after[0] > 0:
         shift = hodges_lehmann_sorted(np.log(before), np.log(after), confidence)
         pct = 100.0 * math.expm1(shift.estimate)
         if shift.low is None or shift.high is None:
             return pct, None, None
         return pct, 100.0 * math.expm1(shift.low), 100.0 * math.expm1(shift.high)
-    mb = _sorted_median(before)
-    pct = 100.0 * (_sorted_median(after) / mb - 1.0) if mb != 0 else math.nan
-    return pct, None, None
+    shift = hodges_lehmann_sorted(before, after, confidence)
+    scale = abs(_sorted_median(before)) or abs(_sorted_median(after))
+    if scale == 0:
+        scale = float(np.mean(np.abs(np.concatenate([before, after]))))
+    if scale == 0:  # both segments all zero: no change to describe
+        return 0.0, None, None
+    pct = 100.0 * shift.estimate / scale
+    if shift.low is None or shift.high is None:
+        return pct, None, None
+    return pct, 100.0 * shift.low / scale, 100.0 * shift.high / scale
 
 
 def _describe(values: np.ndarray, found: list[tuple[int, float, float]],
@@ -314,17 +419,19 @@ def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 
     z = search_values(x)
     found: list[tuple[int, float, float]] = []
     first_p: float | None = None
+    first_split = -1
     work = [(0, n)]
     while work:
         start, end = work.pop()
         if end - start < min_points(min_size):
             continue
         first = start == 0 and end == n
-        split, stat, p = split_segment(z[start:end], alpha, min_size,
+        split, stat, p = split_segment(z[start:end], min_size,
                                        permutations if first else
                                        max(1, min(split_permutations, permutations)))
         if first:
             first_p = None if math.isnan(p) else p
+            first_split = split
         if split >= 0 and p <= alpha:
             found.append((start + split, p, stat))
             work += [(start, start + split), (start + split, end)]
@@ -346,6 +453,12 @@ def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 
             reason = "all values equal"
         elif first_p > alpha:
             reason = f"no significant change (p = {first_p:.3g} > alpha = {alpha:g})"
+            before, after = first_split, n - first_split
+            floor = split_floor(before, after)
+            if first_split > 0 and floor > alpha:
+                reason += (f"; the smallest p a change after point {before} of {n} can get is "
+                           f"{floor:.3g}: it needs >= {points_needed(before, alpha)} points "
+                           f"after it to reach alpha")
         else:
             reason = f"no change of at least {min_change:g} %"
     return ChangePointResult(n, tuple(points), first_p, reason, *args)

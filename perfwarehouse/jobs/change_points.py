@@ -6,6 +6,12 @@ time``) is searched with E-divisive means and a permutation test
 (:mod:`perfwarehouse.changepoints`; Matteson & James, JASA 2014; as Otava and MongoDB
 use it). Output table ``change_points`` (DDL ``sql/schema/081_change_points.sql``): one row
 per change point, and one row with the reason for every series that has none.
+
+``direction``: by the sign of ``change_pct`` (the sign of the change, also for negative
+and zero-crossing values) and the metric's direction. ``abs_change_pct`` (|change_pct|)
+and ``action`` (the change's interval lies beyond +-``--min-effect`` %, default 1 %, as
+``compare`` judges a row) make the action list: rows with ``action``, largest
+``abs_change_pct`` first; the others stay in the table.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ FIELDS = (
     ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
     ("confidence", pa.float64()), ("p_value", pa.float64()), ("alpha", pa.float64()),
     ("direction", pa.string()), ("reason", pa.string()),
+    ("abs_change_pct", pa.float64()), ("action", pa.bool_()),
 )
 SCHEMA = pa.schema([pa.field(n, t) for n, t in FIELDS])
 
@@ -44,10 +51,16 @@ class ChangePointParams:
                          "any change point with probability <= alpha.")
     min_change: float = param(0.0, "Drop change points whose change is smaller than this many "
                               "percent.")
-    min_size: int = param(5, "Fewest points on each side of a change point.")
+    min_size: int = param(4, "Fewest points on each side of a change point (4: a change "
+                          "with 4 points after it can be tested; the peers' shortest "
+                          "examples need it).")
     permutations: int = param(999, "Permutations of the first test of a series (at most).")
     split_permutations: int = param(199, "Permutations of the tests of its parts (at most).")
     confidence: float = param(0.99, "Confidence of each change's interval, at least 0.5 (0.99 or 99).")
+    min_effect: float = param(1.0, "A change point needs action (column action) when its "
+                              "interval lies beyond +-this many percent (its change, when "
+                              "it has no interval), as compare's --threshold; sort the "
+                              "action list by abs_change_pct, largest first.")
 
 
 def _direction(change: float, higher_is_better: bool | None) -> str | None:
@@ -55,6 +68,17 @@ def _direction(change: float, higher_is_better: bool | None) -> str | None:
         return None
     up = change > 0
     return "improvement" if up == bool(higher_is_better) else "regression"
+
+
+def needs_action(change: float, low: float | None, high: float | None,
+                 min_effect: float) -> bool:
+    """The change matters: its interval lies entirely beyond +-``min_effect`` percent on
+    one side (as ``compare`` judges a row), or, without an interval, |change| >= it."""
+    if change != change:
+        return False
+    if low is None or high is None:
+        return abs(change) >= min_effect
+    return low > min_effect or high < -min_effect
 
 
 def compute(table: pa.Table, params: ChangePointParams) -> Tables:
@@ -70,9 +94,9 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     if confidence < 0.5:
         raise AnalysisError("change-points: --confidence must be in [0.5, 1)")
     if (params.min_size < 2 or params.permutations < 1 or params.split_permutations < 1
-            or params.min_change < 0):
+            or params.min_change < 0 or not params.min_effect >= 0):
         raise AnalysisError("change-points: --min-size must be >= 2, --permutations and "
-                            "--split-permutations >= 1, --min-change >= 0")
+                            "--split-permutations >= 1, --min-change and --min-effect >= 0")
     config = table.column("config_id").to_numpy()
     values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
     # Python objects only for the rows that become change points (to_pylist of every
@@ -108,6 +132,9 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                 "ci_low_pct": cp.ci_low_pct, "ci_high_pct": cp.ci_high_pct,
                 "p_value": cp.p_value,
                 "direction": _direction(cp.change_pct, meta["higher_is_better"]),
+                "abs_change_pct": abs(cp.change_pct),
+                "action": needs_action(cp.change_pct, cp.ci_low_pct, cp.ci_high_pct,
+                                       params.min_effect),
             })
     return {OUTPUT: pa.Table.from_pylist(rows, schema=SCHEMA)}
 
@@ -122,9 +149,12 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
     with_changes = {(r["campaign"], r["hardware_type"], r["config_id"]) for r in points}
     short = sum(1 for r in rows if (r["reason"] or "").startswith("too short"))
     regressions = sum(1 for r in points if r["direction"] == "regression")
+    action = sum(1 for r in points if r["action"])
     lines = [f"change-points: {len(series):,} series, {len(points):,} change points in "
              f"{len(with_changes):,} series ({regressions:,} regressions, "
              f"{len(points) - regressions:,} improvements) at alpha {params.alpha:g}"]
+    if points:
+        lines.append(f"  {action:,} need action (interval beyond +-{params.min_effect:g} %)")
     if short:
         lines.append(f"  {short:,} series too short for the test "
                      f"(fewer than {2 * params.min_size} trials)")

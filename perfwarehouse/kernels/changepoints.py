@@ -270,3 +270,61 @@ def permutation_maxima(px: np.ndarray, pl: np.ndarray, n_levels: int, min_size: 
     for i in range(n):
         px[i] = 0.5 * x2[i]
     return maxima[:drawn], state
+
+
+@njit(cache=True, nogil=True)
+def _next_arrangement(a: np.ndarray) -> bool:
+    """Step ``a`` to its next arrangement in lexicographic order (Knuth, TAOCP 4A,
+    7.2.1.2, algorithm L: repeated values give each distinct arrangement once); False
+    (``a`` left sorted descending) after the last."""
+    n = a.size
+    j = n - 2
+    while j >= 0 and a[j] >= a[j + 1]:
+        j -= 1
+    if j < 0:
+        return False
+    k = n - 1
+    while a[j] >= a[k]:
+        k -= 1
+    t = a[j]
+    a[j] = a[k]
+    a[k] = t
+    lo = j + 1
+    hi = n - 1
+    while lo < hi:
+        t = a[lo]
+        a[lo] = a[hi]
+        a[hi] = t
+        lo += 1
+        hi -= 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def arrangement_maxima(sorted_ranks: np.ndarray, sorted_levels: np.ndarray, n_levels: int,
+                       min_size: int, count: int) -> np.ndarray:
+    """max_tau Q(tau) of every distinct arrangement of a rank multiset (``count`` of them:
+    n! / prod(tie sizes!)), for an exact permutation test: under exchangeability each
+    distinct arrangement is equally likely, so P(max Q >= q) is the share of these
+    maxima >= q. ``sorted_ranks``/``sorted_levels``: the ranks and their dense levels in
+    ascending order."""
+    n = sorted_ranks.size
+    out, cnt, sm = _work_arrays(n, n_levels)
+    dist = level_distances(sorted_ranks, sorted_levels, n_levels)
+    total = _pair_total(sorted_levels, dist)
+    level_x2 = np.empty(n_levels, dtype=np.int64)
+    for i in range(n):
+        level_x2[sorted_levels[i]] = np.int64(2.0 * sorted_ranks[i])
+    arr = sorted_levels.copy()
+    x2 = np.empty(n, dtype=np.int64)
+    maxima = np.empty(count)
+    r = 0
+    while r < count:
+        for i in range(n):
+            x2[i] = level_x2[arr[i]]
+        best = _curve(x2, arr, n_levels, min_size, dist, total, out, cnt, sm)
+        maxima[r] = out[best] if best >= 0 else np.nan
+        r += 1
+        if not _next_arrangement(arr):
+            break
+    return maxima[:r]

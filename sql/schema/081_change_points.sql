@@ -5,9 +5,13 @@
 -- point: position = 0-based index of the first point after it, the revision, revision
 -- time and start of that point (and the revision before it), medians of the segments
 -- before/after (between neighbouring change points), change_pct = 100 (after / before - 1)
--- of the typical value with its CI at `confidence`, the permutation p-value, and
--- direction regression|improvement by higher_is_better. A series without change points
+-- of the typical value (for non-positive values the shift / |median before|: its sign is
+-- the sign of the change) with its CI at `confidence`, the permutation p-value, and
+-- direction regression|improvement by the sign of change_pct and higher_is_better. A series without change points
 -- gets one row with position NULL and the reason (too short, no significant change, ...).
+-- abs_change_pct = |change_pct| and action (the change's interval lies beyond
+-- +-min_effect %) make the action list, largest first (081b/081c add them to catalogs
+-- created before them, NULL for their earlier runs).
 CREATE TABLE IF NOT EXISTS change_points_history (
     job_run_id        BIGINT NOT NULL,
     campaign          VARCHAR NOT NULL,
@@ -36,5 +40,7 @@ CREATE TABLE IF NOT EXISTS change_points_history (
     p_value           DOUBLE,
     alpha             DOUBLE NOT NULL,
     direction         VARCHAR,
-    reason            VARCHAR
+    reason            VARCHAR,
+    abs_change_pct    DOUBLE,
+    action            BOOLEAN
 );

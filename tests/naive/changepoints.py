@@ -5,6 +5,7 @@ recursive search written out plainly."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections import Counter
 
@@ -86,12 +87,24 @@ def search_values_naive(values: list[float]) -> list[float]:
     return ranks
 
 
+def arrangements_naive(sorted_ranks: list[float], limit: int) -> list[tuple[float, ...]] | None:
+    """Every distinct arrangement of a multiset (a set of itertools permutations), or None
+    when n! / prod(tie sizes!) exceeds ``limit``."""
+    count = math.factorial(len(sorted_ranks))
+    for t in Counter(sorted_ranks).values():
+        count //= math.factorial(t)
+    if count > limit:
+        return None
+    return sorted(set(itertools.permutations(sorted_ranks)))
+
+
 def edivisive_naive(values: list[float], alpha: float, min_size: int,
                     n_perm: int, n_perm_split: int | None = None) -> list[tuple[int, float]]:
     """(position, p) of every change point: small ties broken (search_values_naive), rank
     each segment, split at the first argmax of Q when the permutation p-value (1 + #maxima >= observed) / (1 + draws) <= alpha,
     recurse into both parts. Permutations start from the sorted ranks; the draws stop once
-    the decision is certain (p > alpha). The first test draws up to ``n_perm``, the tests
+    SEQUENTIAL_HITS maxima >= the observed one, whatever alpha; a segment with at most
+    EXACT_ARRANGEMENTS distinct arrangements is tested over all of them. The first test draws up to ``n_perm``, the tests
     of parts up to ``n_perm_split`` (default: ``n_perm``)."""
     values = search_values_naive(values)
     found: list[tuple[int, float]] = []
@@ -106,11 +119,18 @@ def edivisive_naive(values: list[float], alpha: float, min_size: int,
         observed = q[best]
         threshold = observed - 1e-9 * abs(observed)
         r = n_perm if (start, end) == (0, len(values)) else min(n_perm_split or n_perm, n_perm)
-        stop_count = math.floor(alpha * (r + 1) - 1 + 1e-12) + 1
-        maxima = permutation_maxima_naive(sorted(ranks), min_size, r, seed_naive(ranks),
-                                          threshold, stop_count)
-        hits = sum(1 for m in maxima if m >= threshold)
-        p = (1 + hits) / (1 + len(maxima))
+        limit = (changepoints.EXACT_ARRANGEMENTS if len(set(ranks)) == len(ranks)
+                 else changepoints.EXACT_TIED_ARRANGEMENTS)
+        every = arrangements_naive(sorted(ranks), limit)
+        if every is not None:  # exact: the share of all distinct arrangements
+            maxima = [max(v for v in q_naive(list(a), min_size) if not math.isnan(v))
+                      for a in every]
+            p = sum(1 for m in maxima if m >= threshold) / len(maxima)
+        else:
+            maxima = permutation_maxima_naive(sorted(ranks), min_size, r, seed_naive(ranks),
+                                              threshold, changepoints.SEQUENTIAL_HITS)
+            hits = sum(1 for m in maxima if m >= threshold)
+            p = (1 + hits) / (1 + len(maxima))
         if p <= alpha:
             found.append((start + best, p))
             work += [(start, start + best), (start + best, end)]

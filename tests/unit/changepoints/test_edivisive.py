@@ -98,15 +98,23 @@ def test_permutations_equal_twin(kind: str) -> None:
         np.testing.assert_allclose(short, ref_short, rtol=1e-12)
 
 
+def _small_exact_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exact tests only for segments the twin can enumerate in Python (code and twin read
+    the limits from the module at call time)."""
+    monkeypatch.setattr(changepoints, "EXACT_ARRANGEMENTS", 720)
+    monkeypatch.setattr(changepoints, "EXACT_TIED_ARRANGEMENTS", 2_000)
+
+
 @pytest.mark.parametrize("kind", ["normal", "lognormal", "ties"])
-def test_detect_equals_twin(kind: str) -> None:
+def test_detect_equals_twin(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _small_exact_limits(monkeypatch)
     rng = np.random.default_rng(11)
     for trial in range(8):
         n = int(rng.integers(10, 36))
         x = _series(rng, n, kind)
         if trial % 2:
             x[int(rng.integers(3, n - 3)):] *= 1.5
-        ours = detect(x, alpha=0.05, permutations=99, split_permutations=39)
+        ours = detect(x, alpha=0.05, permutations=99, split_permutations=39, min_size=5)
         ref = edivisive_naive(list(x), 0.05, 5, 99, 39)
         assert [(c.position, c.p_value) for c in ours.change_points] == ref
 
@@ -116,6 +124,7 @@ def test_detect_with_ties_broken_equals_twin(kind: str, monkeypatch: pytest.Monk
     """Short series with ties, the threshold raised so that their ties count as small
     (twin and code read it from the module): the same change points and p-values."""
     monkeypatch.setattr(changepoints, "FEW_TIES", 0.25)
+    _small_exact_limits(monkeypatch)
     rng = np.random.default_rng(12)
     broken = 0
     for trial in range(8):
@@ -124,7 +133,7 @@ def test_detect_with_ties_broken_equals_twin(kind: str, monkeypatch: pytest.Monk
         if trial % 2:
             x[int(rng.integers(3, n - 3)):] += 2.0
         broken += search_values(x) is not x
-        ours = detect(x, alpha=0.05, permutations=99, split_permutations=39)
+        ours = detect(x, alpha=0.05, permutations=99, split_permutations=39, min_size=5)
         ref = edivisive_naive(list(x), 0.05, 5, 99, 39)
         assert [(c.position, c.p_value) for c in ours.change_points] == ref
     assert broken >= 4 if kind == "small-ties" else broken == 0
@@ -157,9 +166,9 @@ def test_small_ties_share_the_untied_stream_of_their_length() -> None:
     for _ in range(2):
         x = rng.normal(0.0, 1.0, 400)
         x[[10, 200, 300]] = x[[11, 201, 5]]  # three pairs: 0.5 % of the points each
-        detect(x)
+        detect(x, min_size=5)
     assert list(changepoints._NULL_CACHE) == [(5, 400)]
-    detect(np.round(rng.normal(0.0, 1.0, 400), 1))  # ties of up to ~5 % of the points
+    detect(np.round(rng.normal(0.0, 1.0, 400), 1), min_size=5)  # ties: ~5 % of the points
     assert len(changepoints._NULL_CACHE) == 2
     assert isinstance(list(changepoints._NULL_CACHE)[1][1], bytes)  # its tie pattern
 
