@@ -87,8 +87,10 @@ def compute_trends(table: pa.Table, params: TrendParams) -> dict[str, pa.Table]:
 
 
 def prepare_trends(table: pa.Table, params: TrendParams) -> TrendParams:
-    m = int(table.column("family_size")[0].as_py() or 1)
-    return dataclasses.replace(params, family_size=m)
+    """The family size m: the sum of the pieces' counts (``trend_family_size.sql``, run
+    on each piece: a series lies in exactly one partition and configuration slice)."""
+    m = sum(int(v or 0) for v in table.column("family_size").to_pylist()) if table.num_rows else 0
+    return dataclasses.replace(params, family_size=max(1, m))
 
 
 def summarize_trends(tables: dict[str, pa.Table], params: TrendParams) -> list[str]:
@@ -111,5 +113,6 @@ TRENDS = Job(
     "index, as % of the median per 30 days, with CI.", params=TrendParams,
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),
     summarize=summarize_trends, prepare_query="trend_family_size", prepare=prepare_trends,
+    prepare_by_piece=True,
     query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True,
     row_order=TRIAL_VALUES_ORDER, relative_cost=2.0)
