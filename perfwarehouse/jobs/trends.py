@@ -21,9 +21,9 @@ import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.series import DAY_S, TRIAL_VALUES_ORDER, Trials
-from perfwarehouse.jobs.triscale_jobs import _key_fields
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
+from perfwarehouse.warehouse import contracts
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,7 @@ class TrendParams:
     family_size: int = param(1, "number of series (set by prepare)", internal=True)
 
 
-TREND_SCHEMA = pa.schema([
-    *_key_fields(), pa.field("n", pa.int64()), pa.field("median", pa.float64()),
-    pa.field("first_s", pa.float64()), pa.field("last_s", pa.float64()),
-    pa.field("slope_per_day", pa.float64()), pa.field("slope_pct_per_30d", pa.float64()),
-    pa.field("ci_low_pct_per_30d", pa.float64()), pa.field("ci_high_pct_per_30d", pa.float64()),
-    pa.field("slope_pct_per_100_runs", pa.float64()),
-    pa.field("ci_low_pct_per_100_runs", pa.float64()),
-    pa.field("ci_high_pct_per_100_runs", pa.float64()),
-    pa.field("confidence", pa.float64()), pa.field("drifting", pa.bool_())])
+TREND_SCHEMA = contracts.TRENDS.schema
 
 
 def series_confidence(params: TrendParams) -> float:
