@@ -4,7 +4,7 @@ Per configuration and hardware type, the series of trial values (median of each 
 iterations) ordered by revision time then start (``--by revision``) or by start (``--by
 time``) is searched with E-divisive means and a permutation test
 (:mod:`perfwarehouse.changepoints`; Matteson & James, JASA 2014; as Otava and MongoDB
-use it). Output table ``change_points`` (DDL ``sql/schema/081_change_points.sql``): one row
+use it). Output table ``change_points`` (declared in ``perfwarehouse/warehouse/contracts.py``): one row
 per change point, and one row with the reason for every series that has none.
 
 ``direction``: by the sign of ``change_pct`` (the sign of the change, also for negative
@@ -22,24 +22,14 @@ from typing import Any
 import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.warehouse import contracts
 
 QUERY = "change_point_series"
 OUTPUT = "change_points"
 
-FIELDS = (
-    ("campaign", pa.string()), ("hardware_type", pa.string()), ("config_id", pa.uint64()),
-    ("benchmark", pa.string()), ("settings", pa.string()), ("metric", pa.string()),
-    ("unit", pa.string()), ("higher_is_better", pa.bool_()), ("ordered_by", pa.string()),
-    ("n_points", pa.int64()), ("position", pa.int64()), ("revision", pa.string()),
-    ("revision_time", pa.timestamp("us", tz="UTC")), ("started_at", pa.timestamp("us", tz="UTC")),
-    ("revision_before", pa.string()), ("n_before", pa.int64()), ("n_after", pa.int64()),
-    ("median_before", pa.float64()), ("median_after", pa.float64()),
-    ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
-    ("confidence", pa.float64()), ("p_value", pa.float64()), ("alpha", pa.float64()),
-    ("direction", pa.string()), ("reason", pa.string()),
-    ("abs_change_pct", pa.float64()), ("action", pa.bool_()),
-)
-SCHEMA = pa.schema([pa.field(n, t) for n, t in FIELDS])
+# the columns of the output table, declared in perfwarehouse/warehouse/contracts.py
+SCHEMA = contracts.CHANGE_POINTS.schema
+FIELDS = tuple((f.name, f.type) for f in SCHEMA)
 
 
 @dataclass(frozen=True)

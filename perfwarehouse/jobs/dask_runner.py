@@ -3,7 +3,9 @@
 The client (this process) plans the job from the catalog snapshot
 (:func:`perfwarehouse.jobs.framework.plan_job`: the ``prepare`` step, the partitions,
 the configuration slices and the exact Parquet files of each piece), checks that every
-worker runs the same code and sees the warehouse, then submits one task per piece. A
+worker runs the same code and sees the warehouse, then submits one task per piece (a
+job whose ``prepare`` step runs by piece, such as ``trends``' family size, first gets
+one prepare task per piece, and the client combines their few rows). A
 worker runs :func:`perfwarehouse.jobs.framework.compute_piece`, the same pure function
 a local run calls: it reads the piece's Parquet files directly (so the warehouse must be
 on a file system every worker mounts at the same path) and returns Arrow tables. The
@@ -22,6 +24,7 @@ package runs every command without it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import uuid
@@ -34,7 +37,14 @@ from typing import Any
 import pyarrow as pa
 
 from perfwarehouse.errors import AnalysisError, PerfwarehouseError
-from perfwarehouse.jobs.framework import Job, Piece, Plan, compute_piece
+from perfwarehouse.jobs.framework import (
+    Job,
+    Piece,
+    Plan,
+    apply_prepare,
+    compute_piece,
+    prepare_piece,
+)
 from perfwarehouse.progress import Reporter
 
 #: How often a piece that raised is tried again (a dead worker is handled by the
@@ -83,13 +93,16 @@ def worker_check(root: str) -> dict[str, Any]:
 
 
 def run_piece(expected: tuple[tuple[str, str], ...], job: Job, plan: Plan,
-              piece: Piece) -> dict[str, pa.Table]:
-    """The task of one piece on a worker: the local :func:`compute_piece`, after checking
-    that this worker (perhaps one that joined after the check) runs the client's code."""
+              piece: Piece, step: str = "compute") -> dict[str, pa.Table] | pa.Table:
+    """The task of one piece on a worker: the local :func:`compute_piece` (or, with
+    ``step="prepare"``, :func:`prepare_piece`), after checking that this worker (perhaps
+    one that joined after the check) runs the client's code."""
     mine = build_fingerprint()
     if mine != expected:
         raise AnalysisError(f"this worker runs {describe(_differences(mine, expected))}, "
                             f"the client {describe(_differences(expected, mine))}")
+    if step == "prepare":
+        return prepare_piece(job, plan, piece)
     return compute_piece(job, plan, piece)
 
 
@@ -165,48 +178,64 @@ def dashboard_link(client: Any) -> str | None:
         return None
 
 
-def compute_pieces_on_cluster(scheduler: Any, job: Job, plan: Plan,
-                              reporter: Reporter) -> list[dict[str, pa.Table]]:
-    """Compute every piece of ``plan`` on the cluster; the results in the plan's order."""
-    from distributed import KilledWorker, as_completed
-
+def compute_pieces_on_cluster(scheduler: Any, job: Job, plan: Plan, reporter: Reporter
+                              ) -> tuple[Plan, list[dict[str, pa.Table]]]:
+    """Compute every piece of ``plan`` on the cluster (after its per-piece ``prepare``
+    step, if the job has one, also on the workers); the plan as prepared and the
+    results in the plan's order."""
     client, owned = connect(scheduler)
     try:
         workers = check_workers(client, plan.root)
         link = dashboard_link(client)
         reporter.note(f"{job.name}: {len(plan.pieces)} pieces on {workers} Dask workers"
                       + (f" (dashboard {link})" if link else ""))
-        lean = Plan(plan.root, plan.params, plan.query, plan.extra, (), plan.configurations)
-        expected = build_fingerprint()
         run = uuid.uuid4().hex[:8]
-        futures = [client.submit(run_piece, expected, job, lean, piece, pure=False,
-                                 retries=RETRIES, key=f"{job.name}-{run}-piece-{piece.index}")
-                   for piece in plan.pieces]
-        by_key = {f.key: piece for f, piece in zip(futures, plan.pieces)}
-        results: list[dict[str, pa.Table] | None] = [None] * len(futures)
-        try:
-            with reporter.task(f"{job.name} on {workers} workers", total=len(futures),
-                               unit="parts") as task:
-                for future in as_completed(futures, loop=client.loop):
-                    piece = by_key[future.key]
-                    try:
-                        results[piece.index] = future.result()
-                    except PerfwarehouseError as exc:
-                        raise AnalysisError(f"piece {piece.label} of {job.name}: {exc}") from None
-                    except KilledWorker:
-                        raise AnalysisError(
-                            f"piece {piece.label} of {job.name} failed: the workers that ran "
-                            "it died (out of memory?); nothing was written") from None
-                    except Exception as exc:
-                        first = (str(exc).strip().splitlines() or [""])[0]
-                        raise AnalysisError(
-                            f"piece {piece.label} of {job.name} failed on the cluster: "
-                            f"{type(exc).__name__}: {first}; nothing was written") from None
-                    future.release()
-                    task.advance()
-        finally:
-            client.cancel([f for f in futures if not f.done()])
-        return [r if r is not None else {} for r in results]
+        if plan.prepare_query:
+            parts = _run_pieces(client, job, plan, "prepare", run, workers, reporter)
+            plan = apply_prepare(job, plan, [p for p in parts if isinstance(p, pa.Table)])
+        results = _run_pieces(client, job, plan, "compute", run, workers, reporter)
+        return plan, [r if isinstance(r, dict) else {} for r in results]
     finally:
         if owned:
             client.close()
+
+
+def _run_pieces(client: Any, job: Job, plan: Plan, step: str, run: str, workers: int,
+                reporter: Reporter) -> list[dict[str, pa.Table] | pa.Table | None]:
+    """One task per piece of ``plan`` (``step`` compute or prepare); their results in the
+    plan's order. The first piece that fails stops them with one line naming it."""
+    from distributed import KilledWorker, as_completed
+
+    lean = dataclasses.replace(plan, pieces=(), catalog_data={})
+    expected = build_fingerprint()
+    # a compute task keeps the key it always had (the benchmarks read the task stream)
+    name = job.name if step == "compute" else f"{job.name}-{step}"
+    futures = [client.submit(run_piece, expected, job, lean, piece, step, pure=False,
+                             retries=RETRIES, key=f"{name}-{run}-piece-{piece.index}")
+               for piece in plan.pieces]
+    by_key = {f.key: piece for f, piece in zip(futures, plan.pieces)}
+    results: list[dict[str, pa.Table] | pa.Table | None] = [None] * len(futures)
+    label = job.name if step == "compute" else f"{job.name}: {step}"
+    try:
+        with reporter.task(f"{label} on {workers} workers", total=len(futures),
+                           unit="parts") as task:
+            for future in as_completed(futures, loop=client.loop):
+                piece = by_key[future.key]
+                try:
+                    results[piece.index] = future.result()
+                except PerfwarehouseError as exc:
+                    raise AnalysisError(f"piece {piece.label} of {job.name}: {exc}") from None
+                except KilledWorker:
+                    raise AnalysisError(
+                        f"piece {piece.label} of {job.name} failed: the workers that ran "
+                        "it died (out of memory?); nothing was written") from None
+                except Exception as exc:
+                    first = (str(exc).strip().splitlines() or [""])[0]
+                    raise AnalysisError(
+                        f"piece {piece.label} of {job.name} failed on the cluster: "
+                        f"{type(exc).__name__}: {first}; nothing was written") from None
+                future.release()
+                task.advance()
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+    return results

@@ -16,11 +16,17 @@ A job that needs a fact about all partitions before computing any of them
 of every CI) names a ``prepare_query`` run once over all the data, and a pure
 ``prepare(table, params) -> params`` that returns the parameters to use
 (typically ``dataclasses.replace`` of an internal field declared with
-``param(..., internal=True)``, which the CLI does not expose).
+``param(..., internal=True)``, which the CLI does not expose). When that fact adds up
+over pieces (a count of series: each series lies in one piece), the job says
+``prepare_by_piece=True``: its ``prepare_query`` is bound with each piece's key and
+run on the piece's rows (here, or on the cluster's workers, as the pieces are), and
+``prepare`` gets the pieces' rows concatenated, so the client never reads all the
+measurements at once.
 
-Results are written to the job's output tables (DDL in ``sql/schema/``) with the
-``job_run_id`` of a row in ``job_runs`` that records the parameters, the input
-batches, the code version and the job's own duration.
+Results are written to the job's output tables (DDL in ``sql/schema/``, or declared
+with their Arrow schema in ``warehouse/contracts.py``) with the ``job_run_id`` of a row
+in ``job_runs`` that records the parameters, the input batches, the code version and
+the job's own duration.
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ class Job:
     query_params: Callable[[Any], Mapping[str, Any]] | None = None
     prepare_query: str | None = None
     prepare: Callable[[pa.Table, Any], Any] | None = None
+    # run prepare_query on each piece (bound with its key) instead of once over all data
+    prepare_by_piece: bool = False
     per_configuration: bool = False
     # the order compute needs the rows in (the query has no ORDER BY): rows come in the
     # files' order and are sorted only when that is not it (jobs/row_order.py)
@@ -176,6 +184,8 @@ class Plan:
     pieces: tuple[Piece, ...]
     configurations: pa.Table | None
     catalog_data: Mapping[str, pa.Table] = field(default_factory=dict)
+    # the SQL text of the job's prepare_query when it runs per piece (prepare_by_piece)
+    prepare_query: str = ""
 
     def reader(self, job: Job, files: Sequence[DataFile]) -> duckdb.DuckDBPyConnection:
         """A reader of ``files`` that also sees the job's catalog tables."""
@@ -193,7 +203,8 @@ def plan_job(
     configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
     catalog_data: Mapping[str, pa.Table] | None = None,
 ) -> Plan:
-    """Split ``job`` into pieces (and run its ``prepare`` step over all ``files``)."""
+    """Split ``job`` into pieces (and run its ``prepare`` step over all ``files``, unless
+    it runs by piece: then the plan carries its query for :func:`prepare_piece`)."""
     by_key: dict[tuple[str, ...], list[DataFile]] = {}
     for f in files:
         by_key.setdefault(tuple(getattr(f, k) for k in job.partition_by), []).append(f)
@@ -211,6 +222,8 @@ def plan_job(
                 dict(catalog_data or {}))
     if job.prepare_query and job.prepare:
         prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
+        if job.prepare_by_piece:  # run with the pieces: prepare_piece, then apply_prepare
+            return dataclasses.replace(plan, prepare_query=prepare_sql)
         con = plan.reader(job, files)
         try:
             params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
@@ -220,10 +233,9 @@ def plan_job(
     return plan
 
 
-def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
-    """The job's pure ``compute`` over one piece: query the piece's files (only its
-    configuration slice, if any) and apply ``compute``. Runs wherever the warehouse's
-    files are readable at ``plan.root`` (this process, or a Dask worker)."""
+def _query_piece(job: Job, plan: Plan, piece: Piece, query: str) -> pa.Table:
+    """``query`` over one piece's rows (its configuration slice, if any), bound with the
+    piece's key and the plan's extra values."""
     warehouse = Warehouse(Path(plan.root))
     con = plan.reader(job, piece.files)
     try:
@@ -231,13 +243,35 @@ def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
             con.execute("CREATE OR REPLACE TEMP VIEW measurements AS "
                         + warehouse.measurements_sql(piece.files, piece.config_slice))
         bound = dict(zip(piece.partition_by, piece.key)) | dict(plan.extra)
-        table = fetch_arrow(con, plan.query, _used(plan.query, bound))
+        return fetch_arrow(con, query, _used(query, bound))
     finally:
         con.close()
+
+
+def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
+    """The pure function of one piece: query the piece's files (only its
+    configuration slice, if any) and apply ``compute``. Runs wherever the warehouse's
+    files are readable at ``plan.root`` (this process, or a Dask worker)."""
+    table = _query_piece(job, plan, piece, plan.query)
     if not table.num_rows:
         return {}
     table = in_row_order(table, job.row_order)
     return dict(job.compute(table, plan.params))
+
+
+def prepare_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
+    """The rows of the job's per-piece ``prepare_query`` over one piece (a job with
+    ``prepare_by_piece``); :func:`apply_prepare` combines them. Runs where
+    :func:`compute_piece` runs."""
+    return _query_piece(job, plan, piece, plan.prepare_query)
+
+
+def apply_prepare(job: Job, plan: Plan, parts: Sequence[pa.Table]) -> Plan:
+    """The plan with the parameters ``prepare`` returns for the pieces' prepare rows (in
+    the plan's order)."""
+    if job.prepare is None:
+        return plan
+    return dataclasses.replace(plan, params=job.prepare(_concat(list(parts)), plan.params))
 
 
 def compute_job(
@@ -254,8 +288,16 @@ def compute_job(
     if scheduler is not None:
         from perfwarehouse.jobs.dask_runner import compute_pieces_on_cluster
 
-        results = compute_pieces_on_cluster(scheduler, job, plan, reporter)
+        plan, results = compute_pieces_on_cluster(scheduler, job, plan, reporter)
     else:
+        if plan.prepare_query:
+            with reporter.task(f"{job.name}: prepare", total=len(plan.pieces),
+                               unit="parts") as task:
+                parts = []
+                for piece in plan.pieces:
+                    parts.append(prepare_piece(job, plan, piece))
+                    task.advance()
+            plan = apply_prepare(job, plan, parts)
         results = []
         with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
             for piece in plan.pieces:
@@ -293,7 +335,7 @@ def _catalog_tables(warehouse: Warehouse, job: Job,
 
 
 def _schema_of(table: str) -> str:
-    """The DDL of a catalog table (``sql/schema/NNN_<table>.sql``)."""
+    """The DDL of a catalog table (``sql/schema/NNN_<table>.sql``, or its contract)."""
     for name, statement in sqlfiles.schema_statements():
         if name.split("_", 1)[1] == table:
             return statement

@@ -36,22 +36,10 @@ import pyarrow.compute as pc
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.triscale.analysis import profile
+from perfwarehouse.warehouse import contracts
 
-PROFILE_SCHEMA = pa.schema([
-    pa.field("campaign", pa.string()), pa.field("hardware_type", pa.string()),
-    pa.field("node", pa.string()), pa.field("n_bins", pa.int64()), pa.field("step_s", pa.float64()),
-    pa.field("filled_bins", pa.int64()), pa.field("trials", pa.int64()),
-    pa.field("converged", pa.bool_()), pa.field("slope", pa.float64()),
-    pa.field("ci_low", pa.float64()), pa.field("ci_high", pa.float64()),
-    pa.field("band", pa.float64()), pa.field("strict_band", pa.float64()),
-    pa.field("seasonal_periods", pa.list_(pa.string())),
-    pa.field("seasonal_period_s", pa.list_(pa.float64())),
-    pa.field("seasonal_acf", pa.list_(pa.float64())),
-    pa.field("candidate_periods", pa.list_(pa.string()))])
-ACF_SCHEMA = pa.schema([
-    pa.field("campaign", pa.string()), pa.field("hardware_type", pa.string()),
-    pa.field("node", pa.string()), pa.field("lag", pa.int64()), pa.field("lag_s", pa.float64()),
-    pa.field("acf", pa.float64()), pa.field("band", pa.float64())])
+PROFILE_SCHEMA = contracts.TRISCALE_PROFILE.schema
+ACF_SCHEMA = contracts.TRISCALE_PROFILE_ACF.schema
 
 
 MIN_BINS = 3  # the least a profile (an ACF and a trend) is computed from

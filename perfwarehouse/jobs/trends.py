@@ -21,9 +21,9 @@ import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, param
 from perfwarehouse.jobs.series import DAY_S, TRIAL_VALUES_ORDER, Trials
-from perfwarehouse.jobs.triscale_jobs import _key_fields
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
+from perfwarehouse.warehouse import contracts
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,7 @@ class TrendParams:
     family_size: int = param(1, "number of series (set by prepare)", internal=True)
 
 
-TREND_SCHEMA = pa.schema([
-    *_key_fields(), pa.field("n", pa.int64()), pa.field("median", pa.float64()),
-    pa.field("first_s", pa.float64()), pa.field("last_s", pa.float64()),
-    pa.field("slope_per_day", pa.float64()), pa.field("slope_pct_per_30d", pa.float64()),
-    pa.field("ci_low_pct_per_30d", pa.float64()), pa.field("ci_high_pct_per_30d", pa.float64()),
-    pa.field("slope_pct_per_100_runs", pa.float64()),
-    pa.field("ci_low_pct_per_100_runs", pa.float64()),
-    pa.field("ci_high_pct_per_100_runs", pa.float64()),
-    pa.field("confidence", pa.float64()), pa.field("drifting", pa.bool_())])
+TREND_SCHEMA = contracts.TRENDS.schema
 
 
 def series_confidence(params: TrendParams) -> float:
@@ -87,8 +79,10 @@ def compute_trends(table: pa.Table, params: TrendParams) -> dict[str, pa.Table]:
 
 
 def prepare_trends(table: pa.Table, params: TrendParams) -> TrendParams:
-    m = int(table.column("family_size")[0].as_py() or 1)
-    return dataclasses.replace(params, family_size=m)
+    """The family size m: the sum of the pieces' counts (``trend_family_size.sql``, run
+    on each piece: a series lies in exactly one partition and configuration slice)."""
+    m = sum(int(v or 0) for v in table.column("family_size").to_pylist()) if table.num_rows else 0
+    return dataclasses.replace(params, family_size=max(1, m))
 
 
 def summarize_trends(tables: dict[str, pa.Table], params: TrendParams) -> list[str]:
@@ -111,5 +105,6 @@ TRENDS = Job(
     "index, as % of the median per 30 days, with CI.", params=TrendParams,
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),
     summarize=summarize_trends, prepare_query="trend_family_size", prepare=prepare_trends,
+    prepare_by_piece=True,
     query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True,
     row_order=TRIAL_VALUES_ORDER, relative_cost=2.0)

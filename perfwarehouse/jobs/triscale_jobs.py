@@ -35,18 +35,13 @@ from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import percentile_bound
 from perfwarehouse.triscale import analysis as ts
+from perfwarehouse.warehouse import contracts
 
 METHODS = ("default", "triscale")
 
 
 def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
-
-
-def _key_fields() -> list[pa.Field]:
-    return [pa.field("campaign", pa.string()), pa.field("hardware_type", pa.string()),
-            pa.field("config_id", pa.uint64()), pa.field("benchmark", pa.string()),
-            pa.field("settings", pa.string()), pa.field("metric", pa.string())]
 
 
 # ------------------------------------------------------------------ convergence
@@ -69,13 +64,7 @@ def _measure(text: str) -> float | str:
     return value if value in (0.0, 1.0) else fraction(value, "--measure")
 
 
-CONVERGENCE_SCHEMA = pa.schema([
-    *_key_fields(), pa.field("node", pa.string()), pa.field("run_id", pa.string()),
-    pa.field("started_at_s", pa.float64()), pa.field("n_values", pa.int64()),
-    pa.field("measure", pa.string()), pa.field("metric_value", pa.float64()),
-    pa.field("converged", pa.bool_()), pa.field("slope", pa.float64()),
-    pa.field("ci_low", pa.float64()), pa.field("ci_high", pa.float64()),
-    pa.field("confidence", pa.float64()), pa.field("tolerance", pa.float64())])
+CONVERGENCE_SCHEMA = contracts.TRISCALE_CONVERGENCE.schema
 
 
 def compute_convergence(table: pa.Table, params: ConvergenceParams) -> dict[str, pa.Table]:
@@ -140,15 +129,7 @@ class KPIParams:
                         "triscale (the original's).", choices=METHODS)
 
 
-KPI_SCHEMA = pa.schema([
-    *_key_fields(), pa.field("series_by", pa.string()), pa.field("series", pa.string()),
-    pa.field("n", pa.int64()), pa.field("percentile", pa.float64()),
-    pa.field("confidence", pa.float64()), pa.field("side", pa.string()),
-    pa.field("kpi", pa.float64()), pa.field("kpi_index", pa.int64()),
-    pa.field("coverage", pa.float64()), pa.field("n_required", pa.int64()),
-    pa.field("independent", pa.bool_()), pa.field("weakly_stationary", pa.bool_()),
-    pa.field("violating_lags", pa.list_(pa.int32())), pa.field("descriptive_only", pa.bool_()),
-    pa.field("method", pa.string())])
+KPI_SCHEMA = contracts.TRISCALE_KPI.schema
 
 
 def _side(bound: str, p: float, higher_is_better: bool | None) -> str:
@@ -218,14 +199,7 @@ class VariabilityParams:
                         choices=METHODS)
 
 
-VARIABILITY_SCHEMA = pa.schema([
-    *_key_fields(), pa.field("series_by", pa.string()), pa.field("n_sequels", pa.int64()),
-    pa.field("kpi_percentile", pa.float64()), pa.field("kpi_confidence", pa.float64()),
-    pa.field("percentile", pa.float64()), pa.field("confidence", pa.float64()),
-    pa.field("low", pa.float64()), pa.field("high", pa.float64()), pa.field("score", pa.float64()),
-    pa.field("relative_score", pa.float64()), pa.field("coverage", pa.float64()),
-    pa.field("n_required", pa.int64()), pa.field("independent", pa.bool_()),
-    pa.field("method", pa.string())])
+VARIABILITY_SCHEMA = contracts.TRISCALE_VARIABILITY.schema
 
 
 def compute_variability(table: pa.Table, params: VariabilityParams) -> dict[str, pa.Table]:
@@ -284,11 +258,7 @@ class IndependenceParams:
                         choices=METHODS)
 
 
-INDEPENDENCE_SCHEMA = pa.schema([
-    *_key_fields(), pa.field("series_by", pa.string()), pa.field("series", pa.string()),
-    pa.field("n", pa.int64()), pa.field("independent", pa.bool_()),
-    pa.field("weakly_stationary", pa.bool_()), pa.field("violating_lags", pa.list_(pa.int32())),
-    pa.field("band", pa.float64()), pa.field("max_lag", pa.int64()), pa.field("method", pa.string())])
+INDEPENDENCE_SCHEMA = contracts.TRISCALE_INDEPENDENCE.schema
 
 
 def compute_independence(table: pa.Table, params: IndependenceParams) -> dict[str, pa.Table]:

@@ -22,9 +22,13 @@ def load(name: str) -> str:
 
 
 def schema_statements() -> list[tuple[str, str]]:
-    """``(file name, statement)`` of every schema file, in numbered order."""
+    """``(file name, statement)`` of every schema file and of every result-table contract
+    (:mod:`perfwarehouse.warehouse.contracts`, named ``NNN_<table>`` as a file would be),
+    in numbered order."""
+    from perfwarehouse.warehouse.contracts import statements
+
     folder = sql_root() / "schema"
-    return [(p.stem, p.read_text()) for p in sorted(folder.glob("*.sql"))]
+    return sorted([(p.stem, p.read_text()) for p in folder.glob("*.sql")] + statements())
 
 
 def quote_literal(text: str) -> str:
