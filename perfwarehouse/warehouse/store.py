@@ -49,6 +49,7 @@ SCHEMA_VERSION = 2  # 2: revision, revision_time, attributes (runs, trials, meas
 CATALOG = "catalog.duckdb"
 DATA = "measurements"
 STAGING = "_staging"
+RETIRE = "retire-"  # _staging/retire-TOKEN: files `compact --grace 0` moved out (move_out)
 EMPTY_FILE = "_schema/campaign=_/hardware_type=_/empty.parquet"
 
 
@@ -307,6 +308,29 @@ class Warehouse:
                 checkpoint("published-one")
         shutil.rmtree(staging, ignore_errors=True)
 
+    def move_out(self, paths: Sequence[str], retire: Path) -> None:
+        """Move the listed files ``paths`` (relative to the root, under ``measurements/``)
+        into ``retire`` (``_staging/retire-TOKEN``, mirroring ``measurements/``), before
+        a transaction that drops them from ``data_files`` (``compact --grace 0``). Until
+        it commits they stay listed: recovery moves them back (:meth:`move_back`); after
+        it, they are unlisted and deleted (:meth:`_finish_committed`)."""
+        for number, rel in enumerate(paths):
+            target = retire / Path(rel).relative_to(DATA)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.root / rel, target)
+            if number == 0:
+                checkpoint("retired-one")
+
+    def move_back(self, retire: Path) -> None:
+        """Undo :meth:`move_out` (the transaction did not commit): every file of
+        ``retire`` back into ``measurements/``; then ``retire`` is removed. Under the
+        write lock only (a live writer may be between its moves and its commit)."""
+        for source in sorted(retire.rglob("*.parquet")) if retire.is_dir() else []:
+            target = self.data_path / source.relative_to(retire)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+        shutil.rmtree(retire, ignore_errors=True)
+
     def _staged_dirs(self) -> list[Path]:
         """The directories in ``_staging/``: a batch's (``bNNNNNN``) or a compaction's
         (``compact-TOKEN``) files, laid out as in ``measurements/``; others are leftovers."""
@@ -319,7 +343,11 @@ class Warehouse:
         """Publish the staged files the catalog lists (``data_files``: their batch or
         compaction committed); the staging dirs it does not list (not committed: left
         for :meth:`_undo_uncommitted`). A batch or compaction commits all its files in
-        one transaction, so a staged dir is listed wholly or not at all."""
+        one transaction, so a staged dir is listed wholly or not at all.
+
+        A ``retire-TOKEN`` dir holds files moved out by :meth:`move_out`: unlisted, its
+        compaction committed and they are deleted; listed (or none yet), it is left for
+        :meth:`_undo_uncommitted`, which moves them back."""
         uncommitted = []
         for staging in self._staged_dirs():
             rels = sorted(str(Path(DATA) / p.relative_to(staging))
@@ -327,6 +355,12 @@ class Warehouse:
             listed = [r[0] for r in con.execute(
                 "SELECT path FROM data_files WHERE list_contains(?, path) ORDER BY path",
                 [rels]).fetchall()] if rels else []
+            if staging.name.startswith(RETIRE):
+                if rels and not listed:
+                    shutil.rmtree(staging, ignore_errors=True)
+                else:
+                    uncommitted.append(staging)
+                continue
             if not listed and staging.name[:1] == "b" and staging.name[1:].isdigit():
                 # a batch whose files were all renamed already: committed, finished
                 batch = int(staging.name[1:])
@@ -343,6 +377,9 @@ class Warehouse:
     def _undo_uncommitted(self, con: duckdb.DuckDBPyConnection) -> None:
         """With the write lock held: remove uncommitted staging, files of ``measurements/``
         the catalog does not list (left by older versions) and empty directories."""
+        for staging in self._staged_dirs():
+            if staging.name.startswith(RETIRE):  # a compaction that did not commit
+                self.move_back(staging)
         if self.staging_path.exists():
             shutil.rmtree(self.staging_path)
         if not self.data_path.exists():
