@@ -518,6 +518,7 @@ def _tuple_of(text: str | tuple[Any, ...], example: tuple[Any, ...]) -> tuple[An
 
 # the other verbs, each in its own light module (heavy imports inside the commands)
 from perfwarehouse.agent.cli import agent, pull  # noqa: E402
+from perfwarehouse.check import check  # noqa: E402
 from perfwarehouse.cluster_cli import cluster  # noqa: E402
 from perfwarehouse.compact_cli import compact  # noqa: E402
 from perfwarehouse.compare_cli import compare  # noqa: E402
@@ -528,6 +529,7 @@ cli.add_command(agent)
 cli.add_command(cluster)
 cli.add_command(compare)
 cli.add_command(compact)
+cli.add_command(check)
 agent.add_command(peak_rate)
 agent.add_command(agent_surface)
 plan.add_command(plan_surface)
@@ -588,11 +590,19 @@ def main(argv: list[str] | None = None) -> int:
         echo(f"error: {exc}", err=True)
         return 1
     except Exception as exc:
-        if not _is_duckdb_io_error(exc):
+        damaged = _damaged_file(exc)
+        if damaged is None and not _is_duckdb_io_error(exc):
             raise
-        echo(f"error: {str(exc).strip().splitlines()[0]}", err=True)
+        echo(f"error: {damaged or str(exc).strip().splitlines()[0]}", err=True)
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _damaged_file(exc: BaseException) -> str | None:
+    """One line for a data file a command could not read (``perfwarehouse check``)."""
+    from perfwarehouse.warehouse.damage import damage_message
+
+    return damage_message(exc)
 
 
 def _is_duckdb_io_error(exc: BaseException) -> bool:

@@ -163,14 +163,20 @@ class Warehouse:
         return con
 
     @contextmanager
-    def catalog(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection to the catalog, with the ``measurements`` view."""
+    def catalog(self, *, views: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection to the catalog, with the ``measurements`` view (unless
+        ``views`` is false: ``perfwarehouse check`` reads the catalog of a warehouse
+        whose files may be damaged, and creating the views reads them)."""
         self.require()
         con = self._connect(read_only=True)
         try:
             _check_version(con, self.root)
             self._recover_read_only(con)
-            self.create_views(con, _data_files(con), temporary=True)
+            if views:
+                try:
+                    self.create_views(con, _data_files(con), temporary=True)
+                except duckdb.Error as exc:
+                    raise _damaged(exc, self.root) from None
             yield con
         finally:
             con.close()
@@ -522,6 +528,14 @@ def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             f"{root} has warehouse schema version {version}, this perfwarehouse reads "
             f"version {SCHEMA_VERSION}; use the perfwarehouse release that created it"
         )
+
+
+def _damaged(exc: duckdb.Error, root: Path) -> Exception:
+    """A damaged data file as a one-line :class:`WarehouseError`, any other error as it is."""
+    from perfwarehouse.warehouse.damage import damage_message
+
+    message = damage_message(exc, root)
+    return WarehouseError(message) if message else exc
 
 
 def _data_files(
