@@ -587,10 +587,10 @@ def main(argv: list[str] | None = None) -> int:
         echo(f"error: {exc}", err=True)
         return 1
     except OSError as exc:  # an output path that cannot be written, a full disk ...
-        echo(f"error: {exc}", err=True)
+        echo(f"error: {_file_error(exc) or exc}", err=True)
         return 1
     except Exception as exc:
-        damaged = _damaged_file(exc)
+        damaged = _file_error(exc)
         if damaged is None and not _is_duckdb_io_error(exc):
             raise
         echo(f"error: {damaged or str(exc).strip().splitlines()[0]}", err=True)
@@ -598,11 +598,11 @@ def main(argv: list[str] | None = None) -> int:
     return code if isinstance(code, int) else 0
 
 
-def _damaged_file(exc: BaseException) -> str | None:
-    """One line for a data file a command could not read (``perfwarehouse check``)."""
-    from perfwarehouse.warehouse.damage import damage_message
+def _file_error(exc: BaseException) -> str | None:
+    """One line for a full disk or a data file a command could not read."""
+    from perfwarehouse.warehouse.damage import damage_message, disk_full_message
 
-    return damage_message(exc)
+    return disk_full_message(exc) or damage_message(exc)
 
 
 def _is_duckdb_io_error(exc: BaseException) -> bool:

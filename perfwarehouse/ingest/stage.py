@@ -495,7 +495,7 @@ def _commit(
         # open catalog; one killed here is finished by the next open, read-only or not)
         session.warehouse.publish(batch_id, [str(f["path"]) for f in files])
         checkpoint("after-publish")
-        session.refresh_views(cat)  # persistent views bind to files, so after publishing
+        session.refresh_views_after_commit(cat)  # they bind to files: after publishing
 
 
 def _is_committed(warehouse: Warehouse, batch_id: int) -> bool:

@@ -71,7 +71,14 @@ from perfwarehouse.warehouse.compact_plan import (
     files_to_rewrite,
 )
 from perfwarehouse.warehouse.lookup import require_known
-from perfwarehouse.warehouse.store import DATA, DataFile, Warehouse, WriteSession, configure
+from perfwarehouse.warehouse.store import (
+    DATA,
+    DataFile,
+    Warehouse,
+    WriteSession,
+    configure,
+    transaction,
+)
 
 MEMORY_LIMIT = "2GB"
 
@@ -188,7 +195,7 @@ def compact_partitions(session: WriteSession, partitions: Sequence[Sequence[Data
     if retire is not None:
         shutil.rmtree(retire, ignore_errors=True)
     with session.catalog() as cat:
-        session.refresh_views(cat)  # persistent views bind to files, so after publishing
+        session.refresh_views_after_commit(cat)  # they bind to files: after publishing
     return done
 
 
@@ -260,19 +267,14 @@ def _swap(session: WriteSession, old: list[str], new: list[dict[str, object]], *
     with session.catalog() as cat:
         cat.register("_new_files", pa.Table.from_pylist(new))
         cat.register("_old_files", pa.table({"path": pa.array(old, pa.string())}))
-        cat.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(cat):
             cat.execute("DELETE FROM data_files WHERE path IN (SELECT path FROM _old_files)")
             cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _new_files")
             if retire:
                 cat.execute("INSERT INTO retired_files SELECT path, ?::TIMESTAMPTZ "
                             "FROM _old_files ON CONFLICT DO NOTHING", [now])
             checkpoint("compact-before-commit")
-            cat.execute("COMMIT")
-            checkpoint("compact-after-commit")
-        except BaseException:
-            cat.execute("ROLLBACK")
-            raise
+        checkpoint("compact-after-commit")
 
 
 def delete_expired(session: WriteSession, grace_s: float) -> int:

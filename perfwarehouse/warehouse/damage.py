@@ -6,6 +6,7 @@ DuckDB's multi-line message or a traceback. ``perfwarehouse check``
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -39,3 +40,15 @@ def damage_message(exc: BaseException, root: Path | None = None) -> str | None:
         path = path[path.index(DATA_DIR) + 1:]
     return (f"data file {path} is {what}; `perfwarehouse check` lists every damaged file "
             "and how to recover")
+
+
+def disk_full_message(exc: BaseException) -> str | None:
+    """One line for a write that failed on a full disk (DuckDB says it in the middle of
+    a longer message, e.g. ``Failed to commit: Could not write file "...wal": No space
+    left on device``), or None. A failed write leaves the warehouse as it was (the
+    transaction did not commit; its staged files are removed by the next writer)."""
+    text = str(exc)
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "No space left on device" in text:
+        first = text.strip().splitlines()[0] if text.strip() else "No space left on device"
+        return f"No space left on device ({first}); free some space and run the command again"
+    return None

@@ -94,6 +94,26 @@ def fetch_one(con: duckdb.DuckDBPyConnection, query: str, params: object = None)
     return rows[0] if rows else None
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``BEGIN`` … ``COMMIT``, or ``ROLLBACK`` on any exception (re-raised).
+
+    A ``COMMIT`` that fails (a full disk: ``Could not write file ...: No space left on
+    device``) has already ended the transaction in DuckDB; the ``ROLLBACK`` then fails
+    too (``cannot rollback - no transaction is active``) and must not hide the reason:
+    the first exception is the one raised."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # the transaction was aborted already (a failed COMMIT)
+        raise
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
 
@@ -442,6 +462,20 @@ class WriteSession:
         """Re-create the persistent views; call inside the transaction that changes ``data_files``."""
         self.warehouse.create_views(con, _data_files(con), temporary=False)
 
+    def refresh_views_after_commit(self, con: duckdb.DuckDBPyConnection) -> None:
+        """:meth:`refresh_views` once a batch or compaction has committed and published:
+        a failure here (a full disk) must not say that it failed, since it landed. It is
+        a warning; the persistent views (for users of the raw DuckDB file, not for
+        perfwarehouse's own readers) are brought up to date by the next write."""
+        import warnings
+
+        try:
+            self.refresh_views(con)
+        except (duckdb.Error, OSError) as exc:
+            warnings.warn(f"landed, but the persistent views were not refreshed "
+                          f"({str(exc).strip().splitlines()[0]}); the next write refreshes "
+                          "them", stacklevel=2)
+
 
 # Schema version 1 -> 2: the revision key and the attributes of a trial. Measurement
 # files written before stay as they are (file_version 1); the measurements view reads
@@ -498,14 +532,9 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
     )
     if old != 1:
         return renamed
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for statement in _MIGRATE_1_TO_2:
             con.execute(statement)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return True
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfwarehouse.warehouse.store import DATA, Warehouse
+from perfwarehouse.warehouse.store import DATA, Warehouse, transaction
 
 DAMAGED = "_damaged"  # where `check --forget-damaged` moves the files it drops
 
@@ -135,14 +135,9 @@ def forget_damaged(warehouse: Warehouse) -> CheckResult:
         paths = [d.file.path for d in result.damaged]
         with session.catalog() as cat:
             cat.register("_damaged", pa.table({"path": pa.array(paths, pa.string())}))
-            cat.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(cat):
                 cat.execute("DELETE FROM data_files WHERE path IN (SELECT path FROM _damaged)")
                 session.refresh_views(cat)
-                cat.execute("COMMIT")
-            except BaseException:
-                cat.execute("ROLLBACK")
-                raise
         for rel in paths:
             source = warehouse.root / rel
             if source.exists():
