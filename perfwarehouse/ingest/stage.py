@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
-from perfwarehouse.ingest import json_policy, latency
+from perfwarehouse.ingest import json_policy, latency, limits
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import catalog, sqlfiles
 from perfwarehouse.warehouse.compact import auto_compact
@@ -323,7 +323,8 @@ def _canonicalise_settings(con: duckdb.DuckDBPyConnection) -> list[TrialParseErr
 
 
 def _validate(con: duckdb.DuckDBPyConnection, limit: int) -> list[TrialParseError]:
-    rows = con.execute(sqlfiles.load("staging/validate"), {"max_problems": limit}).fetchall()
+    rows = con.execute(sqlfiles.load("staging/validate"),
+                       {"max_problems": limit, **limits.VALIDATE_PARAMETERS}).fetchall()
     return [TrialParseError(*row) for row in rows]
 
 
