@@ -18,7 +18,9 @@ from perfwarehouse.cli.context import CONTEXT, settings
 @click.option("--grace", "grace_s", type=click.FloatRange(min=0), default=3600.0,
               show_default=True, metavar="S",
               help="Delete files retired by earlier compactions only once they are this old "
-                   "(readers that started before may still read them).")
+                   "(readers that started before may still read them). 0: delete every "
+                   "retired file and those this run replaces at once (a job reading "
+                   "meanwhile may fail and must be rerun).")
 @click.pass_context
 def compact(ctx: click.Context, campaign: str | None, hardware_type: str | None,
             grace_s: float) -> None:
@@ -26,7 +28,8 @@ def compact(ctx: click.Context, campaign: str | None, hardware_type: str | None,
 
     Atomic (a reader sees the old files or the new ones), never blocks readers,
     idempotent. Replaced files stay on disk for --grace seconds, so that a job
-    that started before finishes on them; the next compaction deletes them.
+    that started before finishes on them; the next compaction deletes them
+    (--grace 0: this one, at once).
     """
     from perfwarehouse.warehouse.compact import compact as run
     from perfwarehouse.warehouse.compact_plan import Policy

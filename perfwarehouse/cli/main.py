@@ -135,6 +135,7 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
 # the verb groups, each in its own light module (heavy imports inside the commands)
 from perfwarehouse.cli.agent import agent, pull  # noqa: E402
 from perfwarehouse.cli.analyze import analyze  # noqa: E402
+from perfwarehouse.cli.check import check  # noqa: E402
 from perfwarehouse.cli.cluster import cluster  # noqa: E402
 from perfwarehouse.cli.compact import compact  # noqa: E402
 from perfwarehouse.cli.compare import compare  # noqa: E402
@@ -143,7 +144,7 @@ from perfwarehouse.cli.report import report  # noqa: E402
 from perfwarehouse.cli.sql import export, sql  # noqa: E402
 from perfwarehouse.cli.workbench import agent_surface, peak_rate, plan_surface  # noqa: E402
 
-for command in (ingest, sql, analyze, report, export, agent, cluster, compare, compact):
+for command in (ingest, sql, analyze, report, export, agent, cluster, compare, compact, check):
     cli.add_command(command)
 agent.add_command(peak_rate)
 agent.add_command(agent_surface)
@@ -201,14 +202,22 @@ def main(argv: list[str] | None = None) -> int:
         echo(f"error: {exc}", err=True)
         return 1
     except OSError as exc:  # an output path that cannot be written, a full disk ...
-        echo(f"error: {exc}", err=True)
+        echo(f"error: {_file_error(exc) or exc}", err=True)
         return 1
     except Exception as exc:
-        if not _is_duckdb_io_error(exc):
+        damaged = _file_error(exc)
+        if damaged is None and not _is_duckdb_io_error(exc):
             raise
-        echo(f"error: {str(exc).strip().splitlines()[0]}", err=True)
+        echo(f"error: {damaged or str(exc).strip().splitlines()[0]}", err=True)
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _file_error(exc: BaseException) -> str | None:
+    """One line for a full disk or a data file a command could not read."""
+    from perfwarehouse.warehouse.damage import damage_message, disk_full_message
+
+    return disk_full_message(exc) or damage_message(exc)
 
 
 def _is_duckdb_io_error(exc: BaseException) -> bool:

@@ -6,6 +6,7 @@ import csv
 import io
 import itertools
 import math
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
@@ -43,8 +44,10 @@ def output_format(fmt: str | None, out: Path | None) -> str:
 
 def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> None:
     """Run ``query`` on a read-only connection and write it in ``fmt`` to ``out`` or stdout."""
+    require_query(query)
     with warehouse.catalog() as con:
         try:
+            con.execute("SET lock_configuration = true")  # no SET, even one that slipped by
             relation = con.sql(query)
         except duckdb.Error as exc:
             raise UsageError(f"sql: {_message(exc)}") from None
@@ -67,9 +70,40 @@ def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> N
             raise UsageError(f"sql: {_message(exc)}") from None
 
 
+#: what ``sql`` runs: queries (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE) and
+#: EXPLAIN of one; never COPY, ATTACH, SET, EXPORT, INSTALL, CREATE ...
+QUERY_TYPES = ("SELECT", "EXPLAIN")
+_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+|\([^)]*\)\s*)?", re.IGNORECASE)
+
+
+def require_query(query: str) -> None:
+    """Refuse (one line) a statement that is not a query: the warehouse is read-only
+    through ``sql`` in fact, not only by the catalog's read-only connection (``COPY ...
+    TO`` could overwrite a data file, ``SET threads`` exhaust the machine, ``ATTACH`` a
+    database write elsewhere). ``EXPLAIN ANALYZE`` runs its statement: checked too."""
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error as exc:
+        raise UsageError(f"sql: {_message(exc)}") from None
+    for statement in statements:
+        kind = statement.type.name
+        if kind == "EXPLAIN":
+            require_query(_EXPLAIN.sub("", statement.query, count=1))
+            continue
+        if kind not in QUERY_TYPES:
+            raise UsageError(
+                f"sql: only queries run here (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, "
+                f"EXPLAIN); {kind} is refused: the warehouse is read-only "
+                "through sql. To export a result give --out FILE (.csv, .json, .parquet, "
+                ".md) or pipe --format csv")
+
+
 def _message(exc: BaseException) -> str:
-    """DuckDB's whole message, hints and the caret line included (as one block)."""
-    return str(exc).strip()
+    """DuckDB's whole message, hints and the caret line included (as one block); one
+    line for a damaged data file."""
+    from perfwarehouse.warehouse.damage import damage_message
+
+    return damage_message(exc) or str(exc).strip()
 
 
 def _rows(batches: pa.RecordBatchReader) -> Iterator[list[Any]]:

@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
-from perfwarehouse.ingest import json_policy, latency
+from perfwarehouse.ingest import json_policy, latency, limits
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import catalog, sqlfiles
 from perfwarehouse.warehouse.compact import auto_compact
@@ -323,7 +323,8 @@ def _canonicalise_settings(con: duckdb.DuckDBPyConnection) -> list[TrialParseErr
 
 
 def _validate(con: duckdb.DuckDBPyConnection, limit: int) -> list[TrialParseError]:
-    rows = con.execute(sqlfiles.load("staging/validate"), {"max_problems": limit}).fetchall()
+    rows = con.execute(sqlfiles.load("staging/validate"),
+                       {"max_problems": limit, **limits.VALIDATE_PARAMETERS}).fetchall()
     return [TrialParseError(*row) for row in rows]
 
 
@@ -495,7 +496,7 @@ def _commit(
         # open catalog; one killed here is finished by the next open, read-only or not)
         session.warehouse.publish(batch_id, [str(f["path"]) for f in files])
         checkpoint("after-publish")
-        session.refresh_views(cat)  # persistent views bind to files, so after publishing
+        session.refresh_views_after_commit(cat)  # they bind to files: after publishing
 
 
 def _is_committed(warehouse: Warehouse, batch_id: int) -> bool:

@@ -65,10 +65,26 @@ def script_json(value: Any) -> str:
 
     ``<``, ``>``, ``&``, U+2028 and U+2029 become ``\\uXXXX`` escapes, which JSON
     (and JavaScript) read back as the same characters: data strings stay data.
-    Non-finite numbers are refused (JSON has none; charts must not carry them).
+    Non-finite numbers (JSON has none) become ``null``, which Vega-Lite draws as a
+    missing value: one series overflowing to ``inf`` must not stop every page.
     """
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # inf or NaN somewhere: rare, so only then is the value walked
+        text = json.dumps(_finite_or_null(value), ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
     return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def _finite_or_null(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (in dicts, lists, tuples)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_null(v) for v in value]
+    return value
 
 
 def vega_lite_version() -> str:

@@ -8,8 +8,7 @@ its pull cursor), runs them inside one :func:`transaction`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,19 +18,13 @@ import duckdb
 import pyarrow as pa
 
 from perfwarehouse.warehouse import sqlfiles
-from perfwarehouse.warehouse.store import HISTORY, WriteSession, configure, fetch_one
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
-    """``BEGIN`` … ``COMMIT``, or ``ROLLBACK`` on any exception (re-raised)."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield con
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+from perfwarehouse.warehouse.store import (  # noqa: F401 (transaction: used as catalog.transaction)
+    HISTORY,
+    WriteSession,
+    configure,
+    fetch_one,
+    transaction,
+)
 
 
 # ------------------------------------------------------------------ batches

@@ -10,9 +10,10 @@ configuration range skip the other groups).
 
 Atomic and crash-safe as ingest is. Under the write lock:
 
-1. expired retired files (below) are deleted: their rows leave ``retired_files``
-   in one transaction, then the files are unlinked (a kill in between leaves
-   unknown files, which the next writer's recovery removes);
+1. expired retired files (below) are deleted: first the files are unlinked, then
+   their rows leave ``retired_files`` in one transaction (a kill in between leaves
+   rows naming files that are gone, which the next purge drops): at every moment
+   each file of ``measurements/`` is listed by ``data_files`` or ``retired_files``;
 2. the new files are written into ``_staging/compact-TOKEN/`` (outside
    ``measurements/``, laid out as it is) and checked (row count); a killed
    compaction leaves them there, unknown to the catalog: the next writer removes
@@ -34,7 +35,17 @@ keeps them) and are deleted by the first compaction after it. A reader that read
 one snapshot for longer than the grace period may find its files gone and must be
 rerun. During the grace period the retired files are still in ``measurements/``
 (with the new files holding the same rows): an engine reading that directory on its
-own must skip the paths of ``retired_files`` (README "What is in the warehouse"). Compaction is idempotent: a compacted partition plans nothing.
+own must skip the paths of ``retired_files`` (README "What is in the warehouse").
+
+With a grace period of 0 (``compact --grace 0``) nothing is kept for readers: the
+old files are moved out of ``measurements/`` into ``_staging/retire-TOKEN/`` before
+the swap, and the swap drops them from ``data_files`` without retiring them; after
+the commit the new files are published and the moved ones deleted. An engine
+reading ``measurements/`` directly then lags (the partition's old files are gone,
+the new not yet renamed) but never leads, and after the next open (which finishes
+or undoes the compaction, :meth:`Warehouse._recover`) it counts what the catalog
+lists, at every kill point. A job reading during such a compaction may fail and
+must be rerun. Compaction is idempotent: a compacted partition plans nothing.
 """
 
 from __future__ import annotations
@@ -60,7 +71,14 @@ from perfwarehouse.warehouse.compact_plan import (
     files_to_rewrite,
 )
 from perfwarehouse.warehouse.lookup import require_known
-from perfwarehouse.warehouse.store import DATA, DataFile, Warehouse, WriteSession, configure
+from perfwarehouse.warehouse.store import (
+    DATA,
+    DataFile,
+    Warehouse,
+    WriteSession,
+    configure,
+    transaction,
+)
 
 MEMORY_LIMIT = "2GB"
 
@@ -134,7 +152,8 @@ def _auto_compact(session: WriteSession, partitions: Sequence[tuple[str, str]],
 
 def compact_partitions(session: WriteSession, partitions: Sequence[Sequence[DataFile]],
                        policy: Policy) -> list[PartitionCompaction]:
-    """Rewrite the small files of each partition, then swap them all in one transaction."""
+    """Rewrite the small files of each partition, then swap them all in one transaction
+    (with ``policy.grace_s == 0`` the replaced files are deleted at once, not retired)."""
     old: list[str] = []
     new: list[dict[str, object]] = []
     done = []
@@ -154,20 +173,29 @@ def compact_partitions(session: WriteSession, partitions: Sequence[Sequence[Data
                                         sum(f.row_count for f in todo)))
     if not done:
         return []
-    checkpoint("compact-moved")  # (staged: the name is kept for the kill tests)
+    warehouse = session.warehouse
+    at_once = policy.grace_s <= 0
+    retire = warehouse.staging_path / f"retire-{uuid.uuid4().hex[:8]}" if at_once else None
     try:
-        _swap(session, old, new)
+        if retire is not None:  # out of measurements/ before the swap: lag, never lead
+            warehouse.move_out(old, retire)
+        checkpoint("compact-moved")  # (staged: the name is kept for the kill tests)
+        _swap(session, old, new, retire=retire is None)
     except BaseException:
-        if not _is_committed(session.warehouse, new):
+        if not _is_committed(warehouse, new):
+            if retire is not None:
+                warehouse.move_back(retire)
             for staging in staging_dirs:  # nobody will publish them
                 shutil.rmtree(staging, ignore_errors=True)
         raise
     # committed: only now do the new files appear in measurements/
     for staging, records in zip(staging_dirs, staged_records):
-        session.warehouse.publish_staged(staging, [str(r["path"]) for r in records])
+        warehouse.publish_staged(staging, [str(r["path"]) for r in records])
     checkpoint("compact-after-publish")
+    if retire is not None:
+        shutil.rmtree(retire, ignore_errors=True)
     with session.catalog() as cat:
-        session.refresh_views(cat)  # persistent views bind to files, so after publishing
+        session.refresh_views_after_commit(cat)  # they bind to files: after publishing
     return done
 
 
@@ -231,38 +259,44 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
     return staging, [r for _, r in written]
 
 
-def _swap(session: WriteSession, old: list[str], new: list[dict[str, object]]) -> None:
-    """The old files leave data_files for retired_files, the new enter: one transaction."""
+def _swap(session: WriteSession, old: list[str], new: list[dict[str, object]], *,
+          retire: bool = True) -> None:
+    """The old files leave data_files (for retired_files unless ``retire`` is false:
+    deleted at once), the new enter: one transaction."""
     now = datetime.now(timezone.utc)
     with session.catalog() as cat:
         cat.register("_new_files", pa.Table.from_pylist(new))
         cat.register("_old_files", pa.table({"path": pa.array(old, pa.string())}))
-        cat.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(cat):
             cat.execute("DELETE FROM data_files WHERE path IN (SELECT path FROM _old_files)")
             cat.execute("INSERT INTO data_files BY NAME SELECT * FROM _new_files")
-            cat.execute("INSERT INTO retired_files SELECT path, ?::TIMESTAMPTZ FROM _old_files "
-                        "ON CONFLICT DO NOTHING", [now])
+            if retire:
+                cat.execute("INSERT INTO retired_files SELECT path, ?::TIMESTAMPTZ "
+                            "FROM _old_files ON CONFLICT DO NOTHING", [now])
             checkpoint("compact-before-commit")
-            cat.execute("COMMIT")
-            checkpoint("compact-after-commit")
-        except BaseException:
-            cat.execute("ROLLBACK")
-            raise
+        checkpoint("compact-after-commit")
 
 
 def delete_expired(session: WriteSession, grace_s: float) -> int:
-    """Delete the retired files whose grace period is over; how many."""
+    """Delete the retired files whose grace period is over; how many.
+
+    The files first, then their rows: a kill in between leaves rows naming files that
+    are gone (harmless: the next purge drops them), never a file that no table lists.
+    """
     with session.catalog() as cat:
         retired = cat.execute("SELECT path, retired_at FROM retired_files").fetchall()
-        gone = expired(retired, datetime.now(timezone.utc), grace_s)
-        if not gone:
-            return 0
+    gone = expired(retired, datetime.now(timezone.utc), grace_s)
+    if not gone:
+        return 0
+    for number, path in enumerate(gone):
+        (session.warehouse.root / path).unlink(missing_ok=True)
+        if number == 0:
+            checkpoint("compact-purge-one")
+    checkpoint("compact-purge-unlinked")
+    with session.catalog() as cat:
         cat.register("_gone", pa.table({"path": pa.array(gone, pa.string())}))
         cat.execute("DELETE FROM retired_files WHERE path IN (SELECT path FROM _gone)")
     checkpoint("compact-purge-committed")
-    for path in gone:
-        (session.warehouse.root / path).unlink(missing_ok=True)
     return len(gone)
 
 

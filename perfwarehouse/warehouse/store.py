@@ -49,6 +49,7 @@ SCHEMA_VERSION = 2  # 2: revision, revision_time, attributes (runs, trials, meas
 CATALOG = "catalog.duckdb"
 DATA = "measurements"
 STAGING = "_staging"
+RETIRE = "retire-"  # _staging/retire-TOKEN: files `compact --grace 0` moved out (move_out)
 EMPTY_FILE = "_schema/campaign=_/hardware_type=_/empty.parquet"
 
 
@@ -91,6 +92,26 @@ def fetch_one(con: duckdb.DuckDBPyConnection, query: str, params: object = None)
     """The first row of a query, or None (consumes the result, as DuckDB requires)."""
     rows = con.execute(query, params).fetchall()
     return rows[0] if rows else None
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``BEGIN`` … ``COMMIT``, or ``ROLLBACK`` on any exception (re-raised).
+
+    A ``COMMIT`` that fails (a full disk: ``Could not write file ...: No space left on
+    device``) has already ended the transaction in DuckDB; the ``ROLLBACK`` then fails
+    too (``cannot rollback - no transaction is active``) and must not hide the reason:
+    the first exception is the one raised."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # the transaction was aborted already (a failed COMMIT)
+        raise
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -162,14 +183,20 @@ class Warehouse:
         return con
 
     @contextmanager
-    def catalog(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection to the catalog, with the ``measurements`` view."""
+    def catalog(self, *, views: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection to the catalog, with the ``measurements`` view (unless
+        ``views`` is false: ``perfwarehouse check`` reads the catalog of a warehouse
+        whose files may be damaged, and creating the views reads them)."""
         self.require()
         con = self._connect(read_only=True)
         try:
             _check_version(con, self.root)
             self._recover_read_only(con)
-            self.create_views(con, _data_files(con), temporary=True)
+            if views:
+                try:
+                    self.create_views(con, _data_files(con), temporary=True)
+                except duckdb.Error as exc:
+                    raise _damaged(exc, self.root) from None
             yield con
         finally:
             con.close()
@@ -307,6 +334,29 @@ class Warehouse:
                 checkpoint("published-one")
         shutil.rmtree(staging, ignore_errors=True)
 
+    def move_out(self, paths: Sequence[str], retire: Path) -> None:
+        """Move the listed files ``paths`` (relative to the root, under ``measurements/``)
+        into ``retire`` (``_staging/retire-TOKEN``, mirroring ``measurements/``), before
+        a transaction that drops them from ``data_files`` (``compact --grace 0``). Until
+        it commits they stay listed: recovery moves them back (:meth:`move_back`); after
+        it, they are unlisted and deleted (:meth:`_finish_committed`)."""
+        for number, rel in enumerate(paths):
+            target = retire / Path(rel).relative_to(DATA)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.root / rel, target)
+            if number == 0:
+                checkpoint("retired-one")
+
+    def move_back(self, retire: Path) -> None:
+        """Undo :meth:`move_out` (the transaction did not commit): every file of
+        ``retire`` back into ``measurements/``; then ``retire`` is removed. Under the
+        write lock only (a live writer may be between its moves and its commit)."""
+        for source in sorted(retire.rglob("*.parquet")) if retire.is_dir() else []:
+            target = self.data_path / source.relative_to(retire)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+        shutil.rmtree(retire, ignore_errors=True)
+
     def _staged_dirs(self) -> list[Path]:
         """The directories in ``_staging/``: a batch's (``bNNNNNN``) or a compaction's
         (``compact-TOKEN``) files, laid out as in ``measurements/``; others are leftovers."""
@@ -319,7 +369,11 @@ class Warehouse:
         """Publish the staged files the catalog lists (``data_files``: their batch or
         compaction committed); the staging dirs it does not list (not committed: left
         for :meth:`_undo_uncommitted`). A batch or compaction commits all its files in
-        one transaction, so a staged dir is listed wholly or not at all."""
+        one transaction, so a staged dir is listed wholly or not at all.
+
+        A ``retire-TOKEN`` dir holds files moved out by :meth:`move_out`: unlisted, its
+        compaction committed and they are deleted; listed (or none yet), it is left for
+        :meth:`_undo_uncommitted`, which moves them back."""
         uncommitted = []
         for staging in self._staged_dirs():
             rels = sorted(str(Path(DATA) / p.relative_to(staging))
@@ -327,6 +381,12 @@ class Warehouse:
             listed = [r[0] for r in con.execute(
                 "SELECT path FROM data_files WHERE list_contains(?, path) ORDER BY path",
                 [rels]).fetchall()] if rels else []
+            if staging.name.startswith(RETIRE):
+                if rels and not listed:
+                    shutil.rmtree(staging, ignore_errors=True)
+                else:
+                    uncommitted.append(staging)
+                continue
             if not listed and staging.name[:1] == "b" and staging.name[1:].isdigit():
                 # a batch whose files were all renamed already: committed, finished
                 batch = int(staging.name[1:])
@@ -343,6 +403,9 @@ class Warehouse:
     def _undo_uncommitted(self, con: duckdb.DuckDBPyConnection) -> None:
         """With the write lock held: remove uncommitted staging, files of ``measurements/``
         the catalog does not list (left by older versions) and empty directories."""
+        for staging in self._staged_dirs():
+            if staging.name.startswith(RETIRE):  # a compaction that did not commit
+                self.move_back(staging)
         if self.staging_path.exists():
             shutil.rmtree(self.staging_path)
         if not self.data_path.exists():
@@ -398,6 +461,20 @@ class WriteSession:
     def refresh_views(self, con: duckdb.DuckDBPyConnection) -> None:
         """Re-create the persistent views; call inside the transaction that changes ``data_files``."""
         self.warehouse.create_views(con, _data_files(con), temporary=False)
+
+    def refresh_views_after_commit(self, con: duckdb.DuckDBPyConnection) -> None:
+        """:meth:`refresh_views` once a batch or compaction has committed and published:
+        a failure here (a full disk) must not say that it failed, since it landed. It is
+        a warning; the persistent views (for users of the raw DuckDB file, not for
+        perfwarehouse's own readers) are brought up to date by the next write."""
+        import warnings
+
+        try:
+            self.refresh_views(con)
+        except (duckdb.Error, OSError) as exc:
+            warnings.warn(f"landed, but the persistent views were not refreshed "
+                          f"({str(exc).strip().splitlines()[0]}); the next write refreshes "
+                          "them", stacklevel=2)
 
 
 # Schema version 1 -> 2: the revision key and the attributes of a trial. Measurement
@@ -455,14 +532,9 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
     )
     if old != 1:
         return renamed
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for statement in _MIGRATE_1_TO_2:
             con.execute(statement)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return True
 
 
@@ -485,6 +557,14 @@ def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             f"{root} has warehouse schema version {version}, this perfwarehouse reads "
             f"version {SCHEMA_VERSION}; use the perfwarehouse release that created it"
         )
+
+
+def _damaged(exc: duckdb.Error, root: Path) -> Exception:
+    """A damaged data file as a one-line :class:`WarehouseError`, any other error as it is."""
+    from perfwarehouse.warehouse.damage import damage_message
+
+    message = damage_message(exc, root)
+    return WarehouseError(message) if message else exc
 
 
 def _data_files(

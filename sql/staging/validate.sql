@@ -20,6 +20,9 @@ record_rules AS (
             CASE WHEN nullif(status, '') IS NULL THEN 'status' END) AS missing,
         v, order_kind, position, run_index, run_size, duration_s, status, started_at,
         len(list_filter("values", lambda x: x IS NULL OR NOT isfinite(x))) AS non_finite,
+        -- ingest/limits.py VALUE_MIN / VALUE_MAX: finite values that overflow the analyses
+        list_filter("values", lambda x: isfinite(x) AND x <> 0
+            AND NOT (abs(x) BETWEEN $value_min AND $value_max))[1] AS out_of_range,
         len("values") AS n_values,
         -- attributes is an object's JSON text (both JSONL readers refuse anything else;
         -- this guards every other writer of raw_trials)
@@ -44,8 +47,9 @@ name_values AS (  -- names repeat across records: each distinct value is checked
 ),
 bad_values AS (
     SELECT ord, col, val FROM name_values
-    WHERE length(val) > 200 OR regexp_matches(val, '[\x00-\x1f\x7f]')
-       OR (col IN ('campaign', 'hardware_type') AND strlen(url_encode(val)) > 200)
+    WHERE length(val) > CASE WHEN col = 'benchmark' THEN $benchmark_max ELSE $name_max END
+       OR regexp_matches(val, '[\x00-\x1f\x7f]')
+       OR (col IN ('campaign', 'hardware_type') AND strlen(url_encode(val)) > $name_max)
 ),
 bad_names AS (  -- the records holding them (a join with an empty side is free)
     SELECT r.source, r.line, string_agg(b.col, ', ' ORDER BY b.ord) AS bad_names
@@ -141,8 +145,10 @@ keyed AS (  -- the n-th distinct trial of its run (duplicates are their own prob
 SELECT source, line, 'missing-key' AS rule, 'missing required field(s): ' || missing AS detail
 FROM record_rules WHERE missing <> ''
 UNION ALL
-SELECT source, line, 'bad-name', bad_names || ' must be at most 200 characters (campaign and '
-       || 'hardware_type at most 200 bytes URL-encoded: they name directories) without control characters'
+SELECT source, line, 'bad-name', bad_names || ' must be at most ' || CAST($name_max AS VARCHAR)
+       || ' characters (benchmark ' || CAST($benchmark_max AS VARCHAR) || '; campaign and '
+       || 'hardware_type at most ' || CAST($name_max AS VARCHAR)
+       || ' bytes URL-encoded: they name directories) without control characters'
 FROM bad_names
 UNION ALL
 SELECT source, line, 'bad-timestamp', 'started_at ' || CAST(started_at AS VARCHAR) || ' is outside 1970-9999'
@@ -167,6 +173,11 @@ FROM bad_integers
 UNION ALL
 SELECT source, line, 'non-finite', 'values contain a non-finite number (NaN or infinity)'
 FROM record_rules WHERE non_finite > 0
+UNION ALL
+SELECT source, line, 'value-range', 'value ' || CAST(out_of_range AS VARCHAR)
+       || ' is outside the range a measurement can have (0 or a magnitude from '
+       || CAST($value_min AS VARCHAR) || ' to ' || CAST($value_max AS VARCHAR) || ')'
+FROM record_rules WHERE out_of_range IS NOT NULL
 UNION ALL
 SELECT source, line, 'non-finite', 'duration_s is not a finite number'
 FROM record_rules WHERE NOT isfinite(duration_s)

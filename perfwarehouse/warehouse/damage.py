@@ -1,0 +1,54 @@
+"""One line for an error about a data file that could not be read (truncated, missing,
+overwritten): commands that meet a damaged file say which and what to do, instead of
+DuckDB's multi-line message or a traceback. ``perfwarehouse check``
+(:mod:`perfwarehouse.warehouse.verify`) then lists every damaged file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from pathlib import Path
+
+DATA_DIR = "/measurements/"
+
+# DuckDB's and Arrow's words for a Parquet file they could not read -> what to say
+_DAMAGE = (
+    (re.compile(r"magic bytes|too small to be a parquet file|parquet magic", re.I),
+     "damaged (no Parquet footer: truncated or overwritten)"),
+    (re.compile(r"no files found that match|cannot open file|no such file", re.I), "missing"),
+    (re.compile(r"corrupt|invalid .{0,80}parquet|parquet .{0,80}invalid|failed to read|"
+                r"unexpected end|thrift", re.I), "damaged (unreadable)"),
+)
+_QUOTED_PATH = re.compile(r"""["']([^"'\n]*?/measurements/[^"'\n]*?\.parquet)["']""")
+_PATH = re.compile(r"""(\S*?/measurements/\S+?\.parquet)""")
+
+
+def damage_message(exc: BaseException, root: Path | None = None) -> str | None:
+    """One line naming the data file ``exc`` (a DuckDB or Arrow error) could not read and
+    what to do, or None when ``exc`` is not about a data file of a warehouse."""
+    text = str(exc)
+    what = next((said for words, said in _DAMAGE if words.search(text)), None)
+    found = _QUOTED_PATH.search(text) or _PATH.search(text)
+    if found is None or what is None:
+        return None
+    path = found.group(1)
+    if root is not None and path.startswith(str(root) + os.sep):
+        path = os.path.relpath(path, root)
+    elif DATA_DIR in path:
+        path = path[path.index(DATA_DIR) + 1:]
+    return (f"data file {path} is {what}; `perfwarehouse check` lists every damaged file "
+            "and how to recover")
+
+
+def disk_full_message(exc: BaseException) -> str | None:
+    """One line for a write that failed on a full disk (DuckDB says it in the middle of
+    a longer message, e.g. ``Failed to commit: Could not write file "...wal": No space
+    left on device``), or None. A failed write leaves the warehouse as it was (the
+    transaction did not commit; its staged files are removed by the next writer)."""
+    text = str(exc)
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "No space left on device" in text:
+        first = text.strip().splitlines()[0] if text.strip() else "No space left on device"
+        return f"No space left on device ({first}); free some space and run the command again"
+    return None
