@@ -41,6 +41,34 @@ class Side:
         return text + (f" where {self.where}" if self.where else "")
 
 
+def parse_where(name: str, where: str | None) -> str:
+    """The --NAME-where filter as one SQL expression, re-rendered by DuckDB's parser.
+
+    The text is parsed alone as a single expression (``duckdb.SQLExpression``): a filter
+    that closes the query's parentheses (``1=1) OR (1=1``), holds several expressions or
+    statements, or a modifier (ORDER BY, LIMIT), is refused in one line; comments are
+    dropped by the re-rendering. What goes into the query is DuckDB's rendering of the
+    parsed expression, inside parentheses and ANDed with the campaign filter, so it can
+    narrow a side's trials but never reach past its campaign and revision.
+    """
+    import duckdb
+
+    from perfwarehouse.errors import UsageError
+
+    if where is None:
+        return "TRUE"
+    if not where.strip():
+        raise UsageError(f"{name}: --{name}-where is empty; give a SQL condition such as "
+                         "\"node = 'c220g2-000001'\" or leave the option out")
+    try:
+        expression = str(duckdb.SQLExpression(where))
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise UsageError(f"{name}: --{name}-where {where!r} is not one SQL condition: "
+                         f"{first}") from None
+    return f"({expression})"
+
+
 def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
     """The side's trial values (one row per successful trial), with ``side`` added."""
     import duckdb
@@ -50,11 +78,12 @@ def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
     from perfwarehouse.warehouse import sqlfiles
     from perfwarehouse.warehouse.store import fetch_arrow
 
+    where = parse_where(side.name, side.where)
     files = warehouse.data_files([side.campaign])
     if not files:
         raise UsageError(f"{side.name}: campaign {side.campaign!r} has no measurements in "
                          f"{warehouse.root} (see `perfwarehouse sql \"SELECT * FROM campaigns\"`)")
-    query = sqlfiles.load("queries/compare_trials").replace("{where}", side.where or "TRUE")
+    query = sqlfiles.load("queries/compare_trials").replace("{where}", where)
     con = warehouse.reader(files)
     try:
         try:
@@ -83,11 +112,22 @@ def run_compare(warehouse: Warehouse, baseline: Side, contender: Side, *, confid
 
     from perfwarehouse.compare import compare_table
 
+    from perfwarehouse.errors import UsageError
+
     trials = pa.concat_tables([side_trials(warehouse, baseline),
                                side_trials(warehouse, contender)],
                               promote_options="permissive")
-    return compare_table(trials, KEYS, confidence=confidence, threshold=threshold,
-                         correction=correction)
+    table = compare_table(trials, KEYS, confidence=confidence, threshold=threshold,
+                          correction=correction)
+    n_b = table.column("n_baseline").to_numpy()
+    n_c = table.column("n_contender").to_numpy()
+    if not ((n_b > 0) & (n_c > 0)).any():
+        raise UsageError(
+            f"nothing to compare: no configuration has trials on both sides ({int((n_b > 0).sum())} "
+            f"configurations only in the baseline {baseline.describe()}, "
+            f"{int((n_c > 0).sum())} only in the contender {contender.describe()}); "
+            "check that both sides measure the same benchmarks, settings and hardware types")
+    return table
 
 
 def save(warehouse: Warehouse, table: pa.Table, baseline: Side, contender: Side,
@@ -174,6 +214,13 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
     return headline + "\n\n" + format_table(columns, rows)
 
 
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A number option that must be finite (nan and inf are refused in one line)."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number, got {value}")
+    return value
+
+
 def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
     """--confidence read by the one fraction/percentage rule; a change's interval needs >= 0.5."""
     from perfwarehouse.stats.fractions import FractionError, confidence
@@ -201,13 +248,14 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
                                       "or 99); 1 - confidence is the level of the adjusted "
                                       "p-values.")
 @click.option("--threshold", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
+              callback=_finite,
               metavar="PCT", help="Changes within +-PCT percent count as no change.")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh"]), default="holm",
               show_default=True, help="Adjustment of the p-values over the configurations.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fail-on", "fail_on", type=click.Choice(["slower", "faster", "inconclusive"]),
-              multiple=True, help="Exit with status 1 when any row has this verdict (repeatable; "
-                                  "for CI gating: --fail-on slower).")
+              multiple=True, help="Exit with status 3 when any row has this verdict (repeatable; "
+                                  "for CI gating: --fail-on slower). Errors exit 1, usage 2.")
 @click.option("--no-save", is_flag=True, help="Do not keep the result in table comparisons.")
 @click.pass_context
 def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
@@ -226,7 +274,7 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
 
       perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
     """
-    from perfwarehouse.cli import _warehouse
+    from perfwarehouse.cli import FAIL_EXIT, _warehouse
     from perfwarehouse.compare import verdict_line
     from perfwarehouse.errors import UsageError
 
@@ -253,4 +301,4 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
     click.echo(render(table, fmt, headline), nl=False)
     verdicts = set(table.column("verdict").to_pylist())
     if any(v in verdicts for v in fail_on):
-        ctx.exit(1)
+        ctx.exit(FAIL_EXIT)

@@ -73,7 +73,9 @@ FIELDS: tuple[tuple[str, pa.DataType], ...] = (
 
 
 def _pct(log_ratio: float) -> float:
-    return 100.0 * math.expm1(log_ratio)
+    """Percent change of a log ratio; +inf where the ratio exceeds the largest float
+    (values from 1e-308 to 1e308 give log ratios up to 1418)."""
+    return 100.0 * math.expm1(log_ratio) if log_ratio < 709.0 else math.inf
 
 
 def change_interval(baseline: np.ndarray, contender: np.ndarray, confidence: float
@@ -108,6 +110,8 @@ def more_trials(n1: int, n2: int, change: float, low: float, high: float,
     """Extra trials (both sides together) after which the interval around ``change``
     would no longer straddle +-``threshold`` (percent), if the estimate and the spread
     stay; None when the estimate sits on the threshold."""
+    if not all(math.isfinite(v) and v > -100.0 for v in (change, low, high)):
+        return None  # a ratio of 0 or beyond the largest float: no log-scale spread
     to_log = math.log1p
     est, lo, hi = to_log(change / 100), to_log(low / 100), to_log(high / 100)
     half = (hi - lo) / 2.0

@@ -32,7 +32,7 @@ def ingested(cli: CliRunner, tmp_path: Path) -> CliRunner:
 def test_exactly_the_planted_slowdowns_are_slower(ingested: CliRunner) -> None:
     out = ingested("compare", "--campaign", "planted", "--baseline", "r000", "--contender",
                    "r001", "--format", "json", "--fail-on", "slower")
-    assert out.returncode == 1, out.stderr
+    assert out.returncode == 3, out.stderr  # the verdict's status (issue 29: was 1)
     result = json.loads(out.stdout)
     rows = result["comparisons"]
     assert len(rows) == 100
