@@ -160,7 +160,7 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
         med = [float(np.median(v)) if v.size else math.nan for v in (x, y)]
         return Comparison(n1, n2, med[0], med[1], math.nan, None, None, math.nan, math.nan,
                           "inconclusive", None, f"no trials on the {side} side")
-    p = float(mannwhitneyu(x, y).pvalue)
+    p = float(mannwhitneyu(x, y, method="auto").pvalue)
     p_adj = p if p_adjusted is None else p_adjusted
     change, low, high = change_interval(x, y, confidence)
     verdict = judge(change, low, high, p_adj, higher_is_better, confidence, threshold)
