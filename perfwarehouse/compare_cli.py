@@ -111,7 +111,6 @@ def run_compare(warehouse: Warehouse, baseline: Side, contender: Side, *, confid
     import pyarrow as pa
 
     from perfwarehouse.compare import compare_table
-
     from perfwarehouse.errors import UsageError
 
     trials = pa.concat_tables([side_trials(warehouse, baseline),
