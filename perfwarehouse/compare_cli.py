@@ -242,15 +242,21 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--baseline-where", metavar="SQL",
               help="Filter of the baseline's measurements, e.g. \"node = 'c220g2-000001'\".")
 @click.option("--contender-where", metavar="SQL", help="Filter of the contender's measurements.")
-@click.option("--confidence", type=float, default=0.99, callback=_confidence,
-              show_default=True, help="Confidence of the change's interval, 0.5 <= c < 1 (0.99 "
-                                      "or 99); 1 - confidence is the level of the adjusted "
-                                      "p-values.")
-@click.option("--threshold", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
-              callback=_finite,
-              metavar="PCT", help="Changes within +-PCT percent count as no change.")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh"]), default="holm",
-              show_default=True, help="Adjustment of the p-values over the configurations.")
+@click.option("--confidence", type=float, default=0.95, callback=_confidence,
+              show_default=True, help="Confidence of the change's interval, 0.5 <= c < 1 (0.95 "
+                                      "or 95); 1 - confidence is the level of the adjusted "
+                                      "p-values (benchstat's 0.05 by default).")
+@click.option("--threshold", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              callback=_finite, metavar="PCT",
+              help="Changes within +-PCT percent count as no change: a verdict needs the whole "
+                   "interval beyond it (0: every significant change counts, as in benchstat).")
+@click.option("--correction", type=click.Choice(["bh", "holm", "bonferroni", "none"]),
+              default="bh", show_default=True,
+              help="Adjustment of the p-values over the configurations: bh keeps the share of "
+                   "false verdicts among the verdicts at 1 - confidence (and the chance of any "
+                   "false verdict in a comparison with no real change); holm/bonferroni the "
+                   "chance of any false verdict always; none is benchstat's (each row alone). "
+                   "Calibration table: docs/compare.md.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fail-on", "fail_on", type=click.Choice(["slower", "faster", "inconclusive"]),
               multiple=True, help="Exit with status 3 when any row has this verdict (repeatable; "

@@ -15,18 +15,20 @@ For each configuration (and hardware type) the unit of observation is a **trial 
   pairs, else the normal approximation (see :mod:`perfwarehouse.stats.shift`). Values
   <= 0 (where logs do not exist) use the shift of the raw values divided by the
   baseline median.
-* ``p_value``: two-sided Mann-Whitney rank-sum test (normal approximation with tie and
-  continuity correction, scipy's numbers: :func:`perfwarehouse.stats.mannwhitneyu`),
-  ``p_adjusted``: adjusted over every configuration compared (Holm by default;
-  :mod:`perfwarehouse.stats.corrections`).
-* ``verdict`` with ``threshold`` t (percent) and level 1 - confidence:
-  ``slower``/``faster`` when the whole interval lies beyond +-t on one side and the
-  adjusted p-value is below 1 - confidence (the direction from ``higher_is_better``:
-  throughput up is faster; unknown direction counts as lower-is-better, like time);
-  ``no change`` when the interval lies inside [-t, t]; otherwise ``inconclusive``, with
-  ``more_trials``: about how many more trials (both sides together, in the current
-  proportion) would shrink the interval enough to settle it, assuming the estimate and the
-  observed variability stay (the interval's width scales as 1/sqrt(n)).
+* ``p_value``: two-sided Mann-Whitney rank-sum test, exact for small samples (with ties
+  the exact permutation distribution; :func:`perfwarehouse.stats.mannwhitneyu` with
+  ``method="auto"``), ``p_adjusted``: adjusted over every configuration compared
+  (Benjamini-Hochberg by default; ``holm``, ``bonferroni``, ``none``).
+* ``verdict`` with ``threshold`` t (percent, default 0) and level 1 - confidence (default
+  0.05, benchstat's): ``slower``/``faster`` when the whole interval lies beyond +-t on one
+  side and the adjusted p-value is below 1 - confidence (the direction from
+  ``higher_is_better``: throughput up is faster; unknown direction counts as
+  lower-is-better, like time); ``no change`` when the interval lies inside [-t, t];
+  otherwise ``inconclusive``, with ``more_trials``: about how many more trials (both
+  sides together, in the current proportion) would give the test 80 % power against the
+  change observed at the level the row must reach after the correction (Noether's sample
+  size), or shrink the interval past +-t, whichever is larger; None only where the two
+  sides show no difference at all.
 """
 
 from __future__ import annotations
@@ -43,6 +45,19 @@ from perfwarehouse.stats.corrections import METHODS, adjust_pvalues
 from perfwarehouse.stats.shift import hodges_lehmann, interval_index
 
 VERDICTS = ("slower", "faster", "no change", "inconclusive")
+
+#: Defaults, chosen by measurement (docs/compare.md, benchmarks/bench_compare_calibration.py):
+#: benchstat's level (0.05) with the false discovery rate controlled over the rows
+#: (Benjamini-Hochberg) instead of no correction, and no minimum change, so that a
+#: significant change is reported as benchstat reports it.
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_THRESHOLD = 0.0
+DEFAULT_CORRECTION = "bh"
+#: The power ``more_trials`` aims at.
+POWER = 0.8
+#: Corrections over the rows of a comparison: :data:`perfwarehouse.stats.corrections.METHODS`
+#: and ``none`` (benchstat's).
+CORRECTIONS = (*METHODS, "none")
 
 
 @dataclass(frozen=True)
@@ -142,8 +157,27 @@ def judge(change: float, low: float | None, high: float | None, p_adjusted: floa
     return "inconclusive"
 
 
+def trials_for_power(n1: int, n2: int, u1: float, level: float, power: float = POWER
+                     ) -> int | None:
+    """Extra trials (both sides together, in the current proportion) for the two-sided
+    Mann-Whitney test at ``level`` to reach ``power`` against the effect observed,
+    P(Y > X) = 1 - U1/(n1 n2) (Noether's sample size, JASA 82, 1987:
+    N = (z_{1-level/2} + z_power)^2 / (12 c (1 - c) (P(Y > X) - 1/2)^2), c = n1/N);
+    at least 1 (the row is inconclusive now). None when the samples show no effect at
+    all (P(Y > X) = 1/2: no number of trials would settle it)."""
+    from scipy import special
+
+    effect = (1.0 - u1 / (n1 * n2)) - 0.5
+    if effect == 0.0 or not 0.0 < level < 1.0:
+        return None
+    c = n1 / (n1 + n2)
+    z = float(special.ndtri(1.0 - level / 2.0)) + float(special.ndtri(power))
+    total = z * z / (12.0 * c * (1.0 - c) * effect * effect)
+    return max(1, math.ceil(total) - (n1 + n2))
+
+
 def compare_samples(baseline: object, contender: object, *, higher_is_better: bool | None = None,
-                    confidence: float = 0.99, threshold: float = 1.0,
+                    confidence: float = DEFAULT_CONFIDENCE, threshold: float = DEFAULT_THRESHOLD,
                     p_adjusted: float | None = None) -> Comparison:
     """Compare two samples of trial values (NaN dropped). ``p_adjusted`` defaults to the
     unadjusted p-value (one comparison)."""
@@ -160,7 +194,8 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
         med = [float(np.median(v)) if v.size else math.nan for v in (x, y)]
         return Comparison(n1, n2, med[0], med[1], math.nan, None, None, math.nan, math.nan,
                           "inconclusive", None, f"no trials on the {side} side")
-    p = float(mannwhitneyu(x, y, method="auto").pvalue)
+    test = mannwhitneyu(x, y, method="auto")
+    p = float(test.pvalue)
     p_adj = p if p_adjusted is None else p_adjusted
     change, low, high = change_interval(x, y, confidence)
     verdict = judge(change, low, high, p_adj, higher_is_better, confidence, threshold)
@@ -170,24 +205,42 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
             more = _more_trials_for_interval(n1, n2, confidence)
             reason = f"too few trials ({n1} + {n2}) for a {100 * confidence:g} % interval"
         else:
-            more = more_trials(n1, n2, change, low, high, threshold)
-            if more == 0:
-                reason = (f"not significant after correction (p adjusted = {p_adj:.3g})")
-            elif more is None:
-                reason = f"the change sits on the threshold ({threshold:g} %)"
+            level = 1.0 - confidence
+            # the level this row's raw p must reach after the correction (p/p_adj scales it)
+            row_level = level * p / p_adj if p_adj > 0 and p > 0 else level
+            by_test = trials_for_power(n1, n2, test.statistic, row_level)
+            by_width = more_trials(n1, n2, change, low, high, threshold)
+            wanted = [k for k in (by_test, by_width) if k]
+            more = max(wanted) if wanted else None
+            if more is None:
+                reason = "no difference between the sides: more trials would not show one"
+            elif not p_adj < level:
+                reason = (f"p = {p:.2g}{f' (adjusted {p_adj:.2g})' if p_adj != p else ''} "
+                          f"above {level:g}: about {more} more trials for "
+                          f"{100 * POWER:g} % power at the observed change")
             else:
                 reason = f"interval straddles +-{threshold:g} %"
     return Comparison(n1, n2, float(np.median(x)), float(np.median(y)), change, low, high,
                       p, p_adj, verdict, more, reason)
 
 
-def compare_table(trials: pa.Table, keys: Sequence[str], *, confidence: float = 0.99,
-                  threshold: float = 1.0, correction: str = "holm") -> pa.Table:
+def adjust(p: np.ndarray, compared: np.ndarray, correction: str) -> np.ndarray:
+    """The p-values of the compared rows adjusted over them (``none``: as they are; NaN
+    for rows not compared)."""
+    if correction == "none":
+        return np.where(compared, p, np.nan)
+    return adjust_pvalues(p, compared, np.zeros(p.size, dtype=np.int64), correction)
+
+
+def compare_table(trials: pa.Table, keys: Sequence[str], *,
+                  confidence: float = DEFAULT_CONFIDENCE, threshold: float = DEFAULT_THRESHOLD,
+                  correction: str = DEFAULT_CORRECTION) -> pa.Table:
     """One row per distinct ``keys`` of ``trials`` (columns ``keys``, ``side`` =
     'baseline'|'contender', ``value``, and ``higher_is_better`` if present): the key
     columns then :data:`FIELDS`, sorted by |change| (largest first)."""
-    if correction not in METHODS:
-        raise ValueError(f"correction must be one of {', '.join(METHODS)}, got {correction!r}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, "
+                         f"got {correction!r}")
     import polars as pl
 
     frame = pl.from_arrow(trials)
@@ -207,7 +260,7 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *, confidence: float = 
                              threshold=threshold) for b, c, h in samples]
     p = np.array([r.p_value for r in first], dtype=np.float64)
     compared = np.array([r.n_baseline > 0 and r.n_contender > 0 for r in first], dtype=bool)
-    adjusted = adjust_pvalues(p, compared, np.zeros(p.size, dtype=np.int64), correction)
+    adjusted = adjust(p, compared, correction)
     rows = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
                             threshold=threshold, p_adjusted=float(a))
             if r.n_baseline and r.n_contender else r
@@ -235,5 +288,6 @@ def verdict_line(table: pa.Table) -> str:
             f"{counts['inconclusive']} inconclusive")
 
 
-__all__ = ["Comparison", "FIELDS", "VERDICTS", "change_interval", "compare_samples",
-           "compare_table", "judge", "more_trials", "verdict_line"]
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_CORRECTION", "DEFAULT_THRESHOLD", "Comparison",
+           "FIELDS", "VERDICTS", "change_interval", "compare_samples", "compare_table", "judge",
+           "more_trials", "trials_for_power", "verdict_line"]
