@@ -161,9 +161,23 @@ def _signed(v: float | None, digits: int = 2) -> str:
     return f"{v:+.{digits}f}"
 
 
+def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
+    """The change as a ratio a person reads: '1.30x faster', '2.00x slower' (a time that
+    halves is 2.00x faster; unknown direction reads like a time); '' when undefined."""
+    if change_pct is None or not math.isfinite(change_pct) or change_pct <= -100.0:
+        return ""
+    ratio = 1.0 + change_pct / 100.0
+    if ratio == 1.0:
+        return "1.00x"
+    up_is_better = bool(higher_is_better)
+    better = (ratio > 1.0) == up_is_better
+    factor = ratio if ratio > 1.0 else 1.0 / ratio
+    return f"{factor:.2f}x {'faster' if better else 'slower'}"
+
+
 def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
     columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
-               "change %", "CI %", "p adj", "verdict", "more trials", "why"]
+               "change %", "ratio", "CI %", "p adj", "verdict", "more trials", "why"]
     rows = []
     for r in table.to_pylist():
         ci = (f"[{_signed(r['ci_low_pct'])}, {_signed(r['ci_high_pct'])}]"
@@ -172,7 +186,7 @@ def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
             r["hardware_type"], r["benchmark"], r["settings"], r["metric"],
             f"{r['median_baseline']:.4g}" if r["median_baseline"] is not None else "",
             f"{r['median_contender']:.4g}" if r["median_contender"] is not None else "",
-            _signed(r["change_pct"]), ci,
+            _signed(r["change_pct"]), ratio_text(r["change_pct"], r["higher_is_better"]), ci,
             f"{r['p_adjusted']:.2g}" if r["p_adjusted"] is not None else "",
             r["verdict"], "" if r["more_trials"] is None else str(r["more_trials"]),
             r["reason"] or ""])

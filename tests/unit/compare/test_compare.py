@@ -114,3 +114,15 @@ def test_more_trials_is_a_power_estimate_for_every_inconclusive_row() -> None:
     total = 20 + k
     power = simulated_power(total // 2, 0.7, level=0.05, seed=5)
     assert 0.7 <= power <= 0.9
+
+
+def test_ratio_beside_the_percentage() -> None:
+    from perfwarehouse.compare_cli import ratio_text
+
+    assert ratio_text(-50.0, False) == "2.00x faster"   # a time halves
+    assert ratio_text(30.0, True) == "1.30x faster"     # a throughput up 30 %
+    assert ratio_text(30.0, None) == "1.30x slower"     # unknown reads like a time
+    assert ratio_text(-23.08, True) == "1.30x slower"
+    assert ratio_text(0.0, False) == "1.00x"
+    assert ratio_text(None, False) == "" and ratio_text(float("inf"), False) == ""
+    assert ratio_text(-100.0, False) == ""
