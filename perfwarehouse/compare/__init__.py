@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -43,6 +44,9 @@ import pyarrow as pa
 from perfwarehouse.stats import mannwhitneyu
 from perfwarehouse.stats.corrections import METHODS, adjust_pvalues
 from perfwarehouse.stats.shift import hodges_lehmann, interval_index
+
+if TYPE_CHECKING:
+    import polars as pl
 
 VERDICTS = ("slower", "faster", "no change", "inconclusive")
 
@@ -53,6 +57,10 @@ VERDICTS = ("slower", "faster", "no change", "inconclusive")
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_THRESHOLD = 0.0
 DEFAULT_CORRECTION = "bh"
+#: Fewest trials a side needs for its trial values to be the sample; below it on either
+#: side the sample is the values of the trials (the tool's own repetitions: hyperfine's
+#: runs in its one trial per command, JMH's iterations of one or two forks).
+MIN_TRIALS = 5
 #: The power ``more_trials`` aims at.
 POWER = 0.8
 #: Corrections over the rows of a comparison: :data:`perfwarehouse.stats.corrections.METHODS`
@@ -224,6 +232,26 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
                       p, p_adj, verdict, more, reason)
 
 
+def sample_of(group: pl.DataFrame, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(baseline, contender) sample of one configuration's rows (a polars frame): the trial
+    values, or, where either side has fewer than :data:`MIN_TRIALS` trials and the rows
+    carry ``values`` (each trial's own values), every value of the side's trials."""
+    value = group.get_column("value").to_numpy().astype(np.float64)
+    base, cont = side == "baseline", side == "contender"
+    enough = min(int(base.sum()), int(cont.sum())) >= MIN_TRIALS
+    if enough or "values" not in group.columns:
+        return value[base], value[cont]
+    lists = group.get_column("values").to_list()
+
+    def flat(mask: np.ndarray) -> np.ndarray:
+        chosen = [v for v, m in zip(lists, mask) if m and v is not None]
+        if not chosen:
+            return np.empty(0)
+        return np.concatenate([np.asarray(v, dtype=np.float64) for v in chosen])
+
+    return flat(base), flat(cont)
+
+
 def adjust(p: np.ndarray, compared: np.ndarray, correction: str) -> np.ndarray:
     """The p-values of the compared rows adjusted over them (``none``: as they are; NaN
     for rows not compared)."""
@@ -251,11 +279,10 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
     if frame.height:
         for key, group in frame.group_by(list(keys), maintain_order=True):
             side = group.get_column("side").to_numpy()
-            value = group.get_column("value").to_numpy().astype(np.float64)
             hib = (group.get_column("higher_is_better")[0]
                    if "higher_is_better" in group.columns else None)
             out_keys.append(dict(zip(keys, key)))
-            samples.append((value[side == "baseline"], value[side == "contender"], hib))
+            samples.append((*sample_of(group, side), hib))
     first = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
                              threshold=threshold) for b, c, h in samples]
     p = np.array([r.p_value for r in first], dtype=np.float64)

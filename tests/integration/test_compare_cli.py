@@ -105,3 +105,20 @@ def test_values_from_1e_minus_308_to_1e308(cli: CliRunner, tmp_path: Path) -> No
     assert by["bench000"]["verdict"] == "slower"   # 1e-308 -> 1e308: up by 1e616
     assert by["bench001"]["verdict"] == "faster"
     assert by["bench001"]["change_pct"] == pytest.approx(-100.0)
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
+
+
+def test_two_hyperfine_exports_of_30_runs_decide(cli: CliRunner) -> None:
+    # real exports (tests/fixtures/generate/compare_hyperfine.sh): one trial per command,
+    # its 30 runs are hyperfine's repetitions and the sample (issue 29: always inconclusive)
+    for name, rev in (("hyperfine_base.json", "a"), ("hyperfine_contender.json", "b")):
+        cli("ingest", "hyperfine", str(FIXTURES / name), "--campaign", "hf", "--node", "n1",
+            "--hardware-type", "box", "--revision", rev, check=True)
+    out = cli("compare", "--campaign", "hf", "--baseline", "a", "--contender", "b",
+              "--format", "json", "--no-save", "--fail-on", "slower")
+    assert out.returncode == 3, out.stderr
+    (row,) = json.loads(out.stdout)["comparisons"]
+    assert row["n_baseline"] == row["n_contender"] == 30
+    assert row["verdict"] == "slower" and row["ci_low_pct"] > 0

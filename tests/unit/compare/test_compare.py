@@ -126,3 +126,24 @@ def test_ratio_beside_the_percentage() -> None:
     assert ratio_text(0.0, False) == "1.00x"
     assert ratio_text(None, False) == "" and ratio_text(float("inf"), False) == ""
     assert ratio_text(-100.0, False) == ""
+
+
+def test_a_side_with_few_trials_is_compared_on_its_values() -> None:
+    rng = np.random.default_rng(8)
+    base, cont = rng.lognormal(0, 0.02, 30), rng.lognormal(0.08, 0.02, 30)
+    one_trial = pa.Table.from_pylist([
+        {"benchmark": "b", "side": "baseline", "value": float(np.median(base)),
+         "values": base.tolist()},
+        {"benchmark": "b", "side": "contender", "value": float(np.median(cont)),
+         "values": cont.tolist()}])
+    row = compare_table(one_trial, ["benchmark"]).to_pylist()[0]
+    assert (row["n_baseline"], row["n_contender"]) == (30, 30)
+    ref = compare_samples(base, cont)
+    assert row["verdict"] == ref.verdict == "slower"
+    assert row["change_pct"] == pytest.approx(ref.change_pct)
+    # enough trials on both sides: the trial values are the sample, whatever they hold
+    many = pa.Table.from_pylist([
+        {"benchmark": "b", "side": s, "value": float(v), "values": [float(v), 1e9]}
+        for s, vals in (("baseline", base[:6]), ("contender", cont[:6])) for v in vals])
+    row = compare_table(many, ["benchmark"]).to_pylist()[0]
+    assert (row["n_baseline"], row["n_contender"]) == (6, 6)
