@@ -175,7 +175,26 @@ def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
     return f"{factor:.2f}x {'faster' if better else 'slower'}"
 
 
+def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:
+    """The geometric-mean rows in the display's columns."""
+    from perfwarehouse.compare.summary import readable
+
+    rows = []
+    for g in geo:
+        ci = (f"[{_signed(g['ci_low_pct'])}, {_signed(g['ci_high_pct'])}]"
+              if g["ci_low_pct"] is not None else "")
+        n = g["configurations"]
+        rows.append([g["hardware_type"], f"geomean ({n} configuration{'' if n == 1 else 's'})", "",
+                     g["metric"], readable(g["geomean_baseline"], g["unit"]),
+                     readable(g["geomean_contender"], g["unit"]), _signed(g["change_pct"]),
+                     ratio_text(g["change_pct"], g.get("higher_is_better")), ci, "", "", "",
+                     "interval over the configurations" if ci else ""])
+    return rows
+
+
 def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
+    from perfwarehouse.compare.summary import readable
+
     columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
                "change %", "ratio", "CI %", "p adj", "verdict", "more trials", "why"]
     rows = []
@@ -184,8 +203,8 @@ def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
               if r["ci_low_pct"] is not None else "")
         rows.append([
             r["hardware_type"], r["benchmark"], r["settings"], r["metric"],
-            f"{r['median_baseline']:.4g}" if r["median_baseline"] is not None else "",
-            f"{r['median_contender']:.4g}" if r["median_contender"] is not None else "",
+            readable(r["median_baseline"], r["unit"]),
+            readable(r["median_contender"], r["unit"]),
             _signed(r["change_pct"]), ratio_text(r["change_pct"], r["higher_is_better"]), ci,
             f"{r['p_adjusted']:.2g}" if r["p_adjusted"] is not None else "",
             r["verdict"], "" if r["more_trials"] is None else str(r["more_trials"]),
@@ -193,15 +212,20 @@ def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
     return columns, rows
 
 
-def render(table: pa.Table, fmt: str, headline: str) -> str:
-    """The output in ``fmt``; table and markdown start with the verdict line."""
+def render(table: pa.Table, fmt: str, headline: str,
+           geo: list[dict[str, Any]] | None = None) -> str:
+    """The output in ``fmt``; table and markdown start with the verdict line and end with
+    the geometric mean per unit (``geo``, :func:`perfwarehouse.compare.summary.geomean_rows`;
+    json carries it as ``geomean``; csv holds the rows only)."""
+    geo = geo or []
     if fmt == "json":
         import orjson
 
         from perfwarehouse.sqlcli import _json_cell
 
         rows = [{k: _json_cell(v) for k, v in r.items()} for r in table.to_pylist()]
-        return orjson.dumps({"summary": headline, "comparisons": rows},
+        return orjson.dumps({"summary": headline, "comparisons": rows,
+                             "geomean": [{k: _json_cell(v) for k, v in g.items()} for g in geo]},
                             option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "csv":
         import csv
@@ -215,6 +239,7 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
         writer.writerows([_csv_cell(v) for v in r.values()] for r in table.to_pylist())
         return buf.getvalue()
     columns, rows = _display_rows(table)
+    rows += _geomean_display(geo)
     if fmt == "markdown":
         def cell(v: Any) -> str:
             return str(v).replace("|", "\\|")
@@ -317,7 +342,10 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
         headline += f" [comparison_id {cid}]"
     if fmt in ("csv", "json"):
         click.echo(headline, err=True)
-    click.echo(render(table, fmt, headline), nl=False)
+    from perfwarehouse.compare.summary import geomean_rows
+
+    geo = geomean_rows(table.to_pylist(), confidence)
+    click.echo(render(table, fmt, headline, geo), nl=False)
     verdicts = set(table.column("verdict").to_pylist())
     if any(v in verdicts for v in fail_on):
         ctx.exit(FAIL_EXIT)

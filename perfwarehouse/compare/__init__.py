@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -252,6 +252,19 @@ def sample_of(group: pl.DataFrame, side: np.ndarray) -> tuple[np.ndarray, np.nda
     return flat(base), flat(cont)
 
 
+def _notes(group: pl.DataFrame, side: np.ndarray, baseline: np.ndarray,
+           contender: np.ndarray) -> list[str]:
+    """Warm-up and two-modes notes of one configuration (:mod:`.summary`)."""
+    from perfwarehouse.compare.summary import sample_notes
+
+    trials: dict[str, list[list[float]]] = {}
+    if "values" in group.columns:
+        lists = group.get_column("values").to_list()
+        for name in ("baseline", "contender"):
+            trials[name] = [v for v, s in zip(lists, side) if s == name and v is not None]
+    return sample_notes(trials, {"baseline": baseline, "contender": contender})
+
+
 def adjust(p: np.ndarray, compared: np.ndarray, correction: str) -> np.ndarray:
     """The p-values of the compared rows adjusted over them (``none``: as they are; NaN
     for rows not compared)."""
@@ -275,6 +288,7 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table
         raise TypeError("expected a table")
     out_keys: list[dict[str, object]] = []
+    notes: list[list[str]] = []
     samples: list[tuple[np.ndarray, np.ndarray, bool | None]] = []
     if frame.height:
         for key, group in frame.group_by(list(keys), maintain_order=True):
@@ -282,7 +296,9 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
             hib = (group.get_column("higher_is_better")[0]
                    if "higher_is_better" in group.columns else None)
             out_keys.append(dict(zip(keys, key)))
-            samples.append((*sample_of(group, side), hib))
+            b, c = sample_of(group, side)
+            samples.append((b, c, hib))
+            notes.append(_notes(group, side, b, c))
     first = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
                              threshold=threshold) for b, c, h in samples]
     p = np.array([r.p_value for r in first], dtype=np.float64)
@@ -292,6 +308,8 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
                             threshold=threshold, p_adjusted=float(a))
             if r.n_baseline and r.n_contender else r
             for (b, c, h), r, a in zip(samples, first, adjusted)]
+    rows = [replace(r, reason="; ".join([*([r.reason] if r.reason else []), *extra]))
+            if extra else r for r, extra in zip(rows, notes)]
     order = sorted(range(len(rows)), key=lambda i: (
         math.isnan(rows[i].change_pct), -abs(rows[i].change_pct)
         if not math.isnan(rows[i].change_pct) else 0.0))
