@@ -42,6 +42,34 @@ class Side:
         return text + (f" where {self.where}" if self.where else "")
 
 
+def parse_where(name: str, where: str | None) -> str:
+    """The --NAME-where filter as one SQL expression, re-rendered by DuckDB's parser.
+
+    The text is parsed alone as a single expression (``duckdb.SQLExpression``): a filter
+    that closes the query's parentheses (``1=1) OR (1=1``), holds several expressions or
+    statements, or a modifier (ORDER BY, LIMIT), is refused in one line; comments are
+    dropped by the re-rendering. What goes into the query is DuckDB's rendering of the
+    parsed expression, inside parentheses and ANDed with the campaign filter, so it can
+    narrow a side's trials but never reach past its campaign and revision.
+    """
+    import duckdb
+
+    from perfwarehouse.errors import UsageError
+
+    if where is None:
+        return "TRUE"
+    if not where.strip():
+        raise UsageError(f"{name}: --{name}-where is empty; give a SQL condition such as "
+                         "\"node = 'c220g2-000001'\" or leave the option out")
+    try:
+        expression = str(duckdb.SQLExpression(where))
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise UsageError(f"{name}: --{name}-where {where!r} is not one SQL condition: "
+                         f"{first}") from None
+    return f"({expression})"
+
+
 def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
     """The side's trial values (one row per successful trial), with ``side`` added."""
     import duckdb
@@ -51,11 +79,12 @@ def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
     from perfwarehouse.warehouse import sqlfiles
     from perfwarehouse.warehouse.store import fetch_arrow
 
+    where = parse_where(side.name, side.where)
     files = warehouse.data_files([side.campaign])
     if not files:
         raise UsageError(f"{side.name}: campaign {side.campaign!r} has no measurements in "
                          f"{warehouse.root} (see `perfwarehouse sql \"SELECT * FROM campaigns\"`)")
-    query = sqlfiles.load("queries/compare_trials").replace("{where}", side.where or "TRUE")
+    query = sqlfiles.load("queries/compare_trials").replace("{where}", where)
     con = warehouse.reader(files)
     try:
         try:
@@ -83,12 +112,22 @@ def run_compare(warehouse: Warehouse, baseline: Side, contender: Side, *, confid
     import pyarrow as pa
 
     from perfwarehouse.compare import compare_table
+    from perfwarehouse.errors import UsageError
 
     trials = pa.concat_tables([side_trials(warehouse, baseline),
                                side_trials(warehouse, contender)],
                               promote_options="permissive")
-    return compare_table(trials, KEYS, confidence=confidence, threshold=threshold,
-                         correction=correction)
+    table = compare_table(trials, KEYS, confidence=confidence, threshold=threshold,
+                          correction=correction)
+    n_b = table.column("n_baseline").to_numpy()
+    n_c = table.column("n_contender").to_numpy()
+    if not ((n_b > 0) & (n_c > 0)).any():
+        raise UsageError(
+            f"nothing to compare: no configuration has trials on both sides ({int((n_b > 0).sum())} "
+            f"configurations only in the baseline {baseline.describe()}, "
+            f"{int((n_c > 0).sum())} only in the contender {contender.describe()}); "
+            "check that both sides measure the same benchmarks, settings and hardware types")
+    return table
 
 
 def save(warehouse: Warehouse, table: pa.Table, baseline: Side, contender: Side,
@@ -123,33 +162,71 @@ def _signed(v: float | None, digits: int = 2) -> str:
     return f"{v:+.{digits}f}"
 
 
+def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
+    """The change as a ratio a person reads: '1.30x faster', '2.00x slower' (a time that
+    halves is 2.00x faster; unknown direction reads like a time); '' when undefined."""
+    if change_pct is None or not math.isfinite(change_pct) or change_pct <= -100.0:
+        return ""
+    ratio = 1.0 + change_pct / 100.0
+    if ratio == 1.0:
+        return "1.00x"
+    up_is_better = bool(higher_is_better)
+    better = (ratio > 1.0) == up_is_better
+    factor = ratio if ratio > 1.0 else 1.0 / ratio
+    return f"{factor:.2f}x {'faster' if better else 'slower'}"
+
+
+def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:
+    """The geometric-mean rows in the display's columns."""
+    from perfwarehouse.compare.summary import readable
+
+    rows = []
+    for g in geo:
+        ci = (f"[{_signed(g['ci_low_pct'])}, {_signed(g['ci_high_pct'])}]"
+              if g["ci_low_pct"] is not None else "")
+        n = g["configurations"]
+        rows.append([g["hardware_type"], f"geomean ({n} configuration{'' if n == 1 else 's'})", "",
+                     g["metric"], readable(g["geomean_baseline"], g["unit"]),
+                     readable(g["geomean_contender"], g["unit"]), _signed(g["change_pct"]),
+                     ratio_text(g["change_pct"], g.get("higher_is_better")), ci, "", "", "",
+                     "interval over the configurations" if ci else ""])
+    return rows
+
+
 def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
+    from perfwarehouse.compare.summary import readable
+
     columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
-               "change %", "CI %", "p adj", "verdict", "more trials", "why"]
+               "change %", "ratio", "CI %", "p adj", "verdict", "more trials", "why"]
     rows = []
     for r in table.to_pylist():
         ci = (f"[{_signed(r['ci_low_pct'])}, {_signed(r['ci_high_pct'])}]"
               if r["ci_low_pct"] is not None else "")
         rows.append([
             r["hardware_type"], r["benchmark"], r["settings"], r["metric"],
-            f"{r['median_baseline']:.4g}" if r["median_baseline"] is not None else "",
-            f"{r['median_contender']:.4g}" if r["median_contender"] is not None else "",
-            _signed(r["change_pct"]), ci,
+            readable(r["median_baseline"], r["unit"]),
+            readable(r["median_contender"], r["unit"]),
+            _signed(r["change_pct"]), ratio_text(r["change_pct"], r["higher_is_better"]), ci,
             f"{r['p_adjusted']:.2g}" if r["p_adjusted"] is not None else "",
             r["verdict"], "" if r["more_trials"] is None else str(r["more_trials"]),
             r["reason"] or ""])
     return columns, rows
 
 
-def render(table: pa.Table, fmt: str, headline: str) -> str:
-    """The output in ``fmt``; table and markdown start with the verdict line."""
+def render(table: pa.Table, fmt: str, headline: str,
+           geo: list[dict[str, Any]] | None = None) -> str:
+    """The output in ``fmt``; table and markdown start with the verdict line and end with
+    the geometric mean per unit (``geo``, :func:`perfwarehouse.compare.summary.geomean_rows`;
+    json carries it as ``geomean``; csv holds the rows only)."""
+    geo = geo or []
     if fmt == "json":
         import orjson
 
         from perfwarehouse.cli.query import _json_cell
 
         rows = [{k: _json_cell(v) for k, v in r.items()} for r in table.to_pylist()]
-        return orjson.dumps({"summary": headline, "comparisons": rows},
+        return orjson.dumps({"summary": headline, "comparisons": rows,
+                             "geomean": [{k: _json_cell(v) for k, v in g.items()} for g in geo]},
                             option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "csv":
         import csv
@@ -163,6 +240,7 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
         writer.writerows([_csv_cell(v) for v in r.values()] for r in table.to_pylist())
         return buf.getvalue()
     columns, rows = _display_rows(table)
+    rows += _geomean_display(geo)
     if fmt == "markdown":
         def cell(v: Any) -> str:
             return str(v).replace("|", "\\|")
@@ -173,6 +251,13 @@ def render(table: pa.Table, fmt: str, headline: str) -> str:
     from perfwarehouse.cli.query import format_table
 
     return headline + "\n\n" + format_table(columns, rows)
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A number option that must be finite (nan and inf are refused in one line)."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number, got {value}")
+    return value
 
 
 def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -197,18 +282,25 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--baseline-where", metavar="SQL",
               help="Filter of the baseline's measurements, e.g. \"node = 'c220g2-000001'\".")
 @click.option("--contender-where", metavar="SQL", help="Filter of the contender's measurements.")
-@click.option("--confidence", type=float, default=0.99, callback=_confidence,
-              show_default=True, help="Confidence of the change's interval, 0.5 <= c < 1 (0.99 "
-                                      "or 99); 1 - confidence is the level of the adjusted "
-                                      "p-values.")
-@click.option("--threshold", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
-              metavar="PCT", help="Changes within +-PCT percent count as no change.")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh"]), default="holm",
-              show_default=True, help="Adjustment of the p-values over the configurations.")
+@click.option("--confidence", type=float, default=0.95, callback=_confidence,
+              show_default=True, help="Confidence of the change's interval, 0.5 <= c < 1 (0.95 "
+                                      "or 95); 1 - confidence is the level of the adjusted "
+                                      "p-values (benchstat's 0.05 by default).")
+@click.option("--threshold", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              callback=_finite, metavar="PCT",
+              help="Changes within +-PCT percent count as no change: a verdict needs the whole "
+                   "interval beyond it (0: every significant change counts, as in benchstat).")
+@click.option("--correction", type=click.Choice(["bh", "holm", "bonferroni", "none"]),
+              default="bh", show_default=True,
+              help="Adjustment of the p-values over the configurations: bh keeps the share of "
+                   "false verdicts among the verdicts at 1 - confidence (and the chance of any "
+                   "false verdict in a comparison with no real change); holm/bonferroni the "
+                   "chance of any false verdict always; none is benchstat's (each row alone). "
+                   "Calibration table: docs/compare.md.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fail-on", "fail_on", type=click.Choice(["slower", "faster", "inconclusive"]),
-              multiple=True, help="Exit with status 1 when any row has this verdict (repeatable; "
-                                  "for CI gating: --fail-on slower).")
+              multiple=True, help="Exit with status 3 when any row has this verdict (repeatable; "
+                                  "for CI gating: --fail-on slower). Errors exit 1, usage 2.")
 @click.option("--no-save", is_flag=True, help="Do not keep the result in table comparisons.")
 @click.pass_context
 def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
@@ -227,6 +319,7 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
 
       perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
     """
+    from perfwarehouse.cli.context import VERDICT_EXIT
     from perfwarehouse.cli.context import warehouse as _warehouse
     from perfwarehouse.compare import verdict_line
     from perfwarehouse.errors import UsageError
@@ -251,7 +344,10 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
         headline += f" [comparison_id {cid}]"
     if fmt in ("csv", "json"):
         click.echo(headline, err=True)
-    click.echo(render(table, fmt, headline), nl=False)
+    from perfwarehouse.compare.summary import geomean_rows
+
+    geo = geomean_rows(table.to_pylist(), confidence)
+    click.echo(render(table, fmt, headline, geo), nl=False)
     verdicts = set(table.column("verdict").to_pylist())
     if any(v in verdicts for v in fail_on):
-        ctx.exit(1)
+        ctx.exit(VERDICT_EXIT)

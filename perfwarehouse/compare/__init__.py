@@ -15,25 +15,28 @@ For each configuration (and hardware type) the unit of observation is a **trial 
   pairs, else the normal approximation (see :mod:`perfwarehouse.stats.shift`). Values
   <= 0 (where logs do not exist) use the shift of the raw values divided by the
   baseline median.
-* ``p_value``: two-sided Mann-Whitney rank-sum test (normal approximation with tie and
-  continuity correction, scipy's numbers: :func:`perfwarehouse.stats.mannwhitneyu`),
-  ``p_adjusted``: adjusted over every configuration compared (Holm by default;
-  :mod:`perfwarehouse.stats.corrections`).
-* ``verdict`` with ``threshold`` t (percent) and level 1 - confidence:
-  ``slower``/``faster`` when the whole interval lies beyond +-t on one side and the
-  adjusted p-value is below 1 - confidence (the direction from ``higher_is_better``:
-  throughput up is faster; unknown direction counts as lower-is-better, like time);
-  ``no change`` when the interval lies inside [-t, t]; otherwise ``inconclusive``, with
-  ``more_trials``: about how many more trials (both sides together, in the current
-  proportion) would shrink the interval enough to settle it, assuming the estimate and the
-  observed variability stay (the interval's width scales as 1/sqrt(n)).
+* ``p_value``: two-sided Mann-Whitney rank-sum test, exact for small samples (with ties
+  the exact permutation distribution; :func:`perfwarehouse.stats.mannwhitneyu` with
+  ``method="auto"``), ``p_adjusted``: adjusted over every configuration compared
+  (Benjamini-Hochberg by default; ``holm``, ``bonferroni``, ``none``).
+* ``verdict`` with ``threshold`` t (percent, default 0) and level 1 - confidence (default
+  0.05, benchstat's): ``slower``/``faster`` when the whole interval lies beyond +-t on one
+  side and the adjusted p-value is below 1 - confidence (the direction from
+  ``higher_is_better``: throughput up is faster; unknown direction counts as
+  lower-is-better, like time); ``no change`` when the interval lies inside [-t, t];
+  otherwise ``inconclusive``, with ``more_trials``: about how many more trials (both
+  sides together, in the current proportion) would give the test 80 % power against the
+  change observed at the level the row must reach after the correction (Noether's sample
+  size), or shrink the interval past +-t, whichever is larger; None only where the two
+  sides show no difference at all.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -42,7 +45,27 @@ from perfwarehouse.stats import mannwhitneyu
 from perfwarehouse.stats.corrections import METHODS, adjust_pvalues
 from perfwarehouse.stats.shift import hodges_lehmann, interval_index
 
+if TYPE_CHECKING:
+    import polars as pl
+
 VERDICTS = ("slower", "faster", "no change", "inconclusive")
+
+#: Defaults, chosen by measurement (docs/compare.md, benchmarks/bench_compare_calibration.py):
+#: benchstat's level (0.05) with the false discovery rate controlled over the rows
+#: (Benjamini-Hochberg) instead of no correction, and no minimum change, so that a
+#: significant change is reported as benchstat reports it.
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_THRESHOLD = 0.0
+DEFAULT_CORRECTION = "bh"
+#: Fewest trials a side needs for its trial values to be the sample; below it on either
+#: side the sample is the values of the trials (the tool's own repetitions: hyperfine's
+#: runs in its one trial per command, JMH's iterations of one or two forks).
+MIN_TRIALS = 5
+#: The power ``more_trials`` aims at.
+POWER = 0.8
+#: Corrections over the rows of a comparison: :data:`perfwarehouse.stats.corrections.METHODS`
+#: and ``none`` (benchstat's).
+CORRECTIONS = (*METHODS, "none")
 
 
 @dataclass(frozen=True)
@@ -73,7 +96,9 @@ FIELDS: tuple[tuple[str, pa.DataType], ...] = (
 
 
 def _pct(log_ratio: float) -> float:
-    return 100.0 * math.expm1(log_ratio)
+    """Percent change of a log ratio; +inf where the ratio exceeds the largest float
+    (values from 1e-308 to 1e308 give log ratios up to 1418)."""
+    return 100.0 * math.expm1(log_ratio) if log_ratio < 709.0 else math.inf
 
 
 def change_interval(baseline: np.ndarray, contender: np.ndarray, confidence: float
@@ -108,6 +133,8 @@ def more_trials(n1: int, n2: int, change: float, low: float, high: float,
     """Extra trials (both sides together) after which the interval around ``change``
     would no longer straddle +-``threshold`` (percent), if the estimate and the spread
     stay; None when the estimate sits on the threshold."""
+    if not all(math.isfinite(v) and v > -100.0 for v in (change, low, high)):
+        return None  # a ratio of 0 or beyond the largest float: no log-scale spread
     to_log = math.log1p
     est, lo, hi = to_log(change / 100), to_log(low / 100), to_log(high / 100)
     half = (hi - lo) / 2.0
@@ -138,8 +165,27 @@ def judge(change: float, low: float | None, high: float | None, p_adjusted: floa
     return "inconclusive"
 
 
+def trials_for_power(n1: int, n2: int, u1: float, level: float, power: float = POWER
+                     ) -> int | None:
+    """Extra trials (both sides together, in the current proportion) for the two-sided
+    Mann-Whitney test at ``level`` to reach ``power`` against the effect observed,
+    P(Y > X) = 1 - U1/(n1 n2) (Noether's sample size, JASA 82, 1987:
+    N = (z_{1-level/2} + z_power)^2 / (12 c (1 - c) (P(Y > X) - 1/2)^2), c = n1/N);
+    at least 1 (the row is inconclusive now). None when the samples show no effect at
+    all (P(Y > X) = 1/2: no number of trials would settle it)."""
+    from scipy import special
+
+    effect = (1.0 - u1 / (n1 * n2)) - 0.5
+    if effect == 0.0 or not 0.0 < level < 1.0:
+        return None
+    c = n1 / (n1 + n2)
+    z = float(special.ndtri(1.0 - level / 2.0)) + float(special.ndtri(power))
+    total = z * z / (12.0 * c * (1.0 - c) * effect * effect)
+    return max(1, math.ceil(total) - (n1 + n2))
+
+
 def compare_samples(baseline: object, contender: object, *, higher_is_better: bool | None = None,
-                    confidence: float = 0.99, threshold: float = 1.0,
+                    confidence: float = DEFAULT_CONFIDENCE, threshold: float = DEFAULT_THRESHOLD,
                     p_adjusted: float | None = None) -> Comparison:
     """Compare two samples of trial values (NaN dropped). ``p_adjusted`` defaults to the
     unadjusted p-value (one comparison)."""
@@ -156,7 +202,8 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
         med = [float(np.median(v)) if v.size else math.nan for v in (x, y)]
         return Comparison(n1, n2, med[0], med[1], math.nan, None, None, math.nan, math.nan,
                           "inconclusive", None, f"no trials on the {side} side")
-    p = float(mannwhitneyu(x, y).pvalue)
+    test = mannwhitneyu(x, y, method="auto")
+    p = float(test.pvalue)
     p_adj = p if p_adjusted is None else p_adjusted
     change, low, high = change_interval(x, y, confidence)
     verdict = judge(change, low, high, p_adj, higher_is_better, confidence, threshold)
@@ -166,48 +213,103 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
             more = _more_trials_for_interval(n1, n2, confidence)
             reason = f"too few trials ({n1} + {n2}) for a {100 * confidence:g} % interval"
         else:
-            more = more_trials(n1, n2, change, low, high, threshold)
-            if more == 0:
-                reason = (f"not significant after correction (p adjusted = {p_adj:.3g})")
-            elif more is None:
-                reason = f"the change sits on the threshold ({threshold:g} %)"
+            level = 1.0 - confidence
+            # the level this row's raw p must reach after the correction (p/p_adj scales it)
+            row_level = level * p / p_adj if p_adj > 0 and p > 0 else level
+            by_test = trials_for_power(n1, n2, test.statistic, row_level)
+            by_width = more_trials(n1, n2, change, low, high, threshold)
+            wanted = [k for k in (by_test, by_width) if k]
+            more = max(wanted) if wanted else None
+            if more is None:
+                reason = "no difference between the sides: more trials would not show one"
+            elif not p_adj < level:
+                reason = (f"p = {p:.2g}{f' (adjusted {p_adj:.2g})' if p_adj != p else ''} "
+                          f"above {level:g}: about {more} more trials for "
+                          f"{100 * POWER:g} % power at the observed change")
             else:
                 reason = f"interval straddles +-{threshold:g} %"
     return Comparison(n1, n2, float(np.median(x)), float(np.median(y)), change, low, high,
                       p, p_adj, verdict, more, reason)
 
 
-def compare_table(trials: pa.Table, keys: Sequence[str], *, confidence: float = 0.99,
-                  threshold: float = 1.0, correction: str = "holm") -> pa.Table:
+def sample_of(group: pl.DataFrame, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(baseline, contender) sample of one configuration's rows (a polars frame): the trial
+    values, or, where either side has fewer than :data:`MIN_TRIALS` trials and the rows
+    carry ``values`` (each trial's own values), every value of the side's trials."""
+    value = group.get_column("value").to_numpy().astype(np.float64)
+    base, cont = side == "baseline", side == "contender"
+    enough = min(int(base.sum()), int(cont.sum())) >= MIN_TRIALS
+    if enough or "values" not in group.columns:
+        return value[base], value[cont]
+    lists = group.get_column("values").to_list()
+
+    def flat(mask: np.ndarray) -> np.ndarray:
+        chosen = [v for v, m in zip(lists, mask) if m and v is not None]
+        if not chosen:
+            return np.empty(0)
+        return np.concatenate([np.asarray(v, dtype=np.float64) for v in chosen])
+
+    return flat(base), flat(cont)
+
+
+def _notes(group: pl.DataFrame, side: np.ndarray, baseline: np.ndarray,
+           contender: np.ndarray) -> list[str]:
+    """Warm-up and two-modes notes of one configuration (:mod:`.summary`)."""
+    from perfwarehouse.compare.summary import sample_notes
+
+    trials: dict[str, list[list[float]]] = {}
+    if "values" in group.columns:
+        lists = group.get_column("values").to_list()
+        for name in ("baseline", "contender"):
+            trials[name] = [v for v, s in zip(lists, side) if s == name and v is not None]
+    return sample_notes(trials, {"baseline": baseline, "contender": contender})
+
+
+def adjust(p: np.ndarray, compared: np.ndarray, correction: str) -> np.ndarray:
+    """The p-values of the compared rows adjusted over them (``none``: as they are; NaN
+    for rows not compared)."""
+    if correction == "none":
+        return np.where(compared, p, np.nan)
+    return adjust_pvalues(p, compared, np.zeros(p.size, dtype=np.int64), correction)
+
+
+def compare_table(trials: pa.Table, keys: Sequence[str], *,
+                  confidence: float = DEFAULT_CONFIDENCE, threshold: float = DEFAULT_THRESHOLD,
+                  correction: str = DEFAULT_CORRECTION) -> pa.Table:
     """One row per distinct ``keys`` of ``trials`` (columns ``keys``, ``side`` =
     'baseline'|'contender', ``value``, and ``higher_is_better`` if present): the key
     columns then :data:`FIELDS`, sorted by |change| (largest first)."""
-    if correction not in METHODS:
-        raise ValueError(f"correction must be one of {', '.join(METHODS)}, got {correction!r}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, "
+                         f"got {correction!r}")
     import polars as pl
 
     frame = pl.from_arrow(trials)
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table
         raise TypeError("expected a table")
     out_keys: list[dict[str, object]] = []
+    notes: list[list[str]] = []
     samples: list[tuple[np.ndarray, np.ndarray, bool | None]] = []
     if frame.height:
         for key, group in frame.group_by(list(keys), maintain_order=True):
             side = group.get_column("side").to_numpy()
-            value = group.get_column("value").to_numpy().astype(np.float64)
             hib = (group.get_column("higher_is_better")[0]
                    if "higher_is_better" in group.columns else None)
             out_keys.append(dict(zip(keys, key)))
-            samples.append((value[side == "baseline"], value[side == "contender"], hib))
+            b, c = sample_of(group, side)
+            samples.append((b, c, hib))
+            notes.append(_notes(group, side, b, c))
     first = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
                              threshold=threshold) for b, c, h in samples]
     p = np.array([r.p_value for r in first], dtype=np.float64)
     compared = np.array([r.n_baseline > 0 and r.n_contender > 0 for r in first], dtype=bool)
-    adjusted = adjust_pvalues(p, compared, np.zeros(p.size, dtype=np.int64), correction)
+    adjusted = adjust(p, compared, correction)
     rows = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
                             threshold=threshold, p_adjusted=float(a))
             if r.n_baseline and r.n_contender else r
             for (b, c, h), r, a in zip(samples, first, adjusted)]
+    rows = [replace(r, reason="; ".join([*([r.reason] if r.reason else []), *extra]))
+            if extra else r for r, extra in zip(rows, notes)]
     order = sorted(range(len(rows)), key=lambda i: (
         math.isnan(rows[i].change_pct), -abs(rows[i].change_pct)
         if not math.isnan(rows[i].change_pct) else 0.0))
@@ -231,5 +333,6 @@ def verdict_line(table: pa.Table) -> str:
             f"{counts['inconclusive']} inconclusive")
 
 
-__all__ = ["Comparison", "FIELDS", "VERDICTS", "change_interval", "compare_samples",
-           "compare_table", "judge", "more_trials", "verdict_line"]
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_CORRECTION", "DEFAULT_THRESHOLD", "Comparison",
+           "FIELDS", "VERDICTS", "change_interval", "compare_samples", "compare_table", "judge",
+           "more_trials", "trials_for_power", "verdict_line"]

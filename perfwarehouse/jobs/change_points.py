@@ -84,9 +84,11 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     if confidence < 0.5:
         raise AnalysisError("change-points: --confidence must be in [0.5, 1)")
     if (params.min_size < 2 or params.permutations < 1 or params.split_permutations < 1
-            or params.min_change < 0 or not params.min_effect >= 0):
+            or not 0 <= params.min_change < float("inf")
+            or not 0 <= params.min_effect < float("inf")):
         raise AnalysisError("change-points: --min-size must be >= 2, --permutations and "
-                            "--split-permutations >= 1, --min-change and --min-effect >= 0")
+                            "--split-permutations >= 1, --min-change and --min-effect finite "
+                            "numbers >= 0")
     config = table.column("config_id").to_numpy()
     values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
     # Python objects only for the rows that become change points (to_pylist of every

@@ -37,3 +37,20 @@ def change_naive(x: list[float], y: list[float], confidence: float
     if low is None or high is None:
         return pct, None, None
     return pct, 100 * (math.exp(low) - 1), 100 * (math.exp(high) - 1)
+
+
+def simulated_power(n: int, p_greater: float, *, level: float, seed: int,
+                    reps: int = 400) -> float:
+    """Share of `reps` normal samples of n against n, shifted so that P(Y > X) =
+    p_greater, where scipy's Mann-Whitney rejects at `level` (the obvious simulation)."""
+    import numpy as np
+    from scipy import special
+    from scipy import stats as sps
+
+    shift = float(np.sqrt(2.0) * special.ndtri(p_greater))  # P(Y - X > 0), Y - X ~ N(d, 2)
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(reps):
+        x, y = rng.normal(0, 1, n), rng.normal(shift, 1, n)
+        hits += sps.mannwhitneyu(x, y).pvalue < level
+    return hits / reps

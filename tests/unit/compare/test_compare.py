@@ -24,7 +24,7 @@ def test_change_interval_and_p_equal_twin_and_scipy(n1: int, n2: int) -> None:
         assert r.change_pct == pytest.approx(pct, rel=1e-9)
         assert r.ci_low_pct == (None if low is None else pytest.approx(low, rel=1e-9))
         assert r.ci_high_pct == (None if high is None else pytest.approx(high, rel=1e-9))
-        ref = sps.mannwhitneyu(x, y, method="asymptotic")
+        ref = sps.mannwhitneyu(x, y, method="exact")  # small samples: exact (issue 29)
         assert r.p_value == pytest.approx(ref.pvalue, rel=1e-12)
         assert r.median_baseline == np.median(x) and r.median_contender == np.median(y)
 
@@ -61,9 +61,9 @@ def test_more_trials_settles_a_straddling_interval() -> None:
     assert more_trials(10, 10, 1.0, 0.5, 1.5, 1.0) is None  # estimate on the threshold
     rng = np.random.default_rng(3)
     x, y = rng.normal(100, 2, 5), rng.normal(101.5, 2, 5)
-    r = compare_samples(x, y)
+    r = compare_samples(x, y, confidence=0.99, threshold=1.0)
     assert r.verdict == "inconclusive" and r.more_trials and r.more_trials > 0
-    few = compare_samples([1.0, 2.0], [1.5, 2.5])
+    few = compare_samples([1.0, 2.0], [1.5, 2.5], confidence=0.99)
     assert few.ci_low_pct is None and "too few trials" in few.reason and few.more_trials
 
 
@@ -78,10 +78,72 @@ def test_table_sorted_by_size_with_verdict_line() -> None:
                              "value": 50 * math.exp(v)})
     rows.append({"benchmark": "lonely", "higher_is_better": False, "side": "baseline",
                  "value": 1.0})
-    t = compare_table(pa.Table.from_pylist(rows), ["benchmark"])
+    # the settings before issue 29's defaults, under which these verdicts were written
+    t = compare_table(pa.Table.from_pylist(rows), ["benchmark"], confidence=0.99, threshold=1.0,
+                      correction="holm")
     assert t.column("benchmark").to_pylist() == ["b2", "b1", "b3", "b0", "lonely"]
     assert t.column("verdict").to_pylist() == ["faster", "slower", "faster", "no change",
                                                "inconclusive"]
     assert "no trials on the contender side" in t.column("reason")[4].as_py()
     assert verdict_line(t) == ("1 of 5 configurations slower, 2 faster, 1 no change, "
                                "1 inconclusive")
+
+
+def test_more_trials_is_a_power_estimate_for_every_inconclusive_row() -> None:
+    from perfwarehouse.compare import trials_for_power
+    from tests.naive.compare import simulated_power
+
+    rng = np.random.default_rng(17)
+    seen = 0
+    for _ in range(60):
+        n = int(rng.integers(3, 12))
+        x = rng.lognormal(0, 0.05, n)
+        y = rng.lognormal(float(rng.choice([0.0, 0.01, 0.03])), 0.05, n)
+        r = compare_samples(x, y)
+        if r.verdict != "inconclusive":
+            continue
+        seen += 1
+        if r.more_trials is None:  # only when the samples show no difference at all
+            assert "no difference" in (r.reason or "")
+        else:
+            assert r.more_trials >= 1
+    assert seen >= 20
+    # Noether's size gives about the power it promises (simulated, lognormal shift)
+    k = trials_for_power(10, 10, u1=30.0, level=0.05)  # P(Y > X) = 0.7 observed
+    assert k is not None and k > 0
+    total = 20 + k
+    power = simulated_power(total // 2, 0.7, level=0.05, seed=5)
+    assert 0.7 <= power <= 0.9
+
+
+def test_ratio_beside_the_percentage() -> None:
+    from perfwarehouse.cli.compare import ratio_text
+
+    assert ratio_text(-50.0, False) == "2.00x faster"   # a time halves
+    assert ratio_text(30.0, True) == "1.30x faster"     # a throughput up 30 %
+    assert ratio_text(30.0, None) == "1.30x slower"     # unknown reads like a time
+    assert ratio_text(-23.08, True) == "1.30x slower"
+    assert ratio_text(0.0, False) == "1.00x"
+    assert ratio_text(None, False) == "" and ratio_text(float("inf"), False) == ""
+    assert ratio_text(-100.0, False) == ""
+
+
+def test_a_side_with_few_trials_is_compared_on_its_values() -> None:
+    rng = np.random.default_rng(8)
+    base, cont = rng.lognormal(0, 0.02, 30), rng.lognormal(0.08, 0.02, 30)
+    one_trial = pa.Table.from_pylist([
+        {"benchmark": "b", "side": "baseline", "value": float(np.median(base)),
+         "values": base.tolist()},
+        {"benchmark": "b", "side": "contender", "value": float(np.median(cont)),
+         "values": cont.tolist()}])
+    row = compare_table(one_trial, ["benchmark"]).to_pylist()[0]
+    assert (row["n_baseline"], row["n_contender"]) == (30, 30)
+    ref = compare_samples(base, cont)
+    assert row["verdict"] == ref.verdict == "slower"
+    assert row["change_pct"] == pytest.approx(ref.change_pct)
+    # enough trials on both sides: the trial values are the sample, whatever they hold
+    many = pa.Table.from_pylist([
+        {"benchmark": "b", "side": s, "value": float(v), "values": [float(v), 1e9]}
+        for s, vals in (("baseline", base[:6]), ("contender", cont[:6])) for v in vals])
+    row = compare_table(many, ["benchmark"]).to_pylist()[0]
+    assert (row["n_baseline"], row["n_contender"]) == (6, 6)

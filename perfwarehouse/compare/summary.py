@@ -1,0 +1,173 @@
+"""What a person reads beside compare's rows: the geometric mean per unit, readable
+units, and notes on samples that a rank test alone would misread (warm-up, two modes).
+
+* :func:`geomean_rows`: per (hardware type, metric, unit), over the configurations
+  compared on both sides with positive medians, the geometric means of the two sides'
+  medians and the change of the geometric mean, 100 (exp(mean(log r_i)) - 1) of the
+  per-configuration ratios r_i = median_contender / median_baseline (benchstat's geomean
+  row), with a Student-t interval over the configurations of mean(log r_i) (the spread
+  of the suite's changes: the interval says how sure the suite's typical change is,
+  for the configurations as a sample of the suite; none below 2 configurations).
+* :func:`readable`: a value with its unit scaled to 3-4 significant digits (ns, us, ms,
+  s; B, KiB, MiB, GiB; k, M, G for rates and counts); Go's "ns/op", "B/op" and
+  "sec/op" keep their "/op".
+* :func:`sample_notes`: "warm-up" when the first value of a side's trials is outside the
+  range of the rest of its trial in at least 3/4 of 4 or more trials, all on the same
+  side (under exchangeable values the first is the extreme of k with probability 2/k,
+  so 3/4 of 4 trials of 5 values happens by chance with probability < 0.03); "two modes"
+  when the sorted sample (n >= 10) has a gap wider than 3 times the larger
+  interquartile range of the two parts it separates and than 2 % of the median, each
+  part holding at least 20 % of the values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import special
+
+_TIME = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0}
+_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
+_BYTES = {"B": 1.0, "bytes": 1.0, "byte": 1.0, "KiB": 1024.0, "MiB": 1024.0**2,
+          "GiB": 1024.0**3}
+_BYTE_STEPS = ((1024.0**4, "TiB"), (1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"),
+               (1.0, "B"))
+_SI_STEPS = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def _digits(v: float) -> str:
+    return f"{v:.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+
+
+def readable(value: float | None, unit: str | None) -> str:
+    """``value`` in ``unit`` scaled for reading: 0.0123 s -> '12.3 ms', 1536 B -> '1.5 KiB',
+    12345 ns/op -> '12.35 us/op', 2.5e6 ops/s -> '2.5 M ops/s'."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if not math.isfinite(value):
+        return f"{value} {unit or ''}".strip()
+    unit = unit or ""
+    base, slash, rest = unit.partition("/")
+    per = slash + rest if base in _TIME and rest == "op" or base in _BYTES and rest == "op" \
+        else ""
+    if per or base == unit:
+        if base in _TIME:
+            seconds = value * _TIME[base]
+            for size, name in _TIME_STEPS:
+                if abs(seconds) >= size or size == 1e-9:
+                    return f"{_digits(seconds / size)} {name}{per}"
+        if base in _BYTES:
+            size_b = value * _BYTES[base]
+            for size, name in _BYTE_STEPS:
+                if abs(size_b) >= size or size == 1.0:
+                    return f"{_digits(size_b / size)} {name}{per}"
+    for size, prefix in _SI_STEPS:
+        if abs(value) >= size:
+            return f"{_digits(value / size)} {prefix} {unit}".rstrip()
+    return f"{_digits(value)} {unit}".rstrip()
+
+
+def geomean_rows(rows: Sequence[dict[str, object]], confidence: float) -> list[dict[str, object]]:
+    """One summary per (hardware_type, metric, unit) of compare's rows (dicts with
+    ``median_baseline``, ``median_contender``, ``n_baseline``, ``n_contender``): the
+    geometric means and the change of the geometric mean with its interval (module
+    docstring). Groups without a configuration compared on both sides are left out."""
+    groups: dict[tuple[object, object, object], list[float]] = {}
+    sides: dict[tuple[object, object, object], tuple[list[float], list[float]]] = {}
+    direction: dict[tuple[object, object, object], object] = {}
+    for r in rows:
+        key = (r.get("hardware_type"), r.get("metric"), r.get("unit"))
+        b, c = r.get("median_baseline"), r.get("median_contender")
+        if not (r.get("n_baseline") and r.get("n_contender")):
+            continue
+        if not isinstance(b, float) or not isinstance(c, float) or not (b > 0 and c > 0):
+            continue
+        if not (math.isfinite(b) and math.isfinite(c)):
+            continue
+        groups.setdefault(key, []).append(math.log(c) - math.log(b))
+        direction.setdefault(key, r.get("higher_is_better"))
+        bs, cs = sides.setdefault(key, ([], []))
+        bs.append(math.log(b))
+        cs.append(math.log(c))
+    out = []
+    for key, logs in groups.items():
+        arr = np.asarray(logs)
+        mean = float(arr.mean())
+        low = high = None
+        if arr.size >= 2:
+            se = float(arr.std(ddof=1)) / math.sqrt(arr.size)
+            t = float(special.stdtrit(arr.size - 1, 0.5 + confidence / 2.0))
+            low, high = _pct(mean - t * se), _pct(mean + t * se)
+        bs, cs = sides[key]
+        out.append({"hardware_type": key[0], "metric": key[1], "unit": key[2],
+                    "higher_is_better": direction[key],
+                    "configurations": int(arr.size),
+                    "geomean_baseline": math.exp(float(np.mean(bs))),
+                    "geomean_contender": math.exp(float(np.mean(cs))),
+                    "change_pct": _pct(mean), "ci_low_pct": low, "ci_high_pct": high})
+    return out
+
+
+def _pct(log_ratio: float) -> float:
+    return 100.0 * math.expm1(log_ratio) if log_ratio < 709.0 else math.inf
+
+
+def warm_up(trials: Sequence[Sequence[float]]) -> str | None:
+    """'slower' or 'faster' when the first value of at least 3/4 of the trials with >= 3
+    values (at least 4 such trials) lies beyond the rest of its trial on that side."""
+    slow = fast = counted = 0
+    for values in trials:
+        if len(values) < 3:
+            continue
+        counted += 1
+        first, rest = values[0], values[1:]
+        slow += first > max(rest)
+        fast += first < min(rest)
+    if counted < 4:
+        return None
+    if slow >= 0.75 * counted:
+        return "slower"
+    if fast >= 0.75 * counted:
+        return "faster"
+    return None
+
+
+def two_modes(sample: np.ndarray) -> bool:
+    """Whether the sample splits at a wide gap into two parts of >= 20 % each."""
+    x = np.sort(sample[np.isfinite(sample)])
+    n = x.size
+    if n < 10:
+        return False
+    lo_cut = max(2, math.ceil(0.2 * n))
+    gaps = np.diff(x)
+    median = abs(float(np.median(x)))
+    for i in np.argsort(gaps)[::-1][:3]:  # the widest gaps
+        k = int(i) + 1  # values below the gap
+        if k < lo_cut or n - k < lo_cut:
+            continue
+        lower, upper = x[:k], x[k:]
+        spread = max(float(np.subtract(*np.percentile(lower, [75, 25]))),
+                     float(np.subtract(*np.percentile(upper, [75, 25]))))
+        if gaps[i] > 3.0 * spread and gaps[i] > 0.02 * median:
+            return True
+    return False
+
+
+def sample_notes(side_trials: Mapping[str, Sequence[Sequence[float]]],
+                 side_samples: Mapping[str, np.ndarray]) -> list[str]:
+    """Notes on a configuration's two sides: warm-up in the trials' values, two modes in
+    the sample compared."""
+    notes = []
+    for side, trials in side_trials.items():
+        w = warm_up(trials)
+        if w is not None:
+            notes.append(f"warm-up: the first value of most {side} trials is above the "
+                         if w == "slower" else
+                         f"warm-up: the first value of most {side} trials is below the ")
+            notes[-1] += "rest of its trial (leave warm-up values out)"
+    for side, sample in side_samples.items():
+        if two_modes(np.asarray(sample, dtype=np.float64)):
+            notes.append(f"two modes in the {side} sample (the median may jump between them)")
+    return notes

@@ -1,0 +1,124 @@
+"""compare's CI conventions (issues 29 and 31, item 12): verdict status 3, nothing to
+compare is an error, non-finite options refused, filters that cannot escape the campaign,
+values from 1e-308 to 1e308. Real processes, a real warehouse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfwarehouse.generate.revisions import revision_records
+from tests.conftest import CliRunner
+from tests.trial_logs import write
+
+
+@pytest.fixture
+def two(cli: CliRunner, tmp_path: Path) -> CliRunner:
+    """Campaign 'a' (4 benchmarks, 2 revisions x 8 trials, bench001 5 % slower in r001)
+    and campaign 'other' whose bench000 is 10x slower."""
+    a = revision_records(campaign="a", benchmarks=4, revisions=2, trials=8, noise=0.01,
+                         slowdowns={1: [(1, 0.05)]}, seed=5)
+    other = revision_records(campaign="other", benchmarks=4, revisions=2, trials=8,
+                             noise=0.01, seed=6)
+    for r in other:
+        r["values"] = [10 * v for v in r["values"]]
+    cli("ingest", "jsonl", str(write(tmp_path / "a.jsonl", a)),
+        str(write(tmp_path / "o.jsonl", other)), check=True)
+    return cli
+
+
+def test_fail_on_exits_3_and_only_on_its_verdict(two: CliRunner) -> None:
+    args = ("compare", "--campaign", "a", "--baseline", "r000", "--contender", "r001",
+            "--no-save")
+    assert two(*args, "--fail-on", "slower").returncode == 3
+    ok = two(*args, "--fail-on", "faster")
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_nothing_on_both_sides_is_a_one_line_error(two: CliRunner) -> None:
+    out = two("compare", "--campaign", "a", "--baseline", "r000", "--contender", "r001",
+              "--baseline-where", "benchmark = 'bench000'",
+              "--contender-where", "benchmark = 'bench001'", "--fail-on", "slower")
+    assert out.returncode == 1, out.stdout
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: nothing to compare")
+    assert out.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-nan"])
+def test_non_finite_threshold_refused(two: CliRunner, value: str) -> None:
+    out = two("compare", "--campaign", "a", "--baseline", "r000", "--contender", "r001",
+              "--threshold", value)
+    assert out.returncode == 2 and "--threshold" in out.stderr and "finite" in out.stderr
+
+
+def test_non_finite_min_change_refused(two: CliRunner) -> None:
+    out = two("analyze", "change-points", "--min-change", "nan")
+    assert out.returncode == 1 and "--min-change" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("where", ["1=1) OR (1=1", "TRUE) OR (campaign = 'other'",
+                                   "1=1; SELECT 1", "benchmark = 'bench000' ORDER BY 1",
+                                   "a = 1, b = 2", "  "])
+def test_filters_that_would_escape_are_refused(two: CliRunner, where: str) -> None:
+    out = two("compare", "--campaign", "a", "--baseline", "r000", "--contender", "r001",
+              "--baseline-where", where, "--no-save")
+    assert out.returncode == 1, out.stdout
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--baseline-where" in lines[0]
+
+
+def test_a_comment_cannot_reach_past_the_filter(two: CliRunner) -> None:
+    # the comment would eat the closing parenthesis of a textual substitution; the filter
+    # is DuckDB's rendering of the parsed expression, so it only narrows campaign 'a'
+    out = two("compare", "--campaign", "a", "--baseline", "r000", "--contender", "r001",
+              "--contender-where", "benchmark = 'bench000' -- ) OR (TRUE", "--format",
+              "json", "--no-save")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["comparisons"]
+    both = [r["benchmark"] for r in rows if r["n_baseline"] and r["n_contender"]]
+    assert both == ["bench000"]
+    # the contender's trials are campaign a's (the 10x slower campaign 'other' stays out)
+    assert abs(rows[[r["benchmark"] for r in rows].index("bench000")]["change_pct"]) < 5
+
+
+def test_values_from_1e_minus_308_to_1e308(cli: CliRunner, tmp_path: Path) -> None:
+    recs = revision_records(campaign="huge", benchmarks=3, revisions=2, trials=6, seed=9)
+    for i, r in enumerate(recs):
+        scale = {0: 1e-308 if r["revision"] == "r000" else 1e308,
+                 1: 1e308 if r["revision"] == "r000" else 1e-308,
+                 2: 1e307}[int(r["benchmark"][5:])]
+        r["values"] = [scale * (1 + 0.01 * (i % 6))]
+    cli("ingest", "jsonl", str(write(tmp_path / "h.jsonl", recs)), check=True)
+    for fmt in ("table", "json", "csv", "markdown"):
+        out = cli("compare", "--campaign", "huge", "--baseline", "r000", "--contender",
+                  "r001", "--format", fmt)
+        assert out.returncode == 0, out.stderr
+        assert "Traceback" not in out.stderr
+    rows = json.loads(cli("compare", "--campaign", "huge", "--baseline", "r000",
+                          "--contender", "r001", "--format", "json", "--no-save",
+                          "--confidence", "0.95", check=True).stdout)["comparisons"]
+    by = {r["benchmark"]: r for r in rows}
+    assert by["bench000"]["verdict"] == "slower"   # 1e-308 -> 1e308: up by 1e616
+    assert by["bench001"]["verdict"] == "faster"
+    assert by["bench001"]["change_pct"] == pytest.approx(-100.0)
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
+
+
+def test_two_hyperfine_exports_of_30_runs_decide(cli: CliRunner) -> None:
+    # real exports (tests/fixtures/generate/compare_hyperfine.sh): one trial per command,
+    # its 30 runs are hyperfine's repetitions and the sample (issue 29: always inconclusive)
+    for name, rev in (("hyperfine_base.json", "a"), ("hyperfine_contender.json", "b")):
+        cli("ingest", "hyperfine", str(FIXTURES / name), "--campaign", "hf", "--node", "n1",
+            "--hardware-type", "box", "--revision", rev, check=True)
+    out = cli("compare", "--campaign", "hf", "--baseline", "a", "--contender", "b",
+              "--format", "json", "--no-save", "--fail-on", "slower")
+    assert out.returncode == 3, out.stderr
+    (row,) = json.loads(out.stdout)["comparisons"]
+    assert row["n_baseline"] == row["n_contender"] == 30
+    assert row["verdict"] == "slower" and row["ci_low_pct"] > 0

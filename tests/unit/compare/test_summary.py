@@ -1,0 +1,62 @@
+"""compare's geometric mean, readable units and sample notes against obvious twins and
+planted cases (warm-up, two modes) with their false-alarm rates on plain samples."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from perfwarehouse.compare.summary import geomean_rows, readable, two_modes, warm_up
+
+
+def test_geomean_is_benchstats_and_its_interval_a_t_interval() -> None:
+    rng = np.random.default_rng(4)
+    rows = []
+    for _ in range(12):
+        b = float(rng.lognormal(3, 1))
+        c = b * float(rng.lognormal(-0.1, 0.05))
+        rows.append({"hardware_type": "h", "metric": "time", "unit": "s", "n_baseline": 5,
+                     "n_contender": 5, "median_baseline": b, "median_contender": c,
+                     "higher_is_better": False})
+    rows.append({**rows[0], "n_contender": 0})  # not compared: left out
+    (g,) = geomean_rows(rows, 0.95)
+    b = np.array([r["median_baseline"] for r in rows[:12]])
+    c = np.array([r["median_contender"] for r in rows[:12]])
+    assert g["geomean_baseline"] == pytest.approx(sps.gmean(b))
+    assert g["geomean_contender"] == pytest.approx(sps.gmean(c))
+    assert g["change_pct"] == pytest.approx(100 * (sps.gmean(c) / sps.gmean(b) - 1))
+    logs = np.log(c / b)
+    lo, hi = sps.t.interval(0.95, logs.size - 1, loc=logs.mean(), scale=sps.sem(logs))
+    assert g["ci_low_pct"] == pytest.approx(100 * math.expm1(lo))
+    assert g["ci_high_pct"] == pytest.approx(100 * math.expm1(hi))
+    assert g["configurations"] == 12
+
+
+@pytest.mark.parametrize(("value", "unit", "text"), [
+    (0.0123, "s", "12.3 ms"), (12345.0, "ns/op", "12.35 us/op"), (1536.0, "B", "1.5 KiB"),
+    (2.5e6, "ops/s", "2.5 M ops/s"), (46.55, "ns", "46.55 ns"), (3.2e-7, "sec/op", "320 ns/op"),
+    (1.5, "MB/s", "1.5 MB/s"), (3 * 1024.0**3, "bytes", "3 GiB"), (250.0, "ms", "250 ms"),
+    (90.0, "s", "90 s")])
+def test_readable_units(value: float, unit: str, text: str) -> None:
+    assert readable(value, unit) == text
+
+
+def test_warm_up_found_when_planted_and_rare_otherwise() -> None:
+    rng = np.random.default_rng(12)
+    planted = [[1.4, *rng.normal(1.0, 0.01, 4)] for _ in range(20)]
+    assert warm_up(planted) == "slower"
+    alarms = sum(warm_up([list(rng.normal(1.0, 0.01, 5)) for _ in range(8)]) is not None
+                 for _ in range(500))
+    assert alarms / 500 <= 0.03
+
+
+def test_two_modes_found_when_planted_and_rare_otherwise() -> None:
+    rng = np.random.default_rng(13)
+    assert two_modes(np.concatenate([rng.normal(100, 1, 15), rng.normal(130, 1, 15)]))
+    for dist in (lambda n: rng.normal(100, 3, n), lambda n: rng.lognormal(4.6, 0.1, n),
+                 lambda n: 100 + rng.standard_t(3, n)):
+        alarms = sum(two_modes(dist(30)) for _ in range(300))
+        assert alarms / 300 <= 0.03
