@@ -78,6 +78,7 @@ class IngestSummary:
     campaigns: tuple[str, ...] = ()
     seconds: float = 0.0
     problems: tuple[TrialParseError, ...] = field(default=(), repr=False)
+    untimed: int = 0  # records of other tools' files stored without a start time
 
 
 class Batch:
@@ -95,6 +96,8 @@ class Batch:
                                           "temp_directory": str(self.spill)})
         configure(self.con)
         self.con.execute(sqlfiles.load("staging/raw_trials"))
+        # sources of other tools whose records may lack a start time (never invented)
+        self.con.execute("CREATE TEMP TABLE untimed_sources (source VARCHAR)")
         self.problems: list[TrialParseError] = []
         # sources whose record numbers are not line numbers (parsed documents of other tools)
         self.record_sources: set[str] = set()
@@ -208,6 +211,7 @@ class Preview:
     campaigns: tuple[str, ...]
     already_present: int = 0  # trials the warehouse holds already (skipped on landing)
     quarantined: int = 0
+    untimed: int = 0  # records of other tools' files that hold no start time
 
 
 def preview(warehouse: Warehouse | None, batch: Batch, *, quarantine: bool = False,
