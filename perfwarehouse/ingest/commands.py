@@ -166,6 +166,8 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
             click.echo(f"{item.path}: {item.format}")
     if any(Path(p).is_dir() for p in paths):
         click.echo(_files_line(inputs, skipped))
+    for note in result.notes:
+        click.echo(f"unit: {note}")
     if result.untimed:
         click.echo(f"{result.untimed:,} trial records have no start time (their files hold "
                    "none): stored without one; pass --started-at or --path-pattern "

@@ -52,11 +52,11 @@ def all_fixture_files() -> list[Path]:
 
 
 def real_outputs(fmt: str) -> list[Path]:
-    """The outputs of the real tools (fixtures/importers/real/, see
+    """The outputs of the real tools (fixtures/importers/<fmt>/real/, see
     tests/fixtures/generate/real_tools.sh) whose raw first bytes ``fmt`` claims: all its
     files but the gzipped ones and those with a command line above the JSON (the ingest
     edge unpacks and blanks those before sniffing)."""
-    folder = IMPORTERS / "real" / fmt
+    folder = IMPORTERS / fmt / "real"
     if not folder.is_dir():
         return []
     return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix != ".gz"

@@ -1,11 +1,12 @@
 """Detection, times, keys from the path and directory walks on outputs of the real tools
-run here (tests/fixtures/generate/real_tools.sh writes tests/fixtures/importers/real/):
+run here (tests/fixtures/generate/real_tools.sh writes tests/fixtures/importers/*/real/):
 a pyperformance suite, pyperf timeit, a hyperfine history kept by machine/time/commit,
 `go test -bench -count`, Google Benchmark, and the shapes people save them in."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 from pathlib import Path
@@ -23,27 +24,29 @@ from perfwarehouse.ingest.service import (
     read_input,
     without_preamble,
 )
+from perfwarehouse.ingest.stage import unit_factor
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import CliRunner
 from tests.unit.ingest.importer_support import FIXTURES
 
-REAL = FIXTURES / "real"
-HISTORY = REAL / "hyperfine" / "history"
+REAL_FORMATS = ("pyperf", "gbench", "gotest", "hyperfine", "jmh")
+HISTORY = FIXTURES / "hyperfine" / "real" / "history"
 PATTERN = "{node}/{started_at:%Y%m%d%H%M%S}_{revision}.json"
 # every real output and the format that must claim it, and only it
 EXPECTED = {
-    "pyperformance/suite.json.gz": "pyperf",
-    "pyperf/timeit.json": "pyperf",
-    "gotest/count5.txt": "gotest",
-    "gotest/prompt_appended.txt": "gotest",
-    "gotest/runstamp.txt": "gotest",
-    "gbench/same_second_a.json": "gbench",
-    "gbench/same_second_b.json": "gbench",
-    "gbench/console_and_json.txt": "gbench",
-    "jmh/results.csv": "jmh",
-    **{f"hyperfine/history/{p.parent.name}/{p.name}": "hyperfine"
+    "pyperf/real/suite.json.gz": "pyperf",
+    "pyperf/real/timeit.json": "pyperf",
+    "gotest/real/count5.txt": "gotest",
+    "gotest/real/prompt_appended.txt": "gotest",
+    "gotest/real/runstamp.txt": "gotest",
+    "gbench/real/same_second_a.json": "gbench",
+    "gbench/real/same_second_b.json": "gbench",
+    "gbench/real/console_and_json.txt": "gbench",
+    "jmh/real/results.csv": "jmh",
+    **{f"hyperfine/real/history/{p.parent.name}/{p.name}": "hyperfine"
        for p in sorted(HISTORY.rglob("*.json"))},
 }
+REAL = FIXTURES  # EXPECTED's paths are relative to it
 
 
 def _runs(warehouse: Warehouse, columns: str = "node, run_index, epoch(started_at), revision"
@@ -53,7 +56,8 @@ def _runs(warehouse: Warehouse, columns: str = "node, run_index, epoch(started_a
 
 
 def test_the_generator_wrote_every_real_output_the_tests_name() -> None:
-    on_disk = {p.relative_to(REAL).as_posix() for p in REAL.rglob("*") if p.is_file()}
+    on_disk = {p.relative_to(REAL).as_posix() for fmt in REAL_FORMATS
+               for p in (REAL / fmt / "real").rglob("*") if p.is_file()}
     assert on_disk == set(EXPECTED)
 
 
@@ -64,19 +68,19 @@ def test_each_real_output_is_claimed_by_its_format_alone(rel: str) -> None:
 
 
 def test_a_pyperformance_suite_is_recognised_although_version_comes_after_the_head() -> None:
-    data = read_input(REAL / "pyperformance" / "suite.json.gz")
+    data = read_input(REAL / "pyperf" / "real" / "suite.json.gz")
     assert data.rstrip().endswith(b'"version":"1.0"}')  # pyperf writes it last
     # a full suite is longer than the head detection reads (here, 28 benchmarks)
     assert len(data) > SNIFF_BYTES and b'"version"' not in data[:SNIFF_BYTES]
     assert detect_format(data, "suite.json") == ["pyperf"]
     inputs, preview = ingest_import(Warehouse(Path("/nonexistent/wh")), "auto",
-                                    [REAL / "pyperformance" / "suite.json.gz"],
+                                    [REAL / "pyperf" / "real" / "suite.json.gz"],
                                     ImportOptions(), dry_run=True)
     assert preview.trials > 28 and preview.untimed == 0  # type: ignore[union-attr]
 
 
 def test_a_command_line_above_json_is_blanked_keeping_line_numbers() -> None:
-    raw = (REAL / "gbench" / "console_and_json.txt").read_bytes()
+    raw = (REAL / "gbench" / "real" / "console_and_json.txt").read_bytes()
     assert raw.startswith(b"$ ./sum_bench")
     stripped = without_preamble(raw)
     assert stripped is not None and stripped.count(b"\n") == raw.count(b"\n")
@@ -88,8 +92,8 @@ def test_a_command_line_above_json_is_blanked_keeping_line_numbers() -> None:
 
 def test_jmh_csv_is_refused_in_one_line_naming_rf_json(tmp_path: Path) -> None:
     with pytest.raises(TrialParseError, match=r"-rf json") as info:
-        ingest_import(Warehouse(tmp_path / "wh"), "auto", [REAL / "jmh" / "results.csv"],
-                      ImportOptions(node="n1"))
+        ingest_import(Warehouse(tmp_path / "wh"), "auto",
+                      [REAL / "jmh" / "real" / "results.csv"], ImportOptions(node="n1"))
     assert "\n" not in str(info.value) and "read as jmh results" in str(info.value)
 
 
@@ -100,7 +104,7 @@ def test_no_node_under_auto_names_the_detected_format(tmp_path: Path) -> None:
 
 
 def test_go_test_appended_runs_are_runs_and_time_lines_are_read(tmp_path: Path) -> None:
-    data = read_input(REAL / "gotest" / "prompt_appended.txt")
+    data = read_input(REAL / "gotest" / "real" / "prompt_appended.txt")
     records = gotest.parse(data, "x", ImportOptions())
     runs = sorted({(r["run_index"], r["run_id"]) for r in records})
     assert len(runs) == 2 and len({run_id for _i, run_id in runs}) == 2
@@ -108,7 +112,8 @@ def test_go_test_appended_runs_are_runs_and_time_lines_are_read(tmp_path: Path) 
     for index, _run_id in runs:
         assert sum(1 for r in records if r["run_index"] == index and r["metric"] == "ns/op") \
             == data.count(b"Benchmark") // 2
-    stamped = gotest.parse(read_input(REAL / "gotest" / "runstamp.txt"), "y", ImportOptions())
+    stamped = gotest.parse(read_input(REAL / "gotest" / "real" / "runstamp.txt"), "y",
+                           ImportOptions())
     assert {(r["started_at"], r["revision"], r["revision_time"]) for r in stamped} == {
         ("2024-03-05T14:30:00+00:00", "9d1e0c4", "2024-03-05T09:12:44+01:00")}
     # a changed runstamp starts a run of its own, even within one package
@@ -125,7 +130,8 @@ def test_no_stored_start_time_is_a_modification_time(tmp_path: Path) -> None:
     instants nothing else holds: none is stored as a start time; the files without a time
     are stored without one and counted."""
     root = tmp_path / "in"
-    shutil.copytree(REAL, root / "real")
+    for fmt in REAL_FORMATS:
+        shutil.copytree(REAL / fmt / "real", root / "real" / fmt)
     for tool in ("wrk", "hey", "sysbench", "locust", "jmeter", "k6", "redis-benchmark"):
         shutil.copytree(FIXTURES / tool / "good", root / tool)
     mtimes = set()
@@ -175,7 +181,7 @@ def test_a_path_the_pattern_does_not_match_is_one_line(tmp_path: Path) -> None:
 
 
 def test_two_gbench_files_of_one_binary_in_one_second_are_two_runs(tmp_path: Path) -> None:
-    a, b = REAL / "gbench" / "same_second_a.json", REAL / "gbench" / "same_second_b.json"
+    a, b = (REAL / "gbench" / "real" / f"same_second_{x}.json" for x in "ab")
     assert read_input(a).split(b'"date"')[1][:30] == read_input(b).split(b'"date"')[1][:30]
     warehouse = Warehouse(tmp_path / "wh")
     ingest_import(warehouse, "gbench", [a], ImportOptions())
@@ -194,7 +200,8 @@ def _mixed(tmp_path: Path) -> Path:
     """A folder as people keep them: real outputs of several tools, load-tool outputs,
     an asv results tree below a sub-folder with files beside it, and stray files."""
     root = tmp_path / "mixed"
-    shutil.copytree(REAL, root / "real")
+    for fmt in REAL_FORMATS:
+        shutil.copytree(REAL / fmt / "real", root / "real" / fmt)
     for tool in ("wrk", "hey", "sysbench", "locust", "jmeter", "k6", "redis-benchmark"):
         shutil.copytree(FIXTURES / tool / "good", root / "load" / tool)
     shutil.copytree(FIXTURES / "asv" / "good", root / "project" / "results")
@@ -256,3 +263,35 @@ def test_the_command_ends_with_one_line_per_directory_and_lists_skips(
     assert f"skipped {root / 'notes.txt'}: no format recognises it" in result.stderr
     assert "files: 6 read (6 hyperfine); skipped 1 (listed above on stderr)" in result.stdout
     assert "6 trial records have no start time" in result.stdout
+
+
+def test_a_unit_of_another_scale_is_converted_into_the_warehouses(tmp_path: Path) -> None:
+    """Google Benchmark's ->Unit() and JMH's -tu change the unit of one configuration
+    between files: the later file's values land in the unit the warehouse holds."""
+    a = REAL / "gbench" / "real" / "same_second_a.json"
+    doc = json.loads(a.read_text())
+    doc["context"]["date"] = "2024-06-01T10:00:00+00:00"
+    for row in doc["benchmarks"]:
+        assert row["time_unit"] == "ns"
+        row.update(time_unit="us", real_time=row["real_time"] / 1000,
+                   cpu_time=row["cpu_time"] / 1000)
+    b = tmp_path / "micro.json"
+    b.write_text(json.dumps(doc))
+    warehouse = Warehouse(tmp_path / "wh")
+    ingest_import(warehouse, "gbench", [a], ImportOptions())
+    _inputs, summary = ingest_import(warehouse, "gbench", [b], ImportOptions())
+    assert any("us converted to ns (x1000)" in note for note in summary.notes)
+    with warehouse.catalog() as con:
+        assert con.execute("SELECT DISTINCT unit FROM configurations WHERE metric = "
+                           "'real_time'").fetchall() == [("ns",)]
+        rows = con.execute("""SELECT benchmark, metric, list(value ORDER BY run_id)
+                              FROM measurements WHERE metric IN ('real_time', 'cpu_time')
+                              GROUP BY ALL""").fetchall()
+    for _benchmark, _metric, values in rows:
+        assert len(values) == 2 and values[0] == pytest.approx(values[1], rel=1e-12)
+    # only other scales of one kind convert; anything else stays a one-line conflict
+    assert unit_factor("ops/ms", "ops/s") == 1000 and unit_factor("us/op", "ns/op") == 1000
+    assert unit_factor("ms", "s") == pytest.approx(1e-3)
+    for given, stored in (("items/s", "B/s"), ("ns", "ns/op"), ("s/op", "ops/s"), (None, "s"),
+                          ("ns", None), ("MB/s", "B/s")):
+        assert unit_factor(given, stored) is None
