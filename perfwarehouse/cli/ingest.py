@@ -127,24 +127,28 @@ class _FormatCommand(click.Command):
 
 _COMMON_HELP = """\
 All files of one command are one batch (all land or none). `.gz` files are read
-transparently. The mapping of each format is in the README ("Importing results of
-other tools"). Where the file does not name the machine, pass --node (and
---hardware-type). A run whose start time the file does not say starts at the file's
-modification time (UTC). Load levels a load generator's output does not state (e.g. the
+transparently. The mapping of each format is in docs/bring-your-own-results.md. Where
+the file does not name the machine, pass --node (and --hardware-type), or take it from
+the path with --path-pattern. A start time is never invented: a run whose file holds
+none takes --started-at, else the path's, else is stored without one (the summary says
+how many). Load levels a load generator's output does not state (e.g. the
 clients of hey) come from --setting (clients=8, rate_rps=500, loop=closed). --dry-run
 parses and validates and says what would land, changing nothing."""
 
 _AUTO_HELP = """\
 Ingest results of other tools, detecting each file's format from its content.
 
-Prints the format chosen for each file; a file that no format, or more than one,
-recognises is refused (name the format then: `perfwarehouse ingest FORMAT PATH`).
-A directory holding an asv results layout (machine.json beside result files) is read
-whole as asv; any other directory stands for the files below it each format recognises.
-All files are one batch (all land or none). `.gz` files are read transparently. Where
-a file does not name the machine, pass --node (and --hardware-type). A run whose start
-time the file does not say starts at the file's modification time (UTC). --dry-run
-parses and validates and says what would land, changing nothing."""
+Prints the format chosen for each file; a file named on the command line that no
+format, or more than one, recognises is refused (name the format then: `perfwarehouse
+ingest FORMAT PATH`). A directory stands for every file below it: each asv results
+tree inside (machine.json beside result files) is one asv input, every other file is
+read in the format that recognises it, and each file not ingested is listed on stderr
+with its reason, after one summary line (--strict: any such file is an error). All
+files are one batch (all land or none). `.gz` files are read transparently. Where a
+file does not name the machine, pass --node (and --hardware-type), or take it from the
+path with --path-pattern. A start time is never invented: a run whose file holds none
+takes --started-at, else the path's, else is stored without one (the summary says how
+many). --dry-run parses and validates and says what would land, changing nothing."""
 
 
 def _parse_setting(_ctx: click.Context, _param: click.Parameter,
@@ -182,6 +186,18 @@ def _options(function):  # type: ignore[no-untyped-def]
                                         "version).  [default: from the file, if it says]"),
         click.option("--revision-time", metavar="RFC3339",
                      help="Time of the revision, e.g. the commit time (2024-05-01T10:00:00Z)."),
+        click.option("--started-at", metavar="RFC3339|mtime",
+                     help="Start time of the runs whose file holds none (a time, or `mtime`: "
+                          "the file's modification time).  [default: from --path-pattern, "
+                          "else none]"),
+        click.option("--path-pattern", metavar="PATTERN",
+                     help="Take keys from each file's path, matched against its end, e.g. "
+                          "'{node}/{started_at:%Y%m%d%H%M%S}_{revision}.json'. Fields: node, "
+                          "hardware_type, revision, revision_time, started_at, campaign "
+                          "(times take a strptime format, %s or %ms); {*} matches any text. "
+                          "The command line's options win."),
+        click.option("--strict", is_flag=True,
+                     help="Refuse the batch when a file below a directory is skipped."),
         click.option("--setting", "settings", multiple=True, metavar="KEY=VALUE",
                      callback=_parse_setting,
                      help="Add KEY to every trial's settings (repeatable; VALUE is a number or "
@@ -199,34 +215,55 @@ def _options(function):  # type: ignore[no-untyped-def]
 
 def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | None,
          node: str | None, hardware_type: str | None, revision: str | None,
-         revision_time: str | None, settings: tuple[tuple[str, object], ...], quarantine: bool,
+         revision_time: str | None, started_at: str | None, path_pattern: str | None,
+         strict: bool, settings: tuple[tuple[str, object], ...], quarantine: bool,
          dry_run: bool) -> None:
     from pathlib import Path
 
     from perfwarehouse.errors import UsageError
     from perfwarehouse.ingest.formats.jsonl import _timestamp
     from perfwarehouse.ingest.formats.records import ImportOptions
-    from perfwarehouse.ingest.service import ingest_import
+    from perfwarehouse.ingest.pathkeys import compile_pattern
+    from perfwarehouse.ingest.service import Skipped, ingest_import
     from perfwarehouse.ingest.stage import Preview
     from perfwarehouse.progress import default_reporter
 
     if revision_time is not None and _timestamp(revision_time) is None:
         raise UsageError(f"--revision-time {revision_time!r} is not an RFC 3339 time "
                          "(e.g. 2024-05-01T10:00:00Z)")
+    if started_at is not None and started_at != "mtime" and _timestamp(started_at) is None:
+        raise UsageError(f"--started-at {started_at!r} is neither an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
+    if path_pattern is not None:
+        compile_pattern(path_pattern)  # a bad pattern is refused before any file is read
     for name, value in (("--campaign", campaign), ("--node", node),
                         ("--hardware-type", hardware_type), ("--revision", revision)):
         if value is not None and not value.strip():
             raise UsageError(f"{name} must not be empty")
     options = ImportOptions(campaign=campaign, node=node, hardware_type=hardware_type,
                             revision=revision, revision_time=revision_time,
-                            settings=settings)  # type: ignore[arg-type]
+                            settings=settings, started_at=started_at,  # type: ignore[arg-type]
+                            path_pattern=path_pattern)
     quiet = global_settings(ctx).quiet
-    inputs, result = ingest_import(
-        warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
-        dry_run=dry_run, reporter=default_reporter(quiet))
+    skipped: list[Skipped] = []
+    try:
+        inputs, result = ingest_import(
+            warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
+            dry_run=dry_run, reporter=default_reporter(quiet), skipped=skipped, strict=strict)
+    finally:
+        for skip in skipped:
+            click.echo(f"skipped {skip.path}: {skip.reason}", err=True)
     if fmt == "auto":
         for item in inputs:
             click.echo(f"{item.path}: {item.format}")
+    if any(Path(p).is_dir() for p in paths):
+        click.echo(_files_line(inputs, skipped))
+    for note in result.notes:
+        click.echo(f"unit: {note}")
+    if result.untimed:
+        click.echo(f"{result.untimed:,} trial records have no start time (their files hold "
+                   "none): stored without one; pass --started-at or --path-pattern "
+                   "'...{started_at:FORMAT}...' to give it")
     if not isinstance(result, Preview):
         print_summary(result)
         return
@@ -236,6 +273,16 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
                f"{result.configurations:,} configurations in {result.runs:,} runs on "
                f"{result.nodes:,} node(s) into campaign(s) {', '.join(result.campaigns)}"
                f"{present}; nothing was changed")
+
+
+def _files_line(inputs: list, skipped: list) -> str:
+    """One line: the files ingested per format, and the files skipped (listed on stderr)."""
+    from collections import Counter
+
+    counts = Counter(item.format for item in inputs)
+    per = ", ".join(f"{n:,} {fmt}" for fmt, n in sorted(counts.items()))
+    tail = f"; skipped {len(skipped):,} (listed above on stderr)" if skipped else "; skipped 0"
+    return f"files: {sum(counts.values()):,} read ({per}){tail}"
 
 
 def _format_command(fmt: str) -> click.Command:

@@ -18,6 +18,7 @@ from perfwarehouse.ingest import stage
 from perfwarehouse.ingest.formats import jsonl, ordersage
 from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.hardware import load_rules
+from perfwarehouse.ingest.pathkeys import PathPattern
 from perfwarehouse.progress import Reporter, SilentReporter, Task
 from perfwarehouse.warehouse.store import Warehouse
 
@@ -171,6 +172,18 @@ class ImportFile:
     format: str
     #: a results directory read whole (asv): relative posix path -> decompressed bytes
     files: dict[str, bytes] | None = None
+    #: the format was told from the content (``ingest auto``), not named by the user
+    detected: bool = False
+    #: found below a directory argument: a file its format refuses is skipped, not fatal
+    walked: bool = False
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file below a directory argument that is not ingested, and why (one line)."""
+
+    path: Path
+    reason: str
 
 
 def read_input(path: Path) -> bytes:
@@ -198,40 +211,75 @@ def detect_format(data: bytes, filename: str) -> list[str]:
     return [fmt for fmt, module in load_all().items() if module.sniff(head, name)]
 
 
-def collect_inputs(fmt: str, paths: Sequence[Path]) -> list[ImportFile]:
+#: at most this many lines (a shell prompt, the command line) above a JSON document
+PREAMBLE_LINES = 5
+
+
+def without_preamble(data: bytes) -> bytes | None:
+    """``data`` with the few text lines above its JSON document blanked (a shell prompt
+    or the command line saved with the output: ``$ ./bench --benchmark_format=json``),
+    newlines kept so that problems name the file's own lines; None when ``data`` does
+    not have that shape (it starts with JSON, or no line of the first
+    :data:`PREAMBLE_LINES` + 1 starts a JSON object or list)."""
+    if data.lstrip()[:1] in (b"{", b"["):
+        return None
+    offset = 0
+    for _ in range(PREAMBLE_LINES):
+        end = data.find(b"\n", offset)
+        if end < 0:
+            return None
+        offset = end + 1
+        if data[offset:offset + 1] in (b"{", b"["):
+            return b"\n" * data.count(b"\n", 0, offset) + data[offset:]
+    return None
+
+
+def _claims(data: bytes, filename: str) -> tuple[bytes, list[str]]:
+    """(the bytes to parse, the formats claiming them): the file as it is, else without
+    a command line above its JSON when a format claims that."""
+    claims = detect_format(data, filename)
+    if claims:
+        return data, claims
+    stripped = without_preamble(data)
+    if stripped is not None:
+        claims = detect_format(stripped, filename)
+        if claims:
+            return stripped, claims
+    return data, claims
+
+
+def collect_inputs(fmt: str, paths: Sequence[Path],
+                   skipped: list[Skipped] | None = None) -> list[ImportFile]:
     """Read the inputs of ``ingest FMT`` (``auto``: each file's format by its content).
 
-    A directory stands for the files below it that the format claims (all formats with
-    ``auto``), in name order. With ``auto`` a file no format or several formats claim is
-    refused with one line.
+    A file named on the command line that no format (or several, or another format than
+    FMT) claims is refused with one line. A directory stands for every file below it (in
+    name order): each asv results tree inside it is one asv input (only the files of the
+    tree: its ``benchmarks.json``, the machine directories' files), every other file is
+    an input of the format that claims it, and a file no format claims (or several, or
+    one that cannot be read) is appended to ``skipped`` with the reason. Files in hidden
+    directories (``.git``) are skipped too, one entry per hidden directory.
     """
     from perfwarehouse.ingest.formats import load
 
     if fmt != "auto":
         load(fmt)
+    skipped = skipped if skipped is not None else []
     out: list[ImportFile] = []
     for path in (Path(p) for p in paths):
-        if path.is_dir() and fmt in ("asv", "auto"):
-            whole = _results_directory(path, fmt)
-            if whole is not None:
-                out.append(whole)
-                continue
         if path.is_dir():
-            found = []
-            for child in sorted(p for p in path.rglob("*") if p.is_file()):
-                data = read_input(child)
-                claims = detect_format(data, child.name)
-                if (fmt == "auto" and len(claims) == 1) or fmt in claims:
-                    found.append(ImportFile(child, data, claims[0] if fmt == "auto" else fmt))
+            before = len(skipped)
+            found = _walk(path, fmt, skipped)
             if not found:
                 what = "any format" if fmt == "auto" else fmt
-                raise UsageError(f"{path}: no file in this directory looks like {what} results")
+                reasons = "; ".join(f"{s.path.name}: {s.reason}" for s in skipped[before:][:3])
+                raise UsageError(f"{path}: no file in this directory looks like {what} results"
+                                 + (f" ({reasons})" if reasons else ""))
             out.extend(found)
             continue
         if not path.is_file():
             raise UsageError(f"{path} is not a file")
-        data = read_input(path)
-        claims = detect_format(data, path.name)
+        data, claims = _claims(read_input(path), path.name)
         if fmt != "auto":
             if claims and fmt not in claims:
                 raise UsageError(f"{path} looks like {' or '.join(claims)} results, not {fmt}; "
@@ -244,21 +292,81 @@ def collect_inputs(fmt: str, paths: Sequence[Path]) -> list[ImportFile]:
         if len(claims) > 1:
             raise UsageError(f"{path}: looks like {' and '.join(claims)}; name the format: "
                              f"perfwarehouse ingest {claims[0]} PATH")
-        out.append(ImportFile(path, data, claims[0]))
+        out.append(ImportFile(path, data, claims[0], detected=True))
     return out
 
 
-def _results_directory(path: Path, fmt: str) -> ImportFile | None:
-    """An asv results directory as one input (every file below it, gunzipped, by its
-    relative posix path); ``None`` when ``ingest auto`` finds no asv layout there."""
+def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
+    """The inputs below directory ``root`` (see :func:`collect_inputs`)."""
+    files, hidden = [], {}
+    for child in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = child.relative_to(root).parts
+        dot = next((i for i, part in enumerate(rel) if part.startswith(".")), None)
+        if dot is None:
+            files.append(child)
+        else:
+            top = root.joinpath(*rel[:dot + 1])
+            hidden[top] = hidden.get(top, 0) + 1
+    for top, count in sorted(hidden.items()):
+        skipped.append(Skipped(top, f"hidden ({count:,} file{'s' * (count > 1)} not read)"))
+    out: list[ImportFile] = []
+    taken: set[Path] = set()
+    if fmt in ("asv", "auto"):
+        for tree, members in asv_trees(root, files).items():
+            data = {m.relative_to(tree).as_posix(): read_input(m) for m in members}
+            out.append(ImportFile(tree, b"", "asv", data, detected=fmt == "auto",
+                                  walked=True))
+            taken.update(members)
+    for child in files:
+        if child in taken:
+            continue
+        try:
+            data = read_input(child)
+        except TrialParseError as exc:
+            skipped.append(Skipped(child, f"[{exc.rule}] {exc.detail}"))
+            continue
+        data, claims = _claims(data, child.name)
+        if fmt == "auto" and len(claims) == 1:
+            out.append(ImportFile(child, data, claims[0], detected=True, walked=True))
+        elif fmt != "auto" and fmt in claims:
+            out.append(ImportFile(child, data, fmt, walked=True))
+        elif not claims:
+            skipped.append(Skipped(child, "no format recognises it" if fmt == "auto"
+                                   else f"not {fmt} results"))
+        elif fmt == "auto":
+            skipped.append(Skipped(child, f"looks like {' and '.join(claims)}; name the "
+                                          "format: perfwarehouse ingest FORMAT PATH"))
+        else:
+            skipped.append(Skipped(child, f"looks like {' or '.join(claims)} results, "
+                                          f"not {fmt}"))
+    return sorted(out, key=lambda item: str(item.path))
+
+
+def asv_trees(root: Path, files: Sequence[Path]) -> dict[Path, list[Path]]:
+    """The asv results trees among ``files`` (below ``root``), each with its files.
+
+    An asv machine directory holds ``machine.json`` and result files
+    (``<commit>-<env>.json``); its tree is the directory above it when that holds asv's
+    ``benchmarks.json`` (the ``results/`` folder, with every machine's directory), else
+    the machine directory itself. A tree's files are its ``benchmarks.json`` and the
+    JSON files directly in its machine directories: no other file is asv's."""
     from perfwarehouse.ingest.formats import asv
 
-    children = sorted(p for p in path.rglob("*") if p.is_file())
-    relpaths = [c.relative_to(path).as_posix() for c in children]
-    if fmt == "auto" and not asv.is_results_directory(relpaths):
-        return None
-    files = {rel: read_input(child) for rel, child in zip(relpaths, children)}
-    return ImportFile(path, b"", "asv", files)
+    by_dir: dict[Path, list[Path]] = {}
+    for f in files:
+        by_dir.setdefault(f.parent, []).append(f)
+    trees: dict[Path, list[Path]] = {}
+    for directory, members in sorted(by_dir.items()):
+        if not asv.is_results_directory([m.name for m in members]):
+            continue
+        parent = directory.parent
+        inside = directory != root and parent.is_relative_to(root)
+        top = parent if inside and (parent / "benchmarks.json") in files else directory
+        tree = trees.setdefault(top, [])
+        if top != directory and (top / "benchmarks.json") not in tree:
+            tree.append(top / "benchmarks.json")
+        tree.extend(m for m in members if m.suffix == ".json")
+    return {top: sorted(members) for top, members in trees.items()}
 
 
 def _names() -> list[str]:
@@ -269,9 +377,21 @@ def _names() -> list[str]:
 
 def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: ImportOptions,
                  task: Task | None = None, known_types: dict[str, str] | None = None,
-                 known_runs: dict[tuple[str, str], int] | None = None) -> None:
+                 known_runs: dict[tuple[str, str], int] | None = None,
+                 skipped: list[Skipped] | None = None) -> int:
     """Parse each input with its format (pure), apply the command line's options and put the
     records through the per-record checks of the native trial log into ``batch``.
+
+    Keys a file does not hold come from ``--path-pattern`` (the file's path), then from
+    the command line (which wins over both the file and the path for campaign, node,
+    hardware type and revision). A start time is never invented: the file's own times,
+    else ``--started-at`` (a time, or ``mtime``: the file's modification time), else the
+    path's; a record with none keeps none (its source is marked so that validation lets
+    it through). Returns the number of trial records without a start time.
+
+    A file found below a directory argument that its format refuses as a whole (a
+    problem raised by its parser, or no node) is appended to ``skipped`` with the
+    reason, and its records are left out; any other input's refusal refuses the batch.
 
     A node whose hardware type neither the file nor ``--hardware-type`` gives takes the
     type another input of the batch gives it, else ``known_types`` (the warehouse's),
@@ -280,58 +400,118 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
     """
     from perfwarehouse.ingest.formats import load
     from perfwarehouse.ingest.formats.records import apply_options
+    from perfwarehouse.ingest.pathkeys import compile_pattern
 
     batch.hash_bytes("options", repr(options).encode())
+    pattern = compile_pattern(options.path_pattern) if options.path_pattern else None
     parsed = []
     for item in inputs:
         source = str(item.path)
-        if item.files is not None:  # a results directory (asv)
-            for rel in sorted(item.files):
-                batch.hash_bytes(f"{item.format}:{item.path.name}/{rel}", item.files[rel])
-            records = load(item.format).parse_directory(item.files, source, options)
-        else:
-            batch.hash_bytes(f"{item.format}:{item.path.name}", item.data)
-            records = load(item.format).parse(item.data, source, options)
+        file_options = options
+        if pattern is not None:
+            file_options = _path_options(pattern, item, options)
+        try:
+            if item.files is not None:  # a results directory (asv)
+                for rel in sorted(item.files):
+                    batch.hash_bytes(f"{item.format}:{item.path.name}/{rel}", item.files[rel])
+                records = load(item.format).parse_directory(item.files, source, file_options)
+            else:
+                batch.hash_bytes(f"{item.format}:{item.path.name}", item.data)
+                records = load(item.format).parse(item.data, source, file_options)
+        except TrialParseError as exc:
+            if item.walked and skipped is not None:
+                where = f"line {exc.line}: " if exc.line else ""
+                if exc.source != source:  # a file inside a results directory
+                    where = f"{exc.source}{':' + str(exc.line) if exc.line else ''}: "
+                skipped.append(Skipped(item.path, f"{where}[{exc.rule}] "
+                                                  f"{_named(exc, item).detail}"))
+                continue
+            raise _named(exc, item) from None
         if not records:
             raise TrialParseError(source, 0, "empty",
                                   f"no trials in this {item.format} file (nothing was ingested)")
-        _default_start(records, item.path)
-        parsed.append((source, item.format, records))
+        _fill_start(records, item.path, file_options)
+        parsed.append((source, item.format, records, file_options, item))
         if task is not None:
             task.advance()
     types = dict(known_types or {})
-    for _source, _fmt, records in parsed:
+    for _source, _fmt, records, opts, _item in parsed:
         for record in records:
-            node = options.node or record.get("node")
-            given = options.hardware_type or record.get("hardware_type")
+            node = opts.node or record.get("node")
+            given = opts.hardware_type or record.get("hardware_type")
             if node and given:
                 types[node] = given
-    for source, fmt, records in parsed:
-        if options.hardware_type is None:
+    kept = []
+    for source, fmt, records, opts, item in parsed:
+        if opts.hardware_type is None:
             for record in records:
-                node = options.node or record.get("node")
+                node = opts.node or record.get("node")
                 if not record.get("hardware_type") and node in types:
                     record["hardware_type"] = types[node]
-        apply_options(records, options, source, default_campaign=fmt)
-    _distinct_run_indexes(parsed, known_runs or {})
-    for source, _fmt, records in parsed:
+        try:
+            apply_options(records, opts, source, default_campaign=fmt)
+        except TrialParseError as exc:
+            if item.walked and skipped is not None:
+                skipped.append(Skipped(item.path, f"[{exc.rule}] {_named(exc, item).detail}"))
+                continue
+            raise _named(exc, item) from None
+        kept.append((source, fmt, records))
+    plain = kept
+    _distinct_run_indexes(plain, known_runs or {})
+    untimed = 0
+    for source, _fmt, records in plain:
+        missing = sum(1 for r in records if not r.get("started_at"))
+        if missing:
+            untimed += missing
+            batch.con.execute("INSERT INTO untimed_sources VALUES (?)", [source])
         table, problems = jsonl.check_records(records, source)
         batch.record_sources.add(source)
         batch.add_arrow(table)
         batch.add_problems(problems)
+    return untimed
 
 
-def _default_start(records: list[dict], path: Path) -> None:
-    """``started_at`` the file does not say := the file's modification time (UTC, RFC 3339;
-    for a directory, its newest file's), so that runs of different files order in time."""
+def _named(exc: TrialParseError, item: ImportFile) -> TrialParseError:
+    """``exc`` saying which format ``ingest auto`` read the file as."""
+    if not item.detected:
+        return exc
+    return TrialParseError(exc.source, exc.line, exc.rule,
+                           f"{exc.detail} (read as {item.format} results)")
+
+
+def _path_options(pattern: PathPattern, item: ImportFile, options: ImportOptions) -> ImportOptions:
+    """``options`` completed by the keys ``--path-pattern`` finds in the input's path (the
+    command line wins); one line when the path does not match or a time does not parse."""
+    from dataclasses import replace
+
+    try:
+        keys = pattern.keys(item.path.as_posix())
+    except ValueError as exc:
+        raise UsageError(f"{item.path}: --path-pattern {pattern.text!r}: {exc}") from None
+    if keys is None:
+        raise UsageError(f"{item.path}: the path does not match --path-pattern "
+                         f"{pattern.text!r}")
+    given = {k: v for k, v in keys.items() if getattr(options, k, None) is None
+             and k != "started_at"}
+    path_start = keys.get("started_at")
+    return replace(options, **given, started_at=options.started_at or path_start)
+
+
+def _fill_start(records: list[dict], path: Path, options: ImportOptions) -> None:
+    """``started_at`` the file does not say := ``options.started_at`` (a time, or the
+    file's modification time in UTC when it is ``mtime``: for a directory, its newest
+    file's); with neither, it stays empty (never invented)."""
     from datetime import datetime, timezone
 
-    if all(r.get("started_at") for r in records):
+    if options.started_at is None or all(r.get("started_at") for r in records):
         return
-    mtime = path.stat().st_mtime
-    if path.is_dir():
-        mtime = max((p.stat().st_mtime for p in path.rglob("*") if p.is_file()), default=mtime)
-    stamp = datetime.fromtimestamp(mtime, timezone.utc).isoformat().replace("+00:00", "Z")
+    stamp = options.started_at
+    if stamp == "mtime":
+        mtime = path.stat().st_mtime
+        if path.is_dir():
+            mtime = max((p.stat().st_mtime for p in path.rglob("*") if p.is_file()),
+                        default=mtime)
+        stamp = datetime.fromtimestamp(mtime, timezone.utc).isoformat().replace("+00:00", "Z")
     for record in records:
         if not record.get("started_at"):
             record["started_at"] = stamp
@@ -400,24 +580,40 @@ def _known(warehouse: Warehouse) -> tuple[dict[str, str], dict[tuple[str, str], 
 def ingest_import(
     warehouse: Warehouse, fmt: str, paths: Sequence[Path], options: ImportOptions, *,
     quarantine: bool = False, dry_run: bool = False, reporter: Reporter | None = None,
+    skipped: list[Skipped] | None = None, strict: bool = False,
 ) -> tuple[list[ImportFile], stage.IngestSummary | stage.Preview]:
     """``perfwarehouse ingest FMT PATH...`` (FMT a registered format, or ``auto``).
 
     One batch for all inputs. With ``dry_run`` everything is parsed and validated and
     the counts of what would land are returned; nothing is written (the warehouse is
     not even created). Returns the inputs (with the format used for each) and the
-    summary or preview.
+    summary or preview (whose ``untimed`` counts the trials stored without a start time).
+    Files below a directory argument that are not ingested are appended to ``skipped``
+    with their reason; with ``strict`` any such file refuses the whole batch.
     """
+    from dataclasses import replace
+
     reporter = reporter or SilentReporter()
-    inputs = collect_inputs(fmt, paths)
+    skipped = skipped if skipped is not None else []
+    inputs = collect_inputs(fmt, paths, skipped)
     formats = sorted({i.format for i in inputs})
     batch = stage.Batch(", ".join(str(p) for p in paths), "+".join(formats))
     try:
         with reporter.task("parsing", total=len(inputs), unit="files") as task:
-            stage_inputs(batch, inputs, options, task, *_known(warehouse))
+            untimed = stage_inputs(batch, inputs, options, task, *_known(warehouse),
+                                   skipped=skipped)
+        if strict and skipped:
+            first = skipped[0]
+            more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+            raise UsageError(f"{first.path}: skipped: {first.reason}{more}; --strict refuses "
+                             "any skipped file (nothing was ingested)")
+        if not batch.record_sources:
+            raise UsageError(f"nothing to ingest: every one of {len(skipped):,} file(s) was "
+                             "skipped (listed above)")
+        inputs = [i for i in inputs if str(i.path) in batch.record_sources]
         if dry_run:
-            return inputs, stage.preview(warehouse, batch, quarantine=quarantine,
-                                         reporter=reporter)
-        return inputs, _land(warehouse, batch, quarantine, reporter)
+            preview = stage.preview(warehouse, batch, quarantine=quarantine, reporter=reporter)
+            return inputs, replace(preview, untimed=untimed)
+        return inputs, replace(_land(warehouse, batch, quarantine, reporter), untimed=untimed)
     finally:
         batch.close()

@@ -78,6 +78,8 @@ class IngestSummary:
     campaigns: tuple[str, ...] = ()
     seconds: float = 0.0
     problems: tuple[TrialParseError, ...] = field(default=(), repr=False)
+    untimed: int = 0  # records of other tools' files stored without a start time
+    notes: tuple[str, ...] = ()  # unit conversions into the warehouse's unit
 
 
 class Batch:
@@ -95,6 +97,8 @@ class Batch:
                                           "temp_directory": str(self.spill)})
         configure(self.con)
         self.con.execute(sqlfiles.load("staging/raw_trials"))
+        # sources of other tools whose records may lack a start time (never invented)
+        self.con.execute("CREATE TEMP TABLE untimed_sources (source VARCHAR)")
         self.problems: list[TrialParseError] = []
         # sources whose record numbers are not line numbers (parsed documents of other tools)
         self.record_sources: set[str] = set()
@@ -193,6 +197,7 @@ def land(
         batch.source, batch.format, "landed", batch_id=batch_id, trials_added=added,
         values_added=values, trials_skipped=skipped, quarantined=len({(p.source, p.line) for p in problems}),
         campaigns=campaigns, seconds=time.monotonic() - started, problems=tuple(problems),
+        notes=unit_notes(con),
     )
 
 
@@ -208,6 +213,8 @@ class Preview:
     campaigns: tuple[str, ...]
     already_present: int = 0  # trials the warehouse holds already (skipped on landing)
     quarantined: int = 0
+    untimed: int = 0  # records of other tools' files that hold no start time
+    notes: tuple[str, ...] = ()  # unit conversions into the warehouse's unit
 
 
 def preview(warehouse: Warehouse | None, batch: Batch, *, quarantine: bool = False,
@@ -229,7 +236,8 @@ def preview(warehouse: Warehouse | None, batch: Batch, *, quarantine: bool = Fal
         "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
     return Preview(int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), campaigns,
                    already_present=skipped,
-                   quarantined=len({(p.source, p.line) for p in problems}))
+                   quarantined=len({(p.source, p.line) for p in problems}),
+                   notes=unit_notes(con))
 
 
 # ---------------------------------------------------------------- validation
@@ -421,16 +429,73 @@ def _check_dimension_conflicts(
             "nothing was ingested")
     configs = fetch_arrow(con, "SELECT * FROM _configs")
     cat.register("_batch_configs", configs)
-    clash = fetch_one(cat, """
-        SELECT b.benchmark, b.metric, c.unit, b.unit FROM _batch_configs b
+    clashes = cat.execute("""
+        SELECT b.benchmark, b.metric, c.unit, b.unit, b.settings, c.higher_is_better,
+               b.higher_is_better FROM _batch_configs b
         JOIN configurations c USING (config_id)
         WHERE c.unit IS DISTINCT FROM b.unit OR c.higher_is_better IS DISTINCT FROM b.higher_is_better
-        LIMIT 1""")
+        ORDER BY 1, 2, 5""").fetchall()
     cat.unregister("_batch_configs")
+    clash = _convert_units(con, clashes)
     if clash:
         raise ConflictError(
             f"{clash[0]} / {clash[1]} has unit {clash[2]!r} (or another direction) in the warehouse "
-            f"but {clash[3]!r} in this batch; nothing was ingested")
+            f"but {clash[3]!r} in this batch, not another scale of it (a configuration has one "
+            "unit in the warehouse; ns..s, ns/op..s/op and ops/ns..ops/min are converted); "
+            "nothing was ingested")
+
+
+def unit_factor(unit: str | None, into: str | None) -> float | None:
+    """The factor that turns a value in ``unit`` into ``into`` when both measure the same
+    thing in another scale (a time: ``ns`` ... ``s``, also per operation ``ns/op`` ...
+    ``s/op``; a rate: ``ops/ns`` ... ``ops/min``), else None (not convertible)."""
+    # in nanoseconds: integers, so that the ratio of two scales is exact
+    nanos = {"ns": 1, "us": 10**3, "\u00b5s": 10**3, "ms": 10**6, "s": 10**9, "min": 6 * 10**10}
+
+    def parse(text: str | None) -> tuple[str, int, int] | None:  # (kind, numerator, denominator)
+        if text is None:
+            return None
+        if text.startswith("ops/") and text[4:] in nanos:
+            return "rate", 1, nanos[text[4:]]
+        head, slash, tail = text.partition("/")
+        if head in nanos and (not slash or tail == "op"):
+            return "time" + slash + tail, nanos[head], 1
+        return None
+
+    a, b = parse(unit), parse(into)
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return (a[1] * b[2]) / (a[2] * b[1])
+
+
+def _convert_units(con: duckdb.DuckDBPyConnection, clashes: list[tuple]) -> tuple | None:
+    """Bring the batch's configurations whose unit is another scale of the unit the
+    warehouse holds for them (JMH ``-tu``, Google Benchmark's ``->Unit()``) into the
+    warehouse's unit, values multiplied by :func:`unit_factor`; each conversion is noted
+    in ``_unit_conversions``. Returns the first clash that cannot be converted (another
+    kind of unit, or another direction), else None."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _unit_conversions (note VARCHAR)")
+    for benchmark, metric, stored, given, settings, stored_hib, given_hib in clashes:
+        factor = unit_factor(given, stored)
+        if factor is None or stored_hib is not given_hib:
+            return benchmark, metric, stored, given
+        where = "benchmark = ? AND settings = ? AND metric = ?"
+        con.execute(f"""UPDATE raw_trials SET "values" = list_transform("values", lambda x: x * ?),
+                        unit = ? WHERE {where}""", [factor, stored, benchmark, settings, metric])
+        con.execute(f"UPDATE _configs SET unit = ? WHERE {where}",
+                    [stored, benchmark, settings, metric])
+        con.execute("INSERT INTO _unit_conversions VALUES (?)",
+                    [f"{benchmark} / {metric}: {given} converted to {stored} (x{factor:g}), the "
+                     "unit the warehouse holds for it"])
+    return None
+
+
+def unit_notes(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
+    """The unit conversions :func:`_convert_units` made in this batch."""
+    try:
+        return tuple(r[0] for r in con.execute("SELECT note FROM _unit_conversions").fetchall())
+    except duckdb.CatalogException:
+        return ()
 
 
 # ------------------------------------------------------------------- landing

@@ -16,7 +16,8 @@ record_rules AS (
             CASE WHEN settings IS NULL THEN 'settings' END,
             CASE WHEN nullif(metric, '') IS NULL THEN 'metric' END,
             CASE WHEN "values" IS NULL THEN 'values' END,
-            CASE WHEN started_at IS NULL THEN 'started_at' END,
+            CASE WHEN started_at IS NULL AND source NOT IN (SELECT source FROM untimed_sources)
+                 THEN 'started_at' END,
             CASE WHEN nullif(status, '') IS NULL THEN 'status' END) AS missing,
         v, order_kind, position, run_index, run_size, duration_s, status, started_at,
         len(list_filter("values", lambda x: x IS NULL OR NOT isfinite(x))) AS non_finite,

@@ -8,8 +8,10 @@ of Variation of Repeated Benchmarks") writes one row per repetition (``run_type`
 
 Mapping:
 
-* the file is one run (``run_id`` = executable name ``@`` ``context.date``, ``order_kind``
-  fixed); its iteration rows are its trials, in file order (``position`` = rank of the
+* the file is one run (``run_id`` = executable name ``@`` ``context.date`` ``#`` the
+  first 8 hex digits of the file's SHA-256, so that two files of one binary written in
+  one second are two runs, and the same file ingested again is the same run;
+  ``order_kind`` fixed); its iteration rows are its trials, in file order (``position`` = rank of the
   row; the records of a row's metrics share it);
 * aggregates are not ingested (perfwarehouse recomputes statistics from the trials);
   files older than ``run_type`` are read the same way, aggregates told by their name
@@ -32,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from perfwarehouse.ingest.formats import jsondoc
+from perfwarehouse.ingest.formats._parsing import content_id
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "gbench"
@@ -69,7 +72,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         raise doc.fail("bad-timestamp", "$.context.date", f"date {date!r} is not a time")
     host = doc.get(context, "host_name", "$.context", str, required=False)
     executable = doc.get(context, "executable", "$.context", str, required=False) or "benchmark"
-    run_id = f"{executable.rsplit('/', 1)[-1]}@{started}"
+    # the content in the identity: two files of one binary in one second are two runs
+    run_id = f"{executable.rsplit('/', 1)[-1]}@{started}#{content_id(data)[:8]}"
     env = {k: v for k, v in context.items() if k not in ("date", "host_name")}
     if host:
         env["hostname"] = host

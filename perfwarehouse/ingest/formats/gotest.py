@@ -21,9 +21,20 @@ A file is the output of one ``go test`` invocation (one or several packages), on
   ``exit status``, ``--- BENCH``/``--- SKIP`` and indented log lines are skipped;
 * a line that starts like a result (a benchmark name, then a number) but is not a
   well-formed one is refused (``malformed-line``), naming the line;
-* the text names no machine and no time: node and hardware type come from the
-  command line; ``started_at`` is left empty (the ingest edge uses the file's
-  modification time);
+* configuration keys that carry a time or a revision are read (benchfmt has no fixed
+  list; these are the names people and Go's tools write): ``runstamp``, ``date``,
+  ``time``, ``timestamp``, ``start-time`` (and ``started``, ``started-at``) give the
+  ``started_at`` of the results after them when the value is an ISO 8601 / RFC 3339
+  time (UTC when it has no offset); ``commit-time``/``commit-date``/``revision-time``
+  give ``revision_time``; ``commit``/``commit-hash``/``revision`` give ``revision``;
+  ``hostname``/``host``/``machine`` give the node; all stay in ``attributes`` too;
+* several invocations appended to one file (``go test -bench . >> old.txt``, a shell
+  prompt or command line above each) are several runs: a new run begins where a
+  package already seen in the current run appears again (``pkg:``), or where a time
+  key changes value; ``run_index`` counts them in file order;
+* without such keys the text names no machine and no time: node and hardware type
+  come from the command line; ``started_at`` is left empty (``--started-at``, or the
+  path with ``--path-pattern``, else none: never invented);
 * ``go test -json`` output (test2json events, one JSON object per line) is read too:
   the ``Output`` of each package's ``output`` events, joined, is the text above, and a
   result's ``started_at`` is the ``Time`` of the event that began its line; problems
@@ -40,6 +51,7 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "gotest"
@@ -56,6 +68,11 @@ _SNIFF_JSON = re.compile(rb'^\s*\{\s*"Time"\s*:\s*"[^"]*"\s*,\s*"Action"\s*:')
 _SNIFF_JSON_OUTPUT = re.compile(rb'"Output"\s*:\s*"(Benchmark|goos: |pkg: )')
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 ENV_KEYS = {"goos": "goos", "goarch": "goarch", "cpu": "cpu_model"}
+TIME_KEYS = {"runstamp", "date", "time", "timestamp", "start-time", "start_time", "started",
+             "started-at", "started_at"}
+REVISION_TIME_KEYS = {"commit-time", "commit-date", "commit_time", "revision-time"}
+REVISION_KEYS = {"commit", "commit-hash", "commit_hash", "revision"}
+NODE_KEYS = {"hostname", "host", "machine"}
 
 
 def sniff(head: bytes, filename: str) -> bool:
@@ -79,10 +96,15 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                               f"invalid UTF-8 at byte {exc.start}") from None
     lines = _test2json_lines(text, source) if _SNIFF_JSON.match(data) else (
         (lineno, raw, None) for lineno, raw in enumerate(text.splitlines(), 1))
-    run_id = f"gotest-{p.content_id(data)}"
+    digest = p.content_id(data)
+    run_id = f"gotest-{digest}"
+    run_index = 0
     env: dict[str, Any] | None = None  # replaced (never mutated) when a line changes it
     extra: dict[str, Any] = {}
+    keys: dict[str, str | None] = {"started_at": None, "revision": None,
+                                   "revision_time": None, "node": None}
     pkg: str | None = None
+    packages: set[str] = set()  # of the current run
     records: list[dict[str, Any]] = []
     record = p.record
     position = 0
@@ -93,34 +115,61 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             settings: dict[str, Any] = {"procs": procs}
             if pkg is not None:
                 settings["pkg"] = pkg
+                packages.add(pkg)
             attributes = {**extra, "iterations": iterations, "line": lineno}
             for unit, value in metrics:
                 records.append(record(
-                    run_id=run_id, run_index=0, position=position, benchmark=name,
+                    run_id=run_id, run_index=run_index, position=position, benchmark=name,
                     settings=settings, metric=unit, unit=unit,
                     higher_is_better=direction(unit), values=[value], env=env,
-                    started_at=started_at, attributes=attributes))
+                    started_at=started_at or keys["started_at"], node=keys["node"],
+                    revision=keys["revision"], revision_time=keys["revision_time"],
+                    attributes=attributes))
             position += 1
             continue
         failed = _FAIL.match(line)
         if failed:
             records.append(record(
-                run_id=run_id, run_index=0, position=position, benchmark=failed.group(1),
+                run_id=run_id, run_index=run_index, position=position,
+                benchmark=failed.group(1),
                 settings={"pkg": pkg} if pkg is not None else {}, metric="ns/op",
                 unit="ns/op", higher_is_better=False, values=[], status="failed",
-                env=env, started_at=started_at, attributes={**extra, "line": lineno}))
+                env=env, started_at=started_at or keys["started_at"], node=keys["node"],
+                revision=keys["revision"], revision_time=keys["revision_time"],
+                attributes={**extra, "line": lineno}))
             position += 1
             continue
         config = _CONFIG.match(line)
         if config and config.group(2) is not None:
             key, value = config.group(1), config.group(2)
+            new_run = position > 0 and (
+                (key == "pkg" and value in packages)
+                or (key in TIME_KEYS and _time(value) not in (None, keys["started_at"])))
+            if new_run:
+                run_index += 1
+                run_id = f"gotest-{digest}-{run_index}"
+                position, packages = 0, set()
             if key in ENV_KEYS:
                 env = {**(env or {}), ENV_KEYS[key]: value}
             elif key == "pkg":
                 pkg = value
             else:
                 extra = {**extra, key: value}
+                field = ("started_at" if key in TIME_KEYS else
+                         "revision_time" if key in REVISION_TIME_KEYS else
+                         "revision" if key in REVISION_KEYS else
+                         "node" if key in NODE_KEYS else None)
+                if field in ("started_at", "revision_time"):
+                    keys[field] = _time(value) or keys[field]
+                elif field is not None:
+                    keys[field] = value
     return p.finish(records, source)
+
+
+def _time(text: str) -> str | None:
+    """An ISO 8601 / RFC 3339 time of a configuration line as RFC 3339 (UTC without an
+    offset), or None when it is not one."""
+    return jsondoc.rfc3339(text) if text[:1].isdigit() else None
 
 
 def _test2json_lines(text: str, source: str) -> list[tuple[int, str, str | None]]:

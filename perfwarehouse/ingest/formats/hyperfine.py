@@ -20,8 +20,8 @@ position. Mapping:
   mean user and system CPU times go to ``attributes``; the summary statistics
   (mean, median, stddev, min, max) are not ingested: they are recomputed;
 * the file names no machine and no time: node, hardware type and revision come from
-  the command line, ``started_at`` is left empty (the ingest edge uses the file's
-  modification time).
+  the command line, ``started_at`` is left empty (``--started-at``, or the path with
+  ``--path-pattern``, else none: never invented).
 """
 
 from __future__ import annotations

@@ -26,8 +26,10 @@ benchmark in a fresh JVM; fork k of every benchmark is gathered into run k (a
   ``measurementBatchSize``) and the fork number (1-based) to ``attributes``; the
   summary (``score``, ``scoreError``, percentiles) is recomputed, not ingested;
 * JMH's JSON names no machine and no time: node, hardware type and revision come from
-  the command line; ``started_at`` is left empty (the ingest edge uses the file's
-  modification time).
+  the command line; ``started_at`` is left empty (``--started-at``, or the path with
+  ``--path-pattern``, else none: never invented);
+* JMH's CSV (``-rf csv``/``scsv``) is recognised and refused in one line naming ``-rf
+  json``: it holds the scores, not the values.
 """
 
 from __future__ import annotations
@@ -49,16 +51,27 @@ ENV_KEYS = ("jvm", "jvmArgs", "jdkVersion", "vmName", "vmVersion", "jmhVersion")
 ATTRIBUTE_KEYS = ("forks", "warmupIterations", "warmupTime", "warmupBatchSize",
                   "measurementIterations", "measurementTime", "measurementBatchSize")
 _HEAD = re.compile(rb'^\s*\[\s*\{')
+# JMH's -rf csv (and -rf scsv) header: summary scores only, no measured values
+_CSV_HEAD = re.compile(rb'^\s*"Benchmark"[,;]"Mode"[,;]"Threads"[,;]"Samples"[,;]"Score"')
 
 
 def sniff(head: bytes, filename: str) -> bool:
-    """A JSON list of objects with ``primaryMetric`` and ``mode`` (and ``benchmark``)."""
+    """A JSON list of objects with ``primaryMetric`` and ``mode`` (and ``benchmark``), or
+    JMH's CSV header (claimed so that it is refused with the way out, see :func:`parse`)."""
+    if _CSV_HEAD.match(head):
+        return True
     return bool(_HEAD.match(head)) and b'"primaryMetric"' in head and (
         b'"mode"' in head and b'"benchmark"' in head)
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    """Native records of one JMH JSON result file (see the module docstring)."""
+    """Native records of one JMH JSON result file (see the module docstring); JMH's CSV
+    is refused in one line: it holds each benchmark's score, not its measured values."""
+    if _CSV_HEAD.match(data[:4096]):
+        raise TrialParseError(source, 0, "unsupported-format",
+                              "JMH CSV (-rf csv) holds only each benchmark's score and error, "
+                              "not the measured values; run JMH with -rf json (-rff "
+                              "results.json) and ingest that file")
     doc = jsondoc.load(data, source)
     p.expect(doc, list, source, "$", "a list of benchmark results")
     digest = p.content_id(data)

@@ -30,6 +30,7 @@ Mapping (one record per worker run that has values):
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from perfwarehouse.ingest.formats import jsondoc
@@ -48,11 +49,17 @@ _RUN_KEYS = {"date", "duration", "loops", "inner_loops", "calibrate_loops", "cal
              "name", "unit", "description", "tags"}
 
 
+_RUN_SHAPE = re.compile(rb'"runs"\s*:\s*\[\s*\{\s*"(metadata|values|warmups)"')
+
+
 def sniff(head: bytes, filename: str) -> bool:
-    """A JSON object with pyperf's ``"version": "1.0"`` and ``"benchmarks"`` keys."""
+    """A JSON object with ``"benchmarks"`` whose runs are pyperf runs (objects of
+    ``metadata``, ``warmups``, ``values``), told by structure: pyperf sorts its keys, so
+    ``"version"`` comes last, beyond the head of a full pyperformance suite."""
     text = head.lstrip()
     return (text[:1] == b"{" and b'"benchmarks"' in head
-            and (b'"version": "1.0"' in head or b'"version":"1.0"' in head)
+            and (b'"version": "1.0"' in head or b'"version":"1.0"' in head
+                 or bool(_RUN_SHAPE.search(head)))
             and b'"runs"' in head)
 
 

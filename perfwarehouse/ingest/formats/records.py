@@ -56,6 +56,11 @@ class ImportOptions:
     revision: str | None = None
     revision_time: str | None = None  # RFC 3339
     settings: tuple[tuple[str, str], ...] = field(default=())  # --setting KEY=VALUE, in order
+    #: start time of the runs the file gives none (RFC 3339, or "mtime": the file's
+    #: modification time, only when the user asks for it)
+    started_at: str | None = None
+    #: ``--path-pattern``: keys from each file's path (see ``ingest/pathkeys.py``)
+    path_pattern: str | None = None
 
 
 def apply_options(records: list[dict[str, Any]], options: ImportOptions, source: str,

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 
 from perfwarehouse.ingest.formats.records import ImportOptions, apply_options
-from perfwarehouse.ingest.service import ingest_jsonl
+from perfwarehouse.ingest.service import ingest_jsonl, without_preamble
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import REPO
 
@@ -51,9 +51,23 @@ def all_fixture_files() -> list[Path]:
     return sorted(f for f in (REPO / "tests" / "fixtures").rglob("*") if f.is_file())
 
 
+def real_outputs(fmt: str) -> list[Path]:
+    """The outputs of the real tools (fixtures/importers/<fmt>/real/, see
+    tests/fixtures/generate/real_tools.sh) whose raw first bytes ``fmt`` claims: all its
+    files but the gzipped ones and those with a command line above the JSON (the ingest
+    edge unpacks and blanks those before sniffing)."""
+    folder = IMPORTERS / fmt / "real"
+    if not folder.is_dir():
+        return []
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix != ".gz"
+                  and without_preamble(f.read_bytes()) is None)
+
+
 def check_sniff(sniff: Any, fmt: str, claimed: list[Path]) -> None:
-    """``sniff`` claims exactly ``claimed`` among all fixture files (and none of the
-    other formats' inline samples)."""
+    """``sniff`` claims exactly ``claimed`` and the real outputs of ``fmt``
+    (:func:`real_outputs`) among all fixture files (and none of the other formats' inline
+    samples)."""
+    claimed = [*claimed, *real_outputs(fmt)]
     for path in all_fixture_files():
         head = path.read_bytes()[: 64 * 1024]
         assert sniff(head, path.name) == (path in claimed), path

@@ -1,5 +1,5 @@
 """What the ingest edge adds to the pure parsers: start times from the file's modification
-time, distinct run indexes for runs of different files of one batch (so that jobs see
+time when the user asks for it, distinct run indexes for runs of different files of one batch (so that jobs see
 them as separate trials), asv results directories read whole."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 from tests.conftest import REPO
 
 QUERY = (REPO / "sql" / "queries" / "triscale_trial_values.sql").read_text()
-OPTIONS = ImportOptions(campaign="go", node="n1", hardware_type="hw")
+# the modification time as start time only because these tests ask for it (--started-at mtime)
+OPTIONS = ImportOptions(campaign="go", node="n1", hardware_type="hw", started_at="mtime")
 HEADER = "goos: linux\ngoarch: amd64\npkg: example.invalid/p\n"
 
 
@@ -74,7 +75,7 @@ def test_a_file_ingested_again_with_others_keeps_its_run_and_adds_nothing(
     assert sorted(_trials(warehouse).value.tolist()) == [100.0, 120.0]
 
 
-def test_started_at_defaults_to_the_modification_time_in_utc(tmp_path: Path) -> None:
+def test_started_at_is_the_modification_time_in_utc_when_asked(tmp_path: Path) -> None:
     path = _gofile(tmp_path / "a.txt", 100.0, 1_700_000_000.5)
     warehouse = Warehouse(tmp_path / "wh")
     ingest_import(warehouse, "gotest", [path], OPTIONS)
