@@ -48,7 +48,8 @@ class ChangePointParams:
     by: str = param("revision", "Order each series by revision time, then start (revision), "
                     "or by start only (time).", choices=("revision", "time"))
     alpha: float = param(0.01, "Level of the permutation tests: a series without change gets "
-                         "any change point with probability <= alpha.")
+                         "any change point with probability <= alpha (the p-values do not "
+                         "depend on it).")
     min_change: float = param(0.0, "Drop change points whose change is smaller than this many "
                               "percent.")
     min_size: int = param(4, "Fewest points on each side of a change point (4: a change "
