@@ -11,7 +11,9 @@
 -- gets one row with position NULL and the reason (too short, no significant change, ...).
 -- abs_change_pct = |change_pct| and action (the change's interval lies beyond
 -- +-min_effect %) make the action list, largest first (081b/081c add them to catalogs
--- created before them, NULL for their earlier runs).
+-- created before them, NULL for their earlier runs). paired_with: the benchmark the
+-- series was divided by, run by run (--baseline; the values are then ratios), and
+-- n_unpaired: its trials left out for want of a baseline value in their run (081d/081e).
 CREATE TABLE IF NOT EXISTS change_points_history (
     job_run_id        BIGINT NOT NULL,
     campaign          VARCHAR NOT NULL,
@@ -42,5 +44,7 @@ CREATE TABLE IF NOT EXISTS change_points_history (
     direction         VARCHAR,
     reason            VARCHAR,
     abs_change_pct    DOUBLE,
-    action            BOOLEAN
+    action            BOOLEAN,
+    paired_with       VARCHAR,
+    n_unpaired        BIGINT
 );
