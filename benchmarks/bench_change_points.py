@@ -187,28 +187,32 @@ def real_histories(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed + 7)
     sets = {
         f"{args.short} short histories (~1,000 points, 0-4 changes, 1 decimal)": [
-            real_shaped(rng, int(rng.integers(900, 1100)), int(rng.integers(0, 5)), 1)[0]
+            real_shaped(rng, int(rng.integers(900, 1100)), int(rng.integers(0, 5)), 1)
             for _ in range(args.short)],
         f"{args.long} long histories (27,000 points, 190 changes, 2 decimals)": [
-            real_shaped(rng, 27_000, 190, 2)[0] for _ in range(args.long)],
+            real_shaped(rng, 27_000, 190, 2) for _ in range(args.long)],
     }
     print("\n## Real-shaped histories")
     print("| series | perfwarehouse, every core (s) | perfwarehouse, 1 thread (s) | Otava "
-          "default (s) | change points pw / Otava | matched +-1 |")
-    print("|---|---|---|---|---|---|")
+          "default (s) | change points pw / Otava | matched +-1 | planted found +-1 pw / Otava |")
+    print("|---|---|---|---|---|---|---|")
     cores = os.cpu_count() or 1
-    for name, series in sets.items():
-        if not series:
+    for name, pairs in sets.items():
+        if not pairs:
             continue
+        series = [x for x, _ in pairs]
+        truth = [t for _, t in pairs]
         many_t, ours = run_ours(series, 1, cores)
         one_t, _ = run_ours(series, 1, 1)
         cells = [f"{many_t[0]:.2f}", f"{one_t[0]:.2f}"]
         if args.otava_python:
             ot, theirs = run_otava(args.otava_python, series, "default", 1)
             m, a, b = agreement(ours, theirs)
-            cells += [f"{ot[0]:.2f}", f"{a:,} / {b:,}", f"{m:,} ({100 * m / max(b, 1):.0f} % of Otava's)"]
+            cells += [f"{ot[0]:.2f}", f"{a:,} / {b:,}", f"{m:,} ({100 * m / max(b, 1):.0f} % of Otava's)",
+                      f"{score(ours, truth, 1)[0]:.3f} / {score(theirs, truth, 1)[0]:.3f}"]
         else:
-            cells += ["-", f"{sum(len(f) for f in ours):,} / -", "-"]
+            cells += ["-", f"{sum(len(f) for f in ours):,} / -", "-",
+                      f"{score(ours, truth, 1)[0]:.3f} / -"]
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 

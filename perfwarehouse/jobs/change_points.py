@@ -11,11 +11,16 @@ per change point, and one row with the reason for every series that has none.
 and zero-crossing values) and the metric's direction. ``abs_change_pct`` (|change_pct|)
 and ``action`` (the change's interval lies beyond +-``--min-effect`` %, default 1 %, as
 ``compare`` judges a row) make the action list: rows with ``action``, largest
-``abs_change_pct`` first; the others stay in the table.
+``abs_change_pct`` first; the others stay in the table. ``--baseline B`` (a paired
+baseline): every other series is divided, trial by trial, by the median of B's trials of
+the same metric in the same run (``prepare``: query ``change_point_baseline``, over the
+whole campaign, so the job's slices of configurations all see it); ``paired_with`` and
+``n_unpaired`` say so on each row.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +43,8 @@ class ChangePointParams:
     by: str = param("revision", "Order each series by revision time, then start (revision), "
                     "or by start only (time).", choices=("revision", "time"))
     alpha: float = param(0.01, "Level of the permutation tests: a series without change gets "
-                         "any change point with probability <= alpha.")
+                         "any change point with probability <= alpha (the p-values do not "
+                         "depend on it).")
     min_change: float = param(0.0, "Drop change points whose change is smaller than this many "
                               "percent.")
     min_size: int = param(4, "Fewest points on each side of a change point (4: a change "
@@ -47,6 +53,13 @@ class ChangePointParams:
     permutations: int = param(999, "Permutations of the first test of a series (at most).")
     split_permutations: int = param(199, "Permutations of the tests of its parts (at most).")
     confidence: float = param(0.99, "Confidence of each change's interval, at least 0.5 (0.99 or 99).")
+    baseline: str | None = param(None, "Paired baseline: divide each trial of every other "
+                                 "series by the median of this benchmark's trials of the "
+                                 "same metric in the same run (cancels machine drift, as "
+                                 "Go's benchseries); its own series stay raw.")
+    baseline_values: tuple[tuple[Any, ...], ...] = param(
+        (), "(campaign, hardware type, run, metric, baseline) rows (set by prepare)",
+        internal=True)
     min_effect: float = param(1.0, "A change point needs action (column action) when its "
                               "interval lies beyond +-this many percent (its change, when "
                               "it has no interval), as compare's --threshold; sort the "
@@ -71,6 +84,47 @@ def needs_action(change: float, low: float | None, high: float | None,
     return low > min_effect or high < -min_effect
 
 
+def prepare_baseline(table: pa.Table, params: ChangePointParams) -> ChangePointParams:
+    """The baseline's value of every run (query ``change_point_baseline``)."""
+    from perfwarehouse.errors import AnalysisError
+
+    if params.baseline is None:
+        return params
+    if table.num_rows == 0:
+        raise AnalysisError(f"change-points: --baseline {params.baseline!r}: no trial of that "
+                            "benchmark in the data analysed")
+    rows = tuple(tuple(r.values()) for r in table.select(
+        ["campaign", "hardware_type", "run_id", "metric", "baseline"]).to_pylist())
+    return dataclasses.replace(params, baseline_values=rows)
+
+
+def pair(table: pa.Table, baseline: str, divisors: tuple[tuple[Any, ...], ...]
+         ) -> tuple[pa.Table, dict[int, int]]:
+    """``table`` with the value of every row not of benchmark ``baseline`` divided by the
+    baseline of its (campaign, hardware type, run, metric); rows without one left out,
+    counted per config_id (the second value). Row order kept."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    keys = ["campaign", "hardware_type", "run_id", "metric"]
+    lookup = pa.table({k: pa.array([d[i] for d in divisors], table.schema.field(k).type)
+                       for i, k in enumerate(keys)}
+                      | {"_baseline": pa.array([float(d[4]) for d in divisors], pa.float64())})
+    rows = table.append_column("_row", pa.array(np.arange(table.num_rows), pa.int64()))
+    joined = rows.join(lookup, keys=keys, join_type="left outer").sort_by("_row")
+    div = pc.fill_null(joined.column("_baseline"), float("nan")).to_numpy()
+    value = joined.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
+    own = pc.fill_null(pc.equal(joined.column("benchmark"), baseline), False).to_numpy(
+        zero_copy_only=False)
+    missing = ~own & np.isnan(div)
+    config = joined.column("config_id").to_numpy()
+    ids, counts = np.unique(config[missing], return_counts=True)
+    out = joined.set_column(joined.schema.get_field_index("value"), "value",
+                            pa.array(np.where(own, value, value / div)))
+    out = out.drop_columns(["_row", "_baseline"]).filter(pa.array(~missing))
+    return out, dict(zip(ids.tolist(), counts.tolist()))
+
+
 def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     import numpy as np
 
@@ -89,6 +143,10 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
         raise AnalysisError("change-points: --min-size must be >= 2, --permutations and "
                             "--split-permutations >= 1, --min-change and --min-effect finite "
                             "numbers >= 0")
+    unpaired: dict[int, int] = {}
+    if params.baseline is not None:
+        original = table
+        table, unpaired = pair(table, params.baseline, params.baseline_values)
     config = table.column("config_id").to_numpy()
     values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
     # Python objects only for the rows that become change points (to_pylist of every
@@ -106,10 +164,26 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                          permutations=params.permutations,
                          split_permutations=params.split_permutations, confidence=confidence)
     rows: list[dict[str, Any]] = []
+    if params.baseline is not None:  # series with no trial left: say why, drop nothing
+        kept = set(np.unique(config).tolist())
+        first: dict[int, int] = {}
+        for i, c in enumerate(original.column("config_id").to_pylist()):
+            first.setdefault(c, i)
+        for c, i in first.items():
+            if c not in kept:
+                meta = {k: original.column(k)[i].as_py() for k in meta_cols}
+                rows.append({**meta, "ordered_by": params.by, "n_points": 0,
+                             "confidence": confidence, "alpha": params.alpha,
+                             "paired_with": params.baseline, "n_unpaired": unpaired.get(c, 0),
+                             "reason": f"no trial has a baseline ({params.baseline}, same "
+                                       "metric) in its run"})
     for (s, e), result in zip(spans, results):
         meta = {k: table.column(k)[s].as_py() for k in meta_cols}
+        paired = params.baseline is not None and meta["benchmark"] != params.baseline
         base = {**meta, "ordered_by": params.by, "n_points": e - s,
-                "confidence": confidence, "alpha": params.alpha}
+                "confidence": confidence, "alpha": params.alpha,
+                "paired_with": params.baseline if paired else None,
+                "n_unpaired": unpaired.get(meta["config_id"], 0) if paired else None}
         if not result.change_points:
             rows.append({**base, "p_value": result.p_value, "reason": result.reason})
             continue
@@ -147,6 +221,12 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
              f"{len(points) - regressions:,} improvements) at alpha {params.alpha:g}"]
     if points:
         lines.append(f"  {action:,} need action (interval beyond +-{params.min_effect:g} %)")
+    if params.baseline is not None:
+        per_series = {(r["campaign"], r["hardware_type"], r["config_id"]): r["n_unpaired"] or 0
+                      for r in rows}  # every row of a series carries its count
+        left_out = sum(per_series.values())
+        lines.append(f"  series divided run by run by {params.baseline}'s median; "
+                     f"{left_out:,} trials without a baseline in their run left out")
     if short:
         lines.append(f"  {short:,} series too short for the test "
                      f"(fewer than {2 * params.min_size} trials)")
@@ -168,7 +248,9 @@ JOB = Job(
     compute=compute,
     outputs=(OUTPUT,),
     summarize=summarize,
-    query_params=lambda p: {"by": p.by},
+    query_params=lambda p: {"by": p.by, "baseline": p.baseline},
+    prepare_query="change_point_baseline",
+    prepare=prepare_baseline,
     per_configuration=True,
     row_order=("config_id", "order_time", "started_at", "run_id", "position"),
     relative_cost=4.0,

@@ -189,7 +189,9 @@ direction regression|improvement by the sign of change_pct and higher_is_better.
 without change points gets one row with position NULL and the reason (too short, no
 significant change, ...). abs_change_pct = |change_pct| and action (the change's interval
 lies beyond +-min_effect %) make the action list, largest first (081b/081c add them to
-catalogs created before them, NULL for their earlier runs).
+catalogs created before them, NULL for their earlier runs). paired_with: the benchmark the
+series was divided by, run by run (--baseline; the values are then ratios), and
+n_unpaired: its trials left out for want of a baseline value in their run (081d/081e).
 """, not_null(CONFIGURATION_KEY + columns(
     ("unit", pa.string()), ("higher_is_better", pa.bool_()), ("ordered_by", pa.string()),
     ("n_points", pa.int64()), ("position", pa.int64()), ("revision", pa.string()),
@@ -200,6 +202,7 @@ catalogs created before them, NULL for their earlier runs).
     ("confidence", pa.float64()), ("p_value", pa.float64()), ("alpha", pa.float64()),
     ("direction", pa.string()), ("reason", pa.string()),
     ("abs_change_pct", pa.float64()), ("action", pa.bool_()),
+    ("paired_with", pa.string()), ("n_unpaired", pa.int64()),
 ), "campaign", "hardware_type", "config_id", "ordered_by", "n_points", "confidence", "alpha"))
 
 #: Every contract, by table name.

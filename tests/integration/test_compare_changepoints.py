@@ -107,3 +107,35 @@ def test_change_points_job_and_history_report(cli: CliRunner, tmp_path: Path) ->
     fleet = tmp_path / "fleet.html"
     cli("report", "fleet", "--out", str(fleet), check=True)
     assert 'href="history.html"' in fleet.read_text()
+
+
+def test_change_points_with_a_paired_baseline(cli: CliRunner, tmp_path: Path) -> None:
+    """--baseline B divides every other series by B's trial of the same run and metric:
+    the planted slowdown of a runtime series is still found; the throughput series (every
+    fifth benchmark, bench014 among them) have no runtime baseline: each gets a row that
+    says so and its 60 trials are counted, never dropped in silence; an unknown baseline
+    is a one-line error."""
+    recs = revision_records(campaign="hist", benchmarks=20, revisions=12, trials=5,
+                            noise=0.01, slowdowns={3: [(6, 0.06)], 14: [(6, 0.06)]}, seed=3)
+    cli("ingest", "jsonl", str(write(tmp_path / "h.jsonl", recs)), check=True)
+    run = cli("analyze", "change-points", "--baseline", "bench000", "--min-change", "3",
+              check=True)
+    assert ("divided run by run by bench000's median; 240 trials without a baseline"
+            in run.stdout)
+    got = cli("sql", "SELECT benchmark, position, paired_with, n_unpaired FROM change_points "
+              "WHERE position IS NOT NULL ORDER BY benchmark", "--format", "csv",
+              check=True).stdout.splitlines()
+    assert got[1:] == ["bench003,30,bench000,0"]
+    unpaired = cli("sql", "SELECT benchmark, n_points, n_unpaired, reason FROM change_points "
+                   "WHERE n_unpaired > 0 ORDER BY benchmark", "--format", "csv",
+                   check=True).stdout.splitlines()
+    assert [r.split(",")[:3] for r in unpaired[1:]] == [
+        [f"bench{b:03d}", "0", "60"] for b in (4, 9, 14, 19)]
+    assert all("no trial has a baseline (bench000, same metric)" in r for r in unpaired[1:])
+    paired = cli("sql", "SELECT count(*) FILTER (paired_with = 'bench000'), "
+                 "count(*) FILTER (paired_with IS NULL AND benchmark = 'bench000') "
+                 "FROM change_points", "--format", "csv", check=True)
+    assert paired.stdout.splitlines()[1] == "19,1"
+    bad = cli("analyze", "change-points", "--baseline", "nope")
+    assert bad.returncode != 0
+    assert len(bad.stderr.strip().splitlines()) == 1 and "nope" in bad.stderr

@@ -112,3 +112,10 @@ def test_action_list_names_the_changes_beyond_min_effect() -> None:
     assert big["abs_change_pct"] > small["abs_change_pct"]
     loose = compute(_table(values, False), ChangePointParams(min_effect=0.1))["change_points"]
     assert all(loose.column("action").to_pylist())
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan])
+def test_min_effect_must_be_a_non_negative_number(bad: float) -> None:
+    from perfwarehouse.errors import AnalysisError
+    with pytest.raises(AnalysisError, match="--min-effect"):
+        compute(_table(_step(1.0, 2.0), False), ChangePointParams(min_effect=bad))

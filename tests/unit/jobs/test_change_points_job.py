@@ -7,6 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute
+import pytest
 
 from perfwarehouse.jobs.change_points import SCHEMA, ChangePointParams, compute, summarize
 
@@ -69,3 +71,93 @@ def test_by_time_and_min_change_are_honoured() -> None:
     out = compute(table, ChangePointParams(by="time", min_change=10.0))["change_points"]
     assert all(r["position"] is None for r in out.to_pylist())
     assert {r["ordered_by"] for r in out.to_pylist()} == {"time"}
+
+
+def _drifting_runs(with_baseline_in: int = 120) -> pa.Table:
+    """Two configurations measured in the same 120 runs (one trial each): ``tip`` and
+    ``base``. The machine gets 10 % slower from run 40 on (both series move); tip alone
+    gets 5 % slower from run 80 on. ``base`` runs only in the first ``with_baseline_in``
+    runs."""
+    rng = np.random.default_rng(4)
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    rows = []
+    for cid, name in ((1, "tip"), (2, "base")):
+        for run in range(120):
+            if name == "base" and run >= with_baseline_in:
+                continue
+            machine = 1.10 if run >= 40 else 1.0
+            own = 1.05 if name == "tip" and run >= 80 else 1.0
+            rows.append({
+                "campaign": "c", "hardware_type": "hw", "config_id": cid, "benchmark": name,
+                "settings": "{}", "metric": "runtime", "unit": "s", "higher_is_better": False,
+                "revision": f"r{run:03d}", "revision_time": start + timedelta(days=run),
+                "started_at": start + timedelta(days=run, minutes=cid), "run_id": run,
+                "position": cid,
+                "value": 10.0 * machine * own * float(np.exp(rng.normal(0, 0.003)))})
+    return pa.Table.from_pylist(rows).cast(pa.schema([
+        ("campaign", pa.string()), ("hardware_type", pa.string()), ("config_id", pa.uint64()),
+        ("benchmark", pa.string()), ("settings", pa.string()), ("metric", pa.string()),
+        ("unit", pa.string()), ("higher_is_better", pa.bool_()), ("revision", pa.string()),
+        ("revision_time", pa.timestamp("us", tz="UTC")),
+        ("started_at", pa.timestamp("us", tz="UTC")), ("run_id", pa.int64()),
+        ("position", pa.int64()), ("value", pa.float64())]))
+
+
+def _baseline_rows(table: pa.Table, name: str) -> tuple[tuple, ...]:
+    """What the prepare query returns: the baseline's median per run (here one trial)."""
+    base = table.filter(pa.compute.equal(table.column("benchmark"), name))
+    return tuple((r["campaign"], r["hardware_type"], r["run_id"], r["metric"], r["value"])
+                 for r in base.to_pylist())
+
+
+def test_paired_baseline_cancels_the_machine_drift() -> None:
+    from dataclasses import replace
+
+    from perfwarehouse.jobs.change_points import prepare_baseline
+
+    table = _drifting_runs()
+    raw = compute(table, ChangePointParams())["change_points"].to_pylist()
+    assert sorted((r["config_id"], r["position"]) for r in raw) == [(1, 40), (1, 80), (2, 40)]
+    prepared = prepare_baseline(pa.table({
+        "campaign": [r[0] for r in _baseline_rows(table, "base")],
+        "hardware_type": [r[1] for r in _baseline_rows(table, "base")],
+        "run_id": [r[2] for r in _baseline_rows(table, "base")],
+        "metric": [r[3] for r in _baseline_rows(table, "base")],
+        "baseline": [r[4] for r in _baseline_rows(table, "base")]}),
+        ChangePointParams(baseline="base"))
+    assert prepared.baseline_values == _baseline_rows(table, "base")
+    paired = {(r["config_id"], r["position"]): r
+              for r in compute(table, prepared)["change_points"].to_pylist()}
+    assert sorted(paired) == [(1, 80), (2, 40)]  # tip / base changes once; base stays raw
+    tip = paired[(1, 80)]
+    assert tip["paired_with"] == "base" and tip["n_unpaired"] == 0
+    assert 4 < tip["change_pct"] < 6 and tip["median_before"] == pytest.approx(1.0, abs=0.01)
+    assert paired[(2, 40)]["paired_with"] is None
+    # runs without a baseline: left out and counted, never silently
+    short = _drifting_runs(with_baseline_in=100)
+    params = replace(prepared, baseline_values=_baseline_rows(short, "base"))
+    out = compute(short, params)["change_points"].to_pylist()
+    tip_rows = [r for r in out if r["config_id"] == 1]
+    assert {r["n_unpaired"] for r in tip_rows} == {20}
+    assert {r["n_points"] for r in tip_rows} == {100}
+    lines = summarize({"change_points": compute(short, params)["change_points"]}, params)
+    assert any("20 trials without a baseline in their run left out" in line for line in lines)
+    # a series none of whose runs has a baseline gets a row that says so
+    none = replace(params, baseline_values=_baseline_rows(short, "base")[:0] + (
+        ("c", "hw", 999, "runtime", 1.0),))
+    rows = compute(short, none)["change_points"].to_pylist()
+    [tip_row] = [r for r in rows if r["config_id"] == 1]
+    assert tip_row["position"] is None and "no trial has a baseline" in tip_row["reason"]
+
+
+def test_unknown_baseline_is_a_one_line_error() -> None:
+    from perfwarehouse.errors import AnalysisError
+    from perfwarehouse.jobs.change_points import prepare_baseline
+
+    empty = pa.table({"campaign": pa.array([], pa.string()),
+                      "hardware_type": pa.array([], pa.string()),
+                      "run_id": pa.array([], pa.int64()), "metric": pa.array([], pa.string()),
+                      "baseline": pa.array([], pa.float64())})
+    with pytest.raises(AnalysisError, match="no trial of that benchmark"):
+        prepare_baseline(empty, ChangePointParams(baseline="nope"))
+    assert prepare_baseline(empty, ChangePointParams()) == ChangePointParams()
