@@ -231,8 +231,8 @@ def run_searches(config: WorkbenchConfig, samples: Sequence[Mapping[str, str]],
     config.check()
     node = config.node or default_node()
     hardware_type = default_hardware_type(node, config.hardware_type)
-    samples = [dict(s) for s in samples]
-    fingerprint = _fingerprint(config, samples)
+    plain = [dict(s) for s in samples]
+    fingerprint = _fingerprint(config, plain)
     with spool.spool_lock(config.spool):
         past = _read_past(config, node, hardware_type, fingerprint, warn)
         session = past.session or uuid.uuid4().hex[:8]
@@ -249,7 +249,7 @@ def run_searches(config: WorkbenchConfig, samples: Sequence[Mapping[str, str]],
                            if config.seed_from is not None else [])
         try:
             with _SignalScope(runner.on_signal):
-                for index, factors in enumerate(samples):
+                for index, factors in enumerate(plain):
                     finished = [(s.factors, s.result.lambda_star) for s in outcome.samples
                                 if s.result is not None and s.result.lambda_star is not None]
                     if not runner.search(index, factors, past, finished, warehouse_seeds):
@@ -350,6 +350,7 @@ class _Runner:
         config = self.config
         label = ", ".join(f"{k}={v}" for k, v in factors.items()) or config.campaign
         sample_settings = self._sample_settings(factors)
+        seed: SeedChoice | None
         if index in past.seeds:
             known = past.seeds[index]
             seed = SeedChoice(float(known["load"]), {} if known["from_sample"] else None, None,

@@ -136,6 +136,7 @@ def from_latency(latency: Any) -> Histogram:
                              or not math.isfinite(mean) or mean < 0):
         raise ValueError("latency.mean must be a number >= 0")
     mean_ms = None if mean is None else float(mean) * scale
+    n: float | None
     if kind == "samples":
         values = _numbers(latency["samples"], "samples") * scale
         if values.ndim != 1:

@@ -136,8 +136,8 @@ def _xml(text: str, source: str) -> list[tuple[int, dict[str, str]]]:
     for position, element in enumerate(root):
         if element.tag not in ("httpSample", "sample"):
             continue
-        sample = {name: element.get(attr) for attr, name in _XML_ATTRIBUTES.items()
-                  if element.get(attr) is not None}
+        sample = {name: value for attr, name in _XML_ATTRIBUTES.items()
+                  if (value := element.get(attr)) is not None}
         for key in ("timeStamp", "elapsed", "success"):
             if key not in sample:
                 raise TrialParseError(source, 0, "missing-field",

@@ -80,7 +80,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                               "$.metrics.http_reqs (or iterations) with count and rate is missing")
     trend_name = "http_req_duration" if counter_name == "http_reqs" else "iteration_duration"
     trend = stats(trend_name) or {}
-    state = doc.get("state") if isinstance(doc.get("state"), dict) else {}
+    raw_state = doc.get("state")
+    state: dict[str, Any] = raw_state if isinstance(raw_state, dict) else {}
     run_ms = state.get("testRunDurationMs")
     if run_ms is not None and (isinstance(run_ms, bool) or not isinstance(run_ms, (int, float))):
         raise TrialParseError(source, 0, "wrong-type", "$.state.testRunDurationMs must be a number")

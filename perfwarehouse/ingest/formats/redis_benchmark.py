@@ -73,8 +73,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         fields = dict(zip(columns, row))
         if not fields["test"].strip():
             raise TrialParseError(source, lineno, "missing-field", "the test name is empty")
-        metrics = {COLUMNS[c]: lt.number(v, source, lineno, c)
-                   for c, v in fields.items() if c in COLUMNS}
+        metrics: dict[str, float | None] = {COLUMNS[c]: lt.number(v, source, lineno, c)
+                                            for c, v in fields.items() if c in COLUMNS}
         records += lt.trial_records(run=run, position=position, benchmark=fields["test"],
                                     settings=settings, metrics=metrics, source=source,
                                     line=lineno)
