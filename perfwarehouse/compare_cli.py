@@ -161,23 +161,9 @@ def _signed(v: float | None, digits: int = 2) -> str:
     return f"{v:+.{digits}f}"
 
 
-def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
-    """The change as a ratio a person reads: '1.30x faster', '2.00x slower' (a time that
-    halves is 2.00x faster; unknown direction reads like a time); '' when undefined."""
-    if change_pct is None or not math.isfinite(change_pct) or change_pct <= -100.0:
-        return ""
-    ratio = 1.0 + change_pct / 100.0
-    if ratio == 1.0:
-        return "1.00x"
-    up_is_better = bool(higher_is_better)
-    better = (ratio > 1.0) == up_is_better
-    factor = ratio if ratio > 1.0 else 1.0 / ratio
-    return f"{factor:.2f}x {'faster' if better else 'slower'}"
-
-
 def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:
     """The geometric-mean rows in the display's columns."""
-    from perfwarehouse.compare.summary import readable
+    from perfwarehouse.compare.summary import ratio_text, readable
 
     rows = []
     for g in geo:
@@ -193,7 +179,7 @@ def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
-    from perfwarehouse.compare.summary import readable
+    from perfwarehouse.compare.summary import ratio_text, readable
 
     columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
                "change %", "ratio", "CI %", "p adj", "verdict", "more trials", "why"]
