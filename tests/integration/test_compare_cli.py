@@ -170,3 +170,19 @@ def test_side_by_side_with_pyperf_compare_to(cli: CliRunner) -> None:
     # measured: 7 of 8 (tuple: pyperf's t-test on 30 pooled values says 1.15x slower,
     # the rank test on 10 worker medians a side p = 0.063 before the correction)
     assert sum(agree) >= 7, dict(zip(golden, agree))
+
+
+def test_go_test_count_lines_are_the_sample(cli: CliRunner) -> None:
+    # real `go test -bench . -count 10` outputs (tests/fixtures/generate/compare_gotest.sh;
+    # measured on a loaded machine, so no verdict is asserted): each result line is a trial
+    for name, rev in (("gotest_base.txt", "a"), ("gotest_contender.txt", "b")):
+        cli("ingest", "gotest", str(FIXTURES / name), "--campaign", "go", "--node", "n1",
+            "--hardware-type", "box", "--revision", rev, check=True)
+    out = cli("compare", "--campaign", "go", "--baseline", "a", "--contender", "b",
+              "--format", "json", "--no-save", check=True)
+    result = json.loads(out.stdout)
+    rows = result["comparisons"]
+    assert sorted((r["benchmark"], r["unit"]) for r in rows) == [
+        ("BenchmarkCopy", "MB/s"), ("BenchmarkCopy", "ns/op"), ("BenchmarkSum", "ns/op")]
+    assert all(r["n_baseline"] == r["n_contender"] == 10 for r in rows)
+    assert sorted(g["unit"] for g in result["geomean"]) == ["MB/s", "ns/op"]
