@@ -296,11 +296,14 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
     """Compare a contender with a baseline, per configuration and hardware type.
 
     Each side is a campaign, optionally one revision of it and a SQL filter. For every
-    configuration: the medians of the trial values of both sides, the change in percent with
-    its confidence interval (log-scale Hodges-Lehmann, distribution-free), the rank-sum
-    p-value adjusted over the configurations, and a verdict: slower, faster, no change (the
-    interval lies inside +-threshold) or inconclusive (with about how many more trials would
-    settle it). Sorted by the size of the change.  Example:
+    configuration: the medians of both sides (in readable units), the change in percent
+    and as a ratio with its confidence interval (log-scale Hodges-Lehmann,
+    distribution-free), the exact Mann-Whitney p-value adjusted over the configurations,
+    and a verdict: slower, faster, no change (the interval lies inside +-threshold) or
+    inconclusive (with how many more trials would give 80 % power). The sample is the
+    trials, or each tool's repetitions where a side has fewer than 5 trials (hyperfine's
+    runs). Largest change first, then a geometric mean per unit. Exit status: 0, 1 user
+    error (also: nothing to compare), 2 usage, 3 a --fail-on verdict.  Example:
 
       perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
     """
