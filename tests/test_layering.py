@@ -42,7 +42,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 }
 # the chart modules of the pages: pure Altair specs over the shared helpers
 CHART_MODULES = ("reports.charts", "reports.order_effects_charts", "reports.variability_charts",
-                 "reports.triscale_charts", "reports.fleet_charts", "reports.load_charts")
+                 "reports.triscale_charts", "reports.fleet_charts", "reports.load_charts",
+                 "reports.compare_charts")
 ALLOWED |= {m: ("errors", "reports.charts") for m in CHART_MODULES[1:]}
 QUERY_STEP = "build"  # the one function of a report module that may call a method package
 # where DuckDB may be imported: the warehouse, the ingest edge, the job runner, the

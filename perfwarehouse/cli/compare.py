@@ -162,23 +162,9 @@ def _signed(v: float | None, digits: int = 2) -> str:
     return f"{v:+.{digits}f}"
 
 
-def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
-    """The change as a ratio a person reads: '1.30x faster', '2.00x slower' (a time that
-    halves is 2.00x faster; unknown direction reads like a time); '' when undefined."""
-    if change_pct is None or not math.isfinite(change_pct) or change_pct <= -100.0:
-        return ""
-    ratio = 1.0 + change_pct / 100.0
-    if ratio == 1.0:
-        return "1.00x"
-    up_is_better = bool(higher_is_better)
-    better = (ratio > 1.0) == up_is_better
-    factor = ratio if ratio > 1.0 else 1.0 / ratio
-    return f"{factor:.2f}x {'faster' if better else 'slower'}"
-
-
 def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:
     """The geometric-mean rows in the display's columns."""
-    from perfwarehouse.compare.summary import readable
+    from perfwarehouse.compare.summary import ratio_text, readable
 
     rows = []
     for g in geo:
@@ -194,7 +180,7 @@ def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _display_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
-    from perfwarehouse.compare.summary import readable
+    from perfwarehouse.compare.summary import ratio_text, readable
 
     columns = ["hardware_type", "benchmark", "settings", "metric", "baseline", "contender",
                "change %", "ratio", "CI %", "p adj", "verdict", "more trials", "why"]
@@ -311,11 +297,14 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
     """Compare a contender with a baseline, per configuration and hardware type.
 
     Each side is a campaign, optionally one revision of it and a SQL filter. For every
-    configuration: the medians of the trial values of both sides, the change in percent with
-    its confidence interval (log-scale Hodges-Lehmann, distribution-free), the rank-sum
-    p-value adjusted over the configurations, and a verdict: slower, faster, no change (the
-    interval lies inside +-threshold) or inconclusive (with about how many more trials would
-    settle it). Sorted by the size of the change.  Example:
+    configuration: the medians of both sides (in readable units), the change in percent
+    and as a ratio with its confidence interval (log-scale Hodges-Lehmann,
+    distribution-free), the exact Mann-Whitney p-value adjusted over the configurations,
+    and a verdict: slower, faster, no change (the interval lies inside +-threshold) or
+    inconclusive (with how many more trials would give 80 % power). The sample is the
+    trials, or each tool's repetitions where a side has fewer than 5 trials (hyperfine's
+    runs). Largest change first, then a geometric mean per unit. Exit status: 0, 1 user
+    error (also: nothing to compare), 2 usage, 3 a --fail-on verdict.  Example:
 
       perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
     """

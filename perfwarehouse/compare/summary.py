@@ -11,6 +11,7 @@ units, and notes on samples that a rank test alone would misread (warm-up, two m
 * :func:`readable`: a value with its unit scaled to 3-4 significant digits (ns, us, ms,
   s; B, KiB, MiB, GiB; k, M, G for rates and counts); Go's "ns/op", "B/op" and
   "sec/op" keep their "/op".
+* :func:`ratio_text`: the change as a ratio beside the percentage ("1.30x faster").
 * :func:`sample_notes`: "warm-up" when the first value of a side's trials is outside the
   range of the rest of its trial in at least 3/4 of 4 or more trials, all on the same
   side (under exchangeable values the first is the extreme of k with probability 2/k,
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -69,7 +71,21 @@ def readable(value: float | None, unit: str | None) -> str:
     return f"{_digits(value)} {unit}".rstrip()
 
 
-def geomean_rows(rows: Sequence[dict[str, object]], confidence: float) -> list[dict[str, object]]:
+def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
+    """The change as a ratio a person reads: '1.30x faster', '2.00x slower' (a time that
+    halves is 2.00x faster; unknown direction reads like a time); '' when undefined."""
+    if change_pct is None or not math.isfinite(change_pct) or change_pct <= -100.0:
+        return ""
+    ratio = 1.0 + change_pct / 100.0
+    if ratio == 1.0:
+        return "1.00x"
+    up_is_better = bool(higher_is_better)
+    better = (ratio > 1.0) == up_is_better
+    factor = ratio if ratio > 1.0 else 1.0 / ratio
+    return f"{factor:.2f}x {'faster' if better else 'slower'}"
+
+
+def geomean_rows(rows: Sequence[Mapping[str, Any]], confidence: float) -> list[dict[str, Any]]:
     """One summary per (hardware_type, metric, unit) of compare's rows (dicts with
     ``median_baseline``, ``median_contender``, ``n_baseline``, ``n_contender``): the
     geometric means and the change of the geometric mean with its interval (module

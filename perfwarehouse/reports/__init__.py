@@ -29,6 +29,8 @@ CATALOG: tuple[Entry, ...] = (
           "History: change points of every configuration over revisions or time."),
     Entry("load", _R + "load:REPORT",
           "Load tests: peak, knee, latency under load, operational-law consistency."),
+    Entry("compare", _R + "compare:REPORT",
+          "Compare: the latest kept comparison, verdict first, changes with their intervals."),
     Entry("configuration", _R + "configuration:REPORT",
           "One configuration: what the analyses say, fixed vs random order, values over time."),
 )

@@ -117,7 +117,7 @@ def test_more_trials_is_a_power_estimate_for_every_inconclusive_row() -> None:
 
 
 def test_ratio_beside_the_percentage() -> None:
-    from perfwarehouse.cli.compare import ratio_text
+    from perfwarehouse.compare.summary import ratio_text
 
     assert ratio_text(-50.0, False) == "2.00x faster"   # a time halves
     assert ratio_text(30.0, True) == "1.30x faster"     # a throughput up 30 %

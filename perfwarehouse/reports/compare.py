@@ -1,0 +1,143 @@
+"""The compare page: one kept comparison (``perfwarehouse compare``, table
+``comparisons``) as a reader wants it: the verdict first, the changes with their
+intervals drawn, and the table with the geometric mean per unit.
+
+The numbers are those ``compare`` printed (the table keeps them); the geometric-mean
+rows are computed from the kept medians by :func:`perfwarehouse.compare.summary.geomean_rows`.
+"""
+
+from __future__ import annotations
+
+import click
+import polars as pl
+import pyarrow as pa
+
+from perfwarehouse.reports import charts
+from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, Report, ReportData, Request
+from perfwarehouse.reports.compare_charts import changes_chart
+from perfwarehouse.reports.page import (
+    CONFIGURATION_COLUMNS,
+    Column,
+    Figure,
+    Notice,
+    Page,
+    Section,
+    Verdict,
+    VerdictLevel,
+    capped_table,
+)
+
+INTRO = (
+    "Is the contender slower than the baseline, by how much, and how sure is it? For every "
+    "configuration and hardware type: the change of the typical trial value (log-scale "
+    "Hodges-Lehmann shift) with its distribution-free interval, the exact Mann-Whitney "
+    "p-value adjusted over the configurations, and a verdict: slower or faster when the "
+    "interval lies beyond the threshold and the adjusted p-value is below the level, no change "
+    "when the interval lies inside it, otherwise inconclusive (with how many more trials "
+    "would settle it). See docs/compare.md for the defaults and their calibration.")
+LINKS = (("all reports", "index.html"), ("history", "history.html"))
+TOP_DRAWN = 60
+"""Configurations drawn (largest change first); the table lists every one."""
+
+COMPARISON_ID = click.Option(["--comparison-id", "comparison_id"], type=int, default=None,
+                             help="The kept comparison to show.  [default: the latest "
+                                  "(of --campaign's, when given)]")
+
+
+def build(data: ReportData, request: Request) -> Page:
+    """Read the comparison and compute what the page shows beside the kept numbers (the
+    verdict line, ratios, readable values, the geometric means)."""
+    from perfwarehouse.compare import verdict_line
+    from perfwarehouse.compare.summary import geomean_rows, ratio_text, readable
+
+    rows = data.query("compare", campaign=request.campaign,
+                      comparison_id=request.option("comparison_id"))
+    if rows.num_rows == 0:
+        text = ("No comparison kept yet: run `perfwarehouse compare --campaign C --baseline A "
+                "--contender B`, then write this report again.")
+        return Page("Compare", INTRO, (Section("No comparison yet", "",
+                                                (Notice(text, "missing"),)),),
+                    name="compare", verdict=Verdict(text, "missing"), links=LINKS)
+    records = rows.to_pylist()
+    confidence = float(records[0]["confidence"])
+    shown = pl.DataFrame({
+        "ratio": [ratio_text(r["change_pct"], r["higher_is_better"]) for r in records],
+        "baseline": [readable(r["median_baseline"], r["unit"]) for r in records],
+        "contender": [readable(r["median_contender"], r["unit"]) for r in records]},
+        schema={"ratio": pl.String, "baseline": pl.String, "contender": pl.String})
+    geo = [{**g, "ratio": ratio_text(g["change_pct"], g["higher_is_better"]),
+            "baseline": readable(g["geomean_baseline"], g["unit"]),
+            "contender": readable(g["geomean_contender"], g["unit"])}
+           for g in geomean_rows(records, confidence)]
+    return build_page(rows, verdict_line(rows), shown, geo)
+
+
+def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
+               geo: list[dict[str, object]]) -> Page:
+    """The page from the rows of one comparison (``report_compare.sql``), its verdict line,
+    the display columns ``shown`` (ratio, baseline, contender; one row each) and the
+    geometric-mean rows (pure)."""
+    df = pl.concat([charts.labelled(rows), shown], how="horizontal")
+    first = df.row(0, named=True)
+    confidence = float(first["confidence"])
+    sides = (f"{_side(first, 'contender')} against {_side(first, 'baseline')}; "
+             f"{100 * confidence:g} % intervals, threshold ±{first['threshold_pct']:g} %, "
+             f"correction {first['correction']}")
+    slower = df.filter(pl.col("verdict") == "slower").height
+    level: VerdictLevel = "alarm" if slower else "ok"
+    drawn = df.filter(pl.col("ci_low_pct").is_not_null() & pl.col("change_pct").is_finite()
+                      ).head(TOP_DRAWN)
+    blocks: list[Figure | Notice] = []
+    if drawn.height:
+        blocks.append(Figure(changes_chart(drawn, confidence=confidence,
+                                           title="Change of each configuration"), "changes"))
+    if drawn.height < df.height:
+        blocks.append(Notice(f"{df.height - drawn.height} configurations are not drawn (no "
+                             "interval, or beyond the largest drawn); the table lists every one."))
+    geo_df = pl.DataFrame(geo) if geo else None
+    sections = [Section("Changes", sides, tuple(blocks))]
+    if geo_df is not None:
+        sections.append(Section("Geometric mean per unit", (
+            "The geometric means of the two sides' medians and the change of the geometric "
+            "mean (benchstat's geomean row), with a Student-t interval over the configurations "
+            "of the mean log ratio."), (capped_table(
+                "Geometric mean", "", (
+                    Column("hardware_type", "hardware type", key=True),
+                    Column("metric", "metric", key=True), Column("unit", "unit"),
+                    Column("configurations", "configurations", "int"),
+                    Column("baseline", "baseline"), Column("contender", "contender"),
+                    Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
+                    Column("ci_low_pct", "CI low (%)", "pct"),
+                    Column("ci_high_pct", "CI high (%)", "pct")), geo_df),)))
+    table_cols = (*CONFIGURATION_COLUMNS[:3], Column("metric", "metric"),
+                  Column("baseline", "baseline (median)"),
+                  Column("contender", "contender (median)"),
+                  Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
+                  Column("ci_low_pct", "CI low (%)", "pct"),
+                  Column("ci_high_pct", "CI high (%)", "pct"),
+                  Column("p_adjusted", "p adjusted", "pvalue"), Column("verdict", "verdict"),
+                  Column("more_trials", "more trials", "int"), Column("reason", "why"),
+                  Column("n_baseline", "n baseline", "int"),
+                  Column("n_contender", "n contender", "int"))
+    sections.append(Section("Every configuration", "Largest change first.", (
+        capped_table("Configurations", "", table_cols, df),)))
+    return Page("Compare: " + _side(first, "contender") + " vs " + _side(first, "baseline"),
+                INTRO, tuple(sections),
+                (f"comparison_id {first['comparison_id']} ({first['created_at']})",),
+                name="compare", verdict=Verdict(f"{counts} ({sides}).", level), links=LINKS)
+
+
+def _side(row: dict[str, object], side: str) -> str:
+    text = str(row[f"{side}_campaign"])
+    if row[f"{side}_revision"]:
+        text += f"@{row[f'{side}_revision']}"
+    if row[f"{side}_where"]:
+        text += f" where {row[f'{side}_where']}"
+    return text
+
+
+REPORT = Report(
+    "compare",
+    "Compare: the latest kept comparison (or --comparison-id), verdict first, each "
+    "configuration's change with its interval, the geometric mean per unit.",
+    build, options=(OUT, CAMPAIGN, COMPARISON_ID, PNG))
