@@ -17,6 +17,7 @@ import click
 from perfwarehouse import __version__
 from perfwarehouse.config import Settings, resolve_warehouse_path
 from perfwarehouse.errors import PerfwarehouseError
+from perfwarehouse.ingest.commands import table_key_options
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -172,13 +173,16 @@ def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) 
               help="TOML mapping of columns to trial fields (see ingest/mappings/).  "
                    "[default: the columns already have the native names]")
 @_quarantine
+@table_key_options
 @click.pass_context
-def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool) -> None:
+def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool,
+                 **keys: str | None) -> None:
     """Ingest a CSV or Parquet table of trials or measurements through a mapping."""
+    from perfwarehouse.ingest.commands import table_keys
     from perfwarehouse.ingest.service import ingest_table as run
 
     summary = run(_warehouse(ctx), file, mapping, quarantine=quarantine,
-                  reporter=_reporter(ctx))
+                  reporter=_reporter(ctx), keys=table_keys(**keys))
     _print_summary(summary)
 
 

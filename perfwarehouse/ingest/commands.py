@@ -213,3 +213,36 @@ def add_import_commands(ingest_group: click.Group) -> None:
     @_options
     def ingest_auto(ctx: click.Context, **kwargs: object) -> None:
         _run(ctx, "auto", **kwargs)  # type: ignore[arg-type]
+
+
+def table_key_options(function):  # type: ignore[no-untyped-def]
+    """``ingest table``'s key options (as the other importers'): they set the field for
+    every row, over the mapping."""
+    decorators = [
+        click.option("--campaign", help="Campaign of every row.  [default: the mapping's]"),
+        click.option("--node", help="Machine of every row.  [default: the mapping's]"),
+        click.option("--hardware-type", help="Hardware type of every row's node.  "
+                                             "[default: the mapping's, else the node name]"),
+        click.option("--revision", help="Revision of the software under test of every row."),
+        click.option("--revision-time", metavar="RFC3339",
+                     help="Time of the revision, e.g. 2024-05-01T10:00:00Z."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def table_keys(**given: str | None) -> dict[str, str]:
+    """The key options given to ``ingest table`` (field -> value); one line for a bad one."""
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.ingest.formats.jsonl import _timestamp
+
+    keys = {name: value for name, value in given.items() if value is not None}
+    for name, value in keys.items():
+        if not value.strip():
+            raise UsageError(f"--{name.replace('_', '-')} must not be empty")
+    if "revision_time" in keys and _timestamp(keys["revision_time"]) is None:
+        raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time")
+    if "node" in keys and "hardware_type" not in keys:
+        keys["hardware_type"] = keys["node"]
+    return keys
