@@ -6,7 +6,7 @@ file read here with the csv module and datetime.strptime."""
 from __future__ import annotations
 
 import csv
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
