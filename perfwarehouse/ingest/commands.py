@@ -243,6 +243,4 @@ def table_keys(**given: str | None) -> dict[str, str]:
             raise UsageError(f"--{name.replace('_', '-')} must not be empty")
     if "revision_time" in keys and _timestamp(keys["revision_time"]) is None:
         raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time")
-    if "node" in keys and "hardware_type" not in keys:
-        keys["hardware_type"] = keys["node"]
     return keys

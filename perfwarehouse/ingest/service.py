@@ -136,6 +136,10 @@ def ingest_table(
     _refuse_non_tables(Path(file))
     spec = table.load_mapping(mapping)
     if keys:
+        keys = dict(keys)
+        if "node" in keys and "hardware_type" not in keys and \
+                "hardware_type" not in spec.columns and "hardware_type" not in spec.constants:
+            keys["hardware_type"] = keys["node"]  # as the other importers: else the node's name
         spec = spec.with_keys(keys)
     batch = stage.Batch(str(file), "table")
     try:

@@ -108,3 +108,18 @@ def test_a_time_not_of_the_format_is_refused_naming_the_line_and_format(
         ingest_table(Warehouse(tmp_path / "wh"), table, mapping)
     assert info.value.line == 3 and info.value.rule == "bad-timestamp"
     assert "'01/02/2024 10:00' is not a time of the form %Y-%m-%d %H:%M" in str(info.value)
+
+
+def test_a_node_alone_is_its_own_hardware_type_unless_the_mapping_names_one(
+        tmp_path: Path) -> None:
+    warehouse = Warehouse(tmp_path / "wh")
+    ingest_table(warehouse, SAMPLES, OTAVA, keys={"node": "ci-box"})
+    assert _rows(warehouse, "SELECT DISTINCT node, hardware_type FROM measurements") == [
+        ("ci-box", "ci-box")]
+    mapping = tmp_path / "typed.toml"
+    mapping.write_text(OTAVA.read_text().replace('campaign = "otava"',
+                                                 'campaign = "otava"\nhardware_type = "m5"'))
+    other = Warehouse(tmp_path / "wh2")
+    ingest_table(other, SAMPLES, mapping, keys={"node": "ci-box"})
+    assert _rows(other, "SELECT DISTINCT node, hardware_type FROM measurements") == [
+        ("ci-box", "m5")]
