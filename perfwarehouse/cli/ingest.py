@@ -33,6 +33,37 @@ _quarantine = click.option(
     help="Land the good records and keep bad ones, with their reason, in the quarantine table.")
 
 
+def table_key_options(function):  # type: ignore[no-untyped-def]
+    """``ingest table``'s key options (as the other importers'): they set the field for
+    every row, over the mapping."""
+    decorators = [
+        click.option("--campaign", help="Campaign of every row.  [default: the mapping's]"),
+        click.option("--node", help="Machine of every row.  [default: the mapping's]"),
+        click.option("--hardware-type", help="Hardware type of every row's node.  "
+                                             "[default: the mapping's, else the node name]"),
+        click.option("--revision", help="Revision of the software under test of every row."),
+        click.option("--revision-time", metavar="RFC3339",
+                     help="Time of the revision, e.g. 2024-05-01T10:00:00Z."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def table_keys(**given: str | None) -> dict[str, str]:
+    """The key options given to ``ingest table`` (field -> value); one line for a bad one."""
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.ingest.formats.jsonl import _timestamp
+
+    keys = {name: value for name, value in given.items() if value is not None}
+    for name, value in keys.items():
+        if not value.strip():
+            raise UsageError(f"--{name.replace('_', '-')} must not be empty")
+    if "revision_time" in keys and _timestamp(keys["revision_time"]) is None:
+        raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time")
+    return keys
+
+
 @ingest.command("ordersage", context_settings=CONTEXT)
 @click.argument("directories", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--campaign", help="Campaign name.  [default: each directory's name]")
@@ -72,13 +103,15 @@ def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) 
               help="TOML mapping of columns to trial fields (see ingest/mappings/).  "
                    "[default: the columns already have the native names]")
 @_quarantine
+@table_key_options
 @click.pass_context
-def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool) -> None:
+def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool,
+                 **keys: str | None) -> None:
     """Ingest a CSV or Parquet table of trials or measurements through a mapping."""
     from perfwarehouse.ingest.service import ingest_table as run
 
     summary = run(warehouse(ctx), file, mapping, quarantine=quarantine,
-                  reporter=reporter(ctx))
+                  reporter=reporter(ctx), keys=table_keys(**keys))
     print_summary(summary)
 
 

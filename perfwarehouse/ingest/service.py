@@ -123,9 +123,11 @@ def _land(warehouse: Warehouse, batch: stage.Batch, quarantine: bool,
 
 def ingest_table(
     warehouse: Warehouse, file: Path, mapping: Path | None, *, quarantine: bool = False,
-    reporter: Reporter | None = None,
+    reporter: Reporter | None = None, keys: dict[str, str] | None = None,
 ) -> stage.IngestSummary:
-    """Ingest a CSV or Parquet table through a TOML mapping (``ingest/mappings/``)."""
+    """Ingest a CSV or Parquet table through a TOML mapping (``ingest/mappings/``);
+    ``keys`` (campaign, node, hardware_type, revision, revision_time: the command line's)
+    hold for every row, over the mapping."""
     from perfwarehouse.ingest.formats import table
 
     reporter = reporter or SilentReporter()
@@ -133,6 +135,12 @@ def ingest_table(
         raise UsageError(f"{file} is not a file")
     _refuse_non_tables(Path(file))
     spec = table.load_mapping(mapping)
+    if keys:
+        keys = dict(keys)
+        if "node" in keys and "hardware_type" not in keys and \
+                "hardware_type" not in spec.columns and "hardware_type" not in spec.constants:
+            keys["hardware_type"] = keys["node"]  # as the other importers: else the node's name
+        spec = spec.with_keys(keys)
     batch = stage.Batch(str(file), "table")
     try:
         with reporter.task("reading table", total=None, unit="rows"):

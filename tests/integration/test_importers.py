@@ -90,7 +90,8 @@ LOAD_FORMATS = ("hey", "jmeter", "k6", "locust", "redis-benchmark", "sysbench", 
 COUNTS: dict[str, Callable[[Path], Counter[str]]] = {
     "pyperf": _count_pyperf,
     "gbench": _count_gbench,
-    **{fmt: _count_of_unit_test(fmt) for fmt in ("asv", "gotest", "hyperfine", "jmh")},
+    **{fmt: _count_of_unit_test(fmt) for fmt in ("asv", "gotest", "hyperfine", "jmh",
+                                                 "github-action-benchmark")},
     **{fmt: _count_load_trials(fmt) for fmt in LOAD_FORMATS},
 }
 

@@ -26,6 +26,7 @@ IMPORTERS: dict[str, str] = {
     "locust": "perfwarehouse.ingest.formats.locust",
     "jmeter": "perfwarehouse.ingest.formats.jmeter",
     "k6": "perfwarehouse.ingest.formats.k6",
+    "github-action-benchmark": "perfwarehouse.ingest.formats.github_action_benchmark",
 }
 
 

@@ -21,8 +21,8 @@ Each result file is one ``fixed``-order run. Mapping:
   all lower-is-better, ``track`` (unit from ``benchmarks.json``, direction unknown);
 * revision = ``commit_hash``; revision_time = ``date`` (the commit's date, ms since
   1970 -> RFC 3339); started_at = the benchmark's ``started_at`` (when asv ran it;
-  missing in the oldest files: left empty, the ingest edge uses the file's
-  modification time); duration_s = the benchmark's ``duration`` when it has one
+  missing in the oldest files: left empty: ``--started-at`` or the path, else none);
+  duration_s = the benchmark's ``duration`` when it has one
   combination (else in ``attributes``);
 * node = the machine (``machine.json``'s ``machine``, else the result file's
   ``params.machine``); env from ``machine.json``/``params``: ``cpu`` -> ``cpu_model``,

@@ -117,14 +117,15 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                 settings["pkg"] = pkg
                 packages.add(pkg)
             attributes = {**extra, "iterations": iterations, "line": lineno}
+            stamp = started_at or keys["started_at"]
+            node, revision, revision_time = keys["node"], keys["revision"], keys["revision_time"]
             for unit, value in metrics:
                 records.append(record(
                     run_id=run_id, run_index=run_index, position=position, benchmark=name,
                     settings=settings, metric=unit, unit=unit,
                     higher_is_better=direction(unit), values=[value], env=env,
-                    started_at=started_at or keys["started_at"], node=keys["node"],
-                    revision=keys["revision"], revision_time=keys["revision_time"],
-                    attributes=attributes))
+                    started_at=stamp, node=node, revision=revision,
+                    revision_time=revision_time, attributes=attributes))
             position += 1
             continue
         failed = _FAIL.match(line)

@@ -20,6 +20,23 @@ values ordered by the ``iteration`` column (else by row). With ``layout =
 Without a mapping, the columns are taken to have the native field names (the
 layout follows from whether there is a ``values`` or a ``value`` column).
 
+A mapping may also name ``revision``, ``revision_time`` and ``node`` columns, and:
+
+* ``[times]``: how a time column reads, per field (``started_at``, ``revision_time``):
+  a :func:`time.strptime` format (``"%Y.%m.%d %H:%M:%S %z"``; without ``%z`` the time
+  is UTC), ``"unix_s"`` or ``"unix_ms"`` (seconds / milliseconds since 1970);
+  without it a time column holds RFC 3339 text;
+* ``[melt] metrics = ["m1", "m2"]`` (or ``"*"``: every column no other key names):
+  a wide table (``time, commit, m1, m2``: the CSV change-point tools read) becomes one
+  measurement per (row, metric column): metric = the column's name, value = the cell
+  (an empty cell is no measurement);
+* the pseudo-column ``"$row"`` (the row's line in the file) for fields a table has
+  no column for, e.g. ``run_index``; a constant ``"{file}"`` is the file's name
+  without its extension (e.g. the benchmark of a change-point CSV, one file per test).
+
+``ingest table --campaign/--node/--hardware-type/--revision/--revision-time`` set
+those fields for every row, over the mapping.
+
 CSV is read as text so that every cell can be checked with its line number
 (a non-numeric value is refused as ``file:line: [non-numeric] ...``).
 """
@@ -40,7 +57,10 @@ from perfwarehouse.warehouse.sqlfiles import quote_literal
 
 FIELDS = ("campaign", "run_id", "node", "hardware_type", "run_index", "order_kind", "seed",
           "position", "run_size", "benchmark", "settings", "metric", "unit", "higher_is_better",
-          "started_at", "duration_s", "status", "value", "iteration", "values", "v", "env")
+          "started_at", "duration_s", "status", "value", "iteration", "values", "v", "env",
+          "revision", "revision_time")
+TIME_FIELDS = ("started_at", "revision_time")
+ROW = "$row"  # pseudo-column: the row's line in the file
 NUMERIC = ("run_index", "position", "run_size", "duration_s", "value", "iteration", "v")
 DEFAULTS = {"v": 1, "settings": "{}", "status": "ok", "metric": "result"}
 
@@ -55,6 +75,17 @@ class Mapping:
     layout: str | None = None
     format: str | None = None
     source: str = "native names"
+    times: dict[str, str] = field(default_factory=dict)  # time field -> strptime / unix_s / unix_ms
+    melt: tuple[str, ...] | None = None  # wide table: these columns are metrics ("*": all others)
+    keys: dict[str, str] = field(default_factory=dict)  # the command line's, over all else
+
+    def with_keys(self, keys: dict[str, str]) -> Mapping:
+        """This mapping with ``keys`` (field -> value, from the command line) over whatever
+        the mapping says of those fields (its columns stay columns of the table: a melted
+        table does not take them for metrics)."""
+        from dataclasses import replace
+
+        return replace(self, keys={**self.keys, **keys})
 
 
 def load_mapping(path: Path | None) -> Mapping:
@@ -81,8 +112,24 @@ def load_mapping(path: Path | None) -> Mapping:
     fmt = content.get("format")
     if fmt not in (None, "csv", "parquet"):
         raise UsageError(f"{path}: format must be \"csv\" or \"parquet\"")
+    times = content.get("times", {})
+    for name, how in times.items():
+        if name not in TIME_FIELDS or not isinstance(how, str) or not how:
+            raise UsageError(f"{path}: [times] takes {' and '.join(TIME_FIELDS)} = a strptime "
+                             f"format, \"unix_s\" or \"unix_ms\"; got {name} = {how!r}")
+    melt = content.get("melt", {}).get("metrics") if "melt" in content else None
+    if melt is not None:
+        if melt == "*":
+            melt = ("*",)
+        elif not (isinstance(melt, list) and melt and all(isinstance(m, str) for m in melt)):
+            raise UsageError(f"{path}: [melt] metrics must be a list of column names or \"*\"")
+        clash = sorted({"metric", "value", "values"} & set(columns))
+        if clash:
+            raise UsageError(f"{path}: a melted table's metric and value come from its metric "
+                             f"columns; [columns] must not name {', '.join(clash)}")
     return Mapping(columns=dict(columns), constants=dict(constants), settings=dict(settings),
-                   layout=layout, format=fmt, source=str(path))
+                   layout=layout, format=fmt, source=str(path), times=dict(times),
+                   melt=tuple(melt) if melt is not None else None)
 
 
 def read(batch: Batch, path: Path, mapping: Mapping) -> None:
@@ -102,21 +149,26 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
     except duckdb.Error as exc:
         raise TrialParseError(source, 0, "unreadable", str(exc).splitlines()[0]) from None
     available = [c for c in available if c not in ("file_row_number", "_line")]
+    if mapping.melt is not None:
+        mapping = _melt(con, mapping, available, source, row_line)
+        available, row_line = [*available, "__metric", "__value"], "_line"
+    mapping = _file_constants(mapping, path)
     columns = _resolve_columns(mapping, available, source)
     layout = mapping.layout or ("trials" if "values" in columns else "measurements")
     value_field = "values" if layout == "trials" else "value"
     if value_field not in columns and value_field not in mapping.constants:
         raise UsageError(f"{source}: no column for {value_field!r} (layout {layout}); "
                          f"columns are {', '.join(available)}")
-    expressions = {name: _expression(name, columns, mapping) for name in FIELDS}
+    expressions = {name: _expression(name, columns, mapping, row_line) for name in FIELDS}
     if mapping.settings:
         missing = sorted(set(mapping.settings.values()) - set(available))
         if missing:
             raise UsageError(f"{mapping.source}: [settings] names missing column(s) {', '.join(missing)}")
         pairs = ", ".join(f"{quote_literal(k)}, {_ident(c)}" for k, c in mapping.settings.items())
         expressions["settings"] = f"CAST(json_object({pairs}) AS VARCHAR)"
-    if fmt == "csv":
-        batch.add_problems(_type_problems(con, expressions, columns, source, row_line))
+    if fmt == "csv" or mapping.melt is not None:
+        batch.add_problems(_type_problems(con, expressions, columns, source, row_line,
+                                          mapping.times))
     select = ",\n".join(f"{expressions[name]} AS {name}" for name in FIELDS)
     con.execute(f"""CREATE OR REPLACE TEMP VIEW _mapped AS
         SELECT {row_line} AS line, {select} FROM _source""")
@@ -150,7 +202,8 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
                    campaign, run_id, node, hardware_type, run_index, order_kind, seed, position,
                    run_size, benchmark, settings, metric, unit, higher_is_better,
                    min(started_at) AS started_at, min(duration_s) AS duration_s, status, v,
-                   min(env) AS env,
+                   min(env) AS env, min(revision) AS revision,
+                   min(revision_time) AS revision_time,
                    list(value ORDER BY iteration NULLS LAST, line) FILTER (WHERE value IS NOT NULL)
                        AS "values"
                    FROM _mapped ANTI JOIN _bad_rows USING (line)
@@ -193,9 +246,49 @@ def _read_csv(con: duckdb.DuckDBPyConnection, source: str) -> list[TrialParseErr
     return problems
 
 
+def _melt(con: duckdb.DuckDBPyConnection, mapping: Mapping, available: list[str], source: str,
+          row_line: str) -> Mapping:
+    """Unpivot ``_source`` (one row per table row) into one row per (row, metric column)
+    with the metric's name in ``__metric`` and the cell in ``__value`` (empty cells
+    dropped), the row's line kept in ``_line``; returns the mapping reading them."""
+    used = set(mapping.columns.values()) | set(mapping.settings.values())
+    metrics = [c for c in available if c not in used] if mapping.melt == ("*",) \
+        else list(mapping.melt or ())
+    missing = sorted(set(metrics) - set(available))
+    if missing or not metrics:
+        raise UsageError(f"{mapping.source}: [melt] metrics {', '.join(missing) or '(none)'} "
+                         f"not among the columns of {source}: {', '.join(available)}")
+    keep = [c for c in available if c not in metrics]
+    hidden = "_line" if row_line == "_line" else "file_row_number"
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE _source_wide AS
+                    SELECT {row_line} AS _line, * EXCLUDE ({hidden}) FROM _source""")
+    con.execute(f"DROP {'TABLE' if hidden == '_line' else 'VIEW'} _source")
+    on = ", ".join(_ident(m) for m in metrics)
+    keep_sql = ", ".join(["_line", *(_ident(c) for c in keep)])
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE _source AS
+                    SELECT {keep_sql}, __metric, CAST(__value AS VARCHAR) AS __value
+                    FROM (UNPIVOT _source_wide ON {on} INTO NAME __metric VALUE __value)
+                    WHERE trim(CAST(__value AS VARCHAR)) <> ''""")
+    from dataclasses import replace
+
+    return replace(mapping, columns={**mapping.columns, "metric": "__metric", "value": "__value"},
+                   layout="measurements")
+
+
+def _file_constants(mapping: Mapping, path: Path) -> Mapping:
+    """Constants ``"{file}"`` replaced by the file's name without its extension."""
+    from dataclasses import replace
+
+    if not any(v == "{file}" for v in mapping.constants.values()):
+        return mapping
+    stem = path.name.split(".")[0]
+    return replace(mapping, constants={k: stem if v == "{file}" else v
+                                       for k, v in mapping.constants.items()})
+
+
 def _resolve_columns(mapping: Mapping, available: list[str], source: str) -> dict[str, str]:
     if mapping.columns:
-        missing = sorted(set(mapping.columns.values()) - set(available))
+        missing = sorted(set(mapping.columns.values()) - set(available) - {ROW})
         if missing:
             raise UsageError(f"{mapping.source}: the table {source} has no column(s) "
                              f"{', '.join(missing)}; it has {', '.join(available)}")
@@ -207,12 +300,24 @@ def _ident(column: str) -> str:
     return '"' + column.replace('"', '""') + '"'
 
 
-def _expression(name: str, columns: dict[str, str], mapping: Mapping) -> str:
+def _expression(name: str, columns: dict[str, str], mapping: Mapping,
+                row_line: str = "NULL") -> str:
     """SQL for one trial field: a typed column, a constant, a default or NULL."""
-    casts = {"started_at": "TIMESTAMPTZ", "higher_is_better": "BOOLEAN", "values": "DOUBLE[]"}
+    casts = {"started_at": "TIMESTAMPTZ", "revision_time": "TIMESTAMPTZ",
+             "higher_is_better": "BOOLEAN", "values": "DOUBLE[]"}
     target = "DOUBLE" if name in NUMERIC else casts.get(name, "VARCHAR")
+    if name in mapping.keys:
+        return f"CAST({quote_literal(mapping.keys[name])} AS {target})"
+    if name in columns and columns[name] == ROW:
+        return f"CAST({row_line} AS {target})"
     if name in columns:
         column = _ident(columns[name])
+        how = mapping.times.get(name)
+        if how in ("unix_s", "unix_ms"):
+            scale = " / 1000.0" if how == "unix_ms" else ""
+            return f"TRY_CAST(to_timestamp(TRY_CAST({column} AS DOUBLE){scale}) AS TIMESTAMPTZ)"
+        if how is not None:
+            return f"TRY_CAST(try_strptime({column}, {quote_literal(how)}) AS TIMESTAMPTZ)"
         if target == "DOUBLE":  # numbers stay DOUBLE; validation sees fractions
             return f"TRY_CAST({column} AS DOUBLE)"
         return f"TRY_CAST({column} AS {target})"
@@ -225,13 +330,14 @@ def _expression(name: str, columns: dict[str, str], mapping: Mapping) -> str:
 
 def _type_problems(
     con: duckdb.DuckDBPyConnection, expressions: dict[str, str], columns: dict[str, str],
-    source: str, row_line: str,
+    source: str, row_line: str, times: dict[str, str] | None = None,
 ) -> list[TrialParseError]:
     """Cells of a CSV whose text does not convert to the field's type."""
     checks = []
+    times = times or {}
     for name, column in columns.items():
         expr = expressions[name]
-        if not expr.startswith("TRY_CAST"):
+        if not expr.startswith("TRY_CAST") or column == ROW:
             continue
         checks.append(f"""SELECT {row_line} AS line, {quote_literal(name)} AS field,
                                  {_ident(column)} AS text
@@ -240,7 +346,8 @@ def _type_problems(
                             AND {expr} IS NULL""")
     if not checks:
         return []
-    if "started_at" in columns and expressions["started_at"].startswith("TRY_CAST"):
+    if "started_at" in columns and expressions["started_at"].startswith("TRY_CAST") \
+            and "started_at" not in times:
         column = _ident(columns["started_at"])
         checks.append(f"""SELECT {row_line} AS line, 'started_at' AS field, {column} AS text
                           FROM _source
@@ -249,8 +356,13 @@ def _type_problems(
                             AND NOT regexp_full_match(trim({column}),
                                 {quote_literal(json_policy.FAST_TIMESTAMP_RE)})""")
     rows = con.execute(" UNION ALL ".join(checks) + " ORDER BY line LIMIT 1000").fetchall()
-    rule = {"started_at": "bad-timestamp", "higher_is_better": "wrong-type"}
-    kinds = {"started_at": "an RFC 3339 timestamp (offsets up to +-14:00)"}
+    rule = {"started_at": "bad-timestamp", "revision_time": "bad-timestamp",
+            "higher_is_better": "wrong-type"}
+    kinds = {name: "an RFC 3339 timestamp (offsets up to +-14:00)" for name in TIME_FIELDS}
+    for name, how in times.items():
+        kinds[name] = {"unix_s": "a number of seconds since 1970",
+                       "unix_ms": "a number of milliseconds since 1970"}.get(
+                           how, f"a time of the form {how}")
     return [TrialParseError(source, line, rule.get(name, "non-numeric"),
                             f"{name} {text!r} is not "
                             f"{kinds.get(name, 'a number' if name in NUMERIC else 'a valid value')}")

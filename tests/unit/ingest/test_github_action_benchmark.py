@@ -1,0 +1,66 @@
+"""github-action-benchmark's data.js: every bench of every entry is a trial of one value,
+with the entry's commit as revision and its date as start time; checked against the file
+read here with json (the window.BENCHMARK_DATA prefix cut by hand)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+from perfwarehouse.ingest.formats import github_action_benchmark as gab
+from perfwarehouse.ingest.formats.records import ImportOptions
+from perfwarehouse.ingest.service import detect_format
+from tests.unit.ingest.importer_checks import check_records, check_sniff
+from tests.unit.ingest.importer_support import FIXTURES
+
+GOOD = sorted((FIXTURES / "github-action-benchmark" / "good").iterdir())
+DATA = GOOD[0]
+
+
+def _doc(path: Path) -> dict:
+    text = path.read_text()
+    return json.loads(text[text.index("=") + 1:].strip().rstrip(";"))
+
+
+def count_values(path: Path) -> Counter[str]:
+    """values per benchmark: one per bench of every entry."""
+    counts: Counter[str] = Counter()
+    for entries in _doc(path)["entries"].values():
+        for entry in entries:
+            for bench in entry["benches"]:
+                counts[bench["name"]] += 1
+    return counts
+
+
+def test_every_bench_is_a_trial_of_one_value_with_the_commit_and_date() -> None:
+    records = gab.parse(DATA.read_bytes(), str(DATA), ImportOptions())
+    check_records(records)
+    expected = []
+    for suite, entries in _doc(DATA)["entries"].items():
+        for entry in entries:
+            started = datetime.fromtimestamp(entry["date"] / 1000, timezone.utc)
+            for bench in entry["benches"]:
+                expected.append((suite, bench["name"], bench["value"], bench["unit"],
+                                 entry["commit"]["id"], started))
+    got = [(r["settings"]["suite"], r["benchmark"], r["values"][0], r["unit"], r["revision"],
+            datetime.fromisoformat(r["started_at"].replace("Z", "+00:00"))) for r in records]
+    assert sorted(got) == sorted(expected)
+    assert Counter(r["benchmark"] for r in records) == count_values(DATA)
+    # runs by date within a suite; directions from the tool, else the unit
+    go = [r for r in records if r["settings"]["suite"] == "Go Benchmark"]
+    assert sorted({(r["run_index"], r["revision"][:7]) for r in go}) == [
+        (0, "5d1c0a9"), (1, "a7e3f2d")]
+    assert {(r["unit"], r["higher_is_better"]) for r in records} == {
+        ("ns/op", False), ("tokens/s", True)}
+    assert {r["revision_time"] for r in go} == {"2024-03-04T09:12:44+01:00",
+                                                "2024-03-05T08:01:02+01:00"}
+
+
+def test_sniff_claims_data_js_only_and_auto_detects_it() -> None:
+    check_sniff(gab.sniff, "github-action-benchmark", GOOD)
+    assert detect_format(DATA.read_bytes(), "data.js") == ["github-action-benchmark"]
+    plain = json.dumps(_doc(DATA)).encode()
+    assert gab.sniff(plain, "data.json")
+    assert gab.parse(plain, "x", ImportOptions())[0]["benchmark"] == "BenchmarkLex"
