@@ -43,7 +43,8 @@ from perfwarehouse.errors import UsageError
 BLOCK = 1 << 20
 MIN_TOKEN_CHARS = 16
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
-MAX_OFFSET_DIGITS = 18  # a byte offset of more digits is past any file (answered 416)
+MAX_OFFSET_DIGITS = 18  # an offset of more digits is past any file: a first byte
+# there is answered 416, a last byte (or a suffix length) is clamped to the file (206)
 # What one client can hold (slow or idle clients, slowloris): connections beyond
 # LIMIT_CONCURRENCY get 503 (a pull retries those); a request's line and headers must
 # arrive whole within HEADER_TIMEOUT_S and be at most MAX_HEADER_BYTES; an idle
@@ -167,15 +168,19 @@ def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
                 os.close(fd)
                 return JSONResponse({"error": "only one range, as bytes=FIRST-LAST, is supported"},
                                     status_code=400)
-            if max(len(match.group(1)), len(match.group(2))) > MAX_OFFSET_DIGITS:
+            first, last = match.group(1), match.group(2)
+            if len(first) > MAX_OFFSET_DIGITS:  # starts past any file
                 os.close(fd)
                 return Response(status_code=416, headers={**headers,
                                                           "Content-Range": f"bytes */{size}"})
-            if match.group(1):
-                start = int(match.group(1))
-                end = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+            # RFC 9110 14.1.2: a last position (or suffix length) past the end is clamped
+            # to the file; one of more than 18 digits is past any file (never int()-ed)
+            huge = len(last) > MAX_OFFSET_DIGITS
+            if first:
+                start = int(first)
+                end = min(int(last), size - 1) if last and not huge else size - 1
             else:
-                start, end = max(0, size - int(match.group(2))), size - 1
+                start, end = (0 if huge else max(0, size - int(last))), size - 1
             if start >= size or end < start:
                 os.close(fd)
                 return Response(status_code=416, headers={**headers,
