@@ -95,6 +95,33 @@ def test_slow_and_idle_clients_are_cut_off_and_a_pull_completes(
         assert con.execute("SELECT count(*) FROM trials").fetchone()[0] == 200
 
 
+def test_unauthenticated_connections_never_starve_an_authenticated_client(
+        agent) -> None:  # type: ignore[no-untyped-def]
+    """Issue 31 item 3: 100 idle connections without a token and 40 that trickle their
+    headers (more than every limit) stay open while an authenticated client asks, once
+    each, without retrying: every answer is 200 (before: 503, the concurrency limit
+    counted the unauthenticated sockets)."""
+    url = urlsplit(agent["url"])
+    attackers = []
+    try:
+        for number in range(140):
+            sock = socket.create_connection((url.hostname, url.port), timeout=30)
+            if number >= 100:
+                sock.sendall(b"GET /segments HTTP/1.1\r\nHost: x\r\nX-Slow: 1")
+            attackers.append(sock)
+        with httpx.Client(headers={"Authorization": f"Bearer {agent['token']}"},
+                          timeout=60) as client:
+            for _ in range(5):
+                listing = client.get(agent["url"] + "/segments")
+                assert listing.status_code == 200, listing.text
+                assert listing.json()["segments"][0]["name"] == "s-0001.jsonl"
+            for _ in range(5):  # a new connection each time
+                assert _get(agent, "/segments/s-0001.jsonl", Range="bytes=0-9").status_code == 206
+    finally:
+        for sock in attackers:
+            sock.close()
+
+
 MALICIOUS_AGENT = textwrap.dedent('''
     import json, sys
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
