@@ -42,13 +42,20 @@ from perfwarehouse.protocol import SEGMENT_NAME, is_segment_name, read_token  # 
 
 BLOCK = 1 << 20
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
-MAX_OFFSET_DIGITS = 18  # a byte offset of more digits is past any file (answered 416)
-# What one client can hold (slow or idle clients, slowloris): connections beyond
-# LIMIT_CONCURRENCY get 503 (a pull retries those); a request's line and headers must
-# arrive whole within HEADER_TIMEOUT_S and be at most MAX_HEADER_BYTES; an idle
+MAX_OFFSET_DIGITS = 18  # an offset of more digits is past any file: a first byte
+# there is answered 416, a last byte (or a suffix length) is clamped to the file (206)
+# What one client can hold (slow or idle clients, slowloris). Authenticated requests
+# and connections that wait (no request in progress: idle, or trickling headers) have
+# separate limits, so unauthenticated sockets never take the capacity authenticated
+# clients need: at most LIMIT_CONCURRENCY authenticated requests at once (more get 503,
+# which a pull retries); at most WAITING_MAX waiting connections, the oldest closed when
+# a new one arrives past it (an attacker's many sockets are evicted by a client's new
+# one). A request's line and headers must arrive whole within HEADER_TIMEOUT_S and be at
+# most MAX_HEADER_BYTES; an unauthenticated request is answered 401 at once; an idle
 # keep-alive connection is closed after KEEP_ALIVE_S; a client that stops reading a
 # response for SEND_TIMEOUT_S loses its connection.
 LIMIT_CONCURRENCY = 64
+WAITING_MAX = 64
 HEADER_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 MAX_HEADER_BYTES = 16 * 1024
@@ -152,15 +159,19 @@ def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
                 os.close(fd)
                 return JSONResponse({"error": "only one range, as bytes=FIRST-LAST, is supported"},
                                     status_code=400)
-            if max(len(match.group(1)), len(match.group(2))) > MAX_OFFSET_DIGITS:
+            first, last = match.group(1), match.group(2)
+            if len(first) > MAX_OFFSET_DIGITS:  # starts past any file
                 os.close(fd)
                 return Response(status_code=416, headers={**headers,
                                                           "Content-Range": f"bytes */{size}"})
-            if match.group(1):
-                start = int(match.group(1))
-                end = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+            # RFC 9110 14.1.2: a last position (or suffix length) past the end is clamped
+            # to the file; one of more than 18 digits is past any file (never int()-ed)
+            huge = len(last) > MAX_OFFSET_DIGITS
+            if first:
+                start = int(first)
+                end = min(int(last), size - 1) if last and not huge else size - 1
             else:
-                start, end = max(0, size - int(match.group(2))), size - 1
+                start, end = (0 if huge else max(0, size - int(last))), size - 1
             if start >= size or end < start:
                 os.close(fd)
                 return Response(status_code=416, headers={**headers,
@@ -189,6 +200,7 @@ class BearerAuth:
     def __init__(self, app, token: str) -> None:  # type: ignore[no-untyped-def]
         self.app = app
         self.expected = token.encode()
+        self.active = 0  # authenticated requests in progress (one event loop: no lock)
 
     async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
         if scope["type"] == "lifespan":
@@ -204,13 +216,27 @@ class BearerAuth:
         authorised = hmac.compare_digest(credential.strip(), self.expected) \
             and scheme.lower() == b"bearer"
         if authorised:
-            await self.app(scope, receive, _bounded(send))
+            if self.active >= LIMIT_CONCURRENCY:
+                await _plain(send, 503, b"the agent is busy: retry", [(b"retry-after", b"1")])
+                return
+            self.active += 1
+            try:
+                await self.app(scope, receive, _bounded(send))
+            finally:
+                self.active -= 1
             return
         body = json.dumps({"error": "missing or wrong bearer token"}).encode()
         await send({"type": "http.response.start", "status": 401, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             (b"www-authenticate", b'Bearer realm="perfwarehouse-agent"')]})
         await send({"type": "http.response.body", "body": body})
+
+
+async def _plain(send, status: int, text: bytes, headers: list) -> None:  # type: ignore[no-untyped-def,type-arg]
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/plain"), (b"content-length", str(len(text)).encode()),
+        *headers]})
+    await send({"type": "http.response.body", "body": text})
 
 
 def _bounded(send):  # type: ignore[no-untyped-def]
@@ -223,11 +249,17 @@ def _bounded(send):  # type: ignore[no-untyped-def]
     return bounded_send
 
 
-def _protocol(header_timeout_s: float):  # type: ignore[no-untyped-def]
+def _protocol(header_timeout_s: float, waiting_max: int = WAITING_MAX):  # type: ignore[no-untyped-def]
     """uvicorn's h11 protocol, closing a connection whose request line and headers do not
     arrive whole within ``header_timeout_s`` (uvicorn itself only times out idle
-    keep-alive connections, so a client trickling headers could hold one forever)."""
+    keep-alive connections, so a client trickling headers could hold one forever), and
+    keeping at most ``waiting_max`` connections without a request in progress (the
+    oldest is closed when a new one arrives past the limit)."""
+    from collections import OrderedDict
+
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    waiting: OrderedDict[H11Protocol, None] = OrderedDict()  # oldest first
 
     class BoundedH11Protocol(H11Protocol):
         _deadline = None
@@ -238,11 +270,23 @@ def _protocol(header_timeout_s: float):  # type: ignore[no-untyped-def]
                 self._deadline.cancel()
             self._cycle_when_armed = self.cycle
             self._deadline = self.loop.call_later(header_timeout_s, self._too_slow)
+            waiting[self] = None
+            waiting.move_to_end(self)
+            while len(waiting) > waiting_max:
+                oldest, _ = waiting.popitem(last=False)
+                if not oldest.transport.is_closing():
+                    oldest.transport.close()
 
         def _too_slow(self) -> None:
             self._deadline = None
             if self.cycle is self._cycle_when_armed and not self.transport.is_closing():
+                waiting.pop(self, None)
                 self.transport.close()  # no new request started in time
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.cycle is not self._cycle_when_armed:
+                waiting.pop(self, None)  # a request is in progress: no longer waiting
 
         def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
             super().connection_made(transport)
@@ -255,6 +299,7 @@ def _protocol(header_timeout_s: float):  # type: ignore[no-untyped-def]
         def connection_lost(self, exc) -> None:  # type: ignore[no-untyped-def]
             if self._deadline is not None:
                 self._deadline.cancel()
+            waiting.pop(self, None)
             super().connection_lost(exc)
 
     return BoundedH11Protocol
@@ -286,7 +331,7 @@ def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             server_header=False, http=_protocol(HEADER_TIMEOUT_S),
-                            limit_concurrency=LIMIT_CONCURRENCY, timeout_keep_alive=KEEP_ALIVE_S,
+                            timeout_keep_alive=KEEP_ALIVE_S,  # limits: BearerAuth, _protocol
                             h11_max_incomplete_event_size=MAX_HEADER_BYTES, backlog=128)
     server = uvicorn.Server(config)
     if ready:

@@ -125,10 +125,14 @@ def agent_serve(spool: Path, port: int, token_file: Path, host: str) -> None:
               help="Retries of a failed request (exponential backoff from 0.5 s).")
 @click.option("--quarantine", is_flag=True,
               help="Land the good records and keep bad ones in the quarantine table.")
+@click.option("--agent-deadline", "agent_deadline_s", type=click.FloatRange(min=1),
+              default=3600.0, show_default=True, metavar="S",
+              help="Give up on an agent that has not finished within S seconds (what landed "
+                   "stays; the other agents are pulled).")
 @click.option("-v", "--verbose", is_flag=True, help="One line per landed chunk.")
 @click.pass_context
 def pull(ctx: click.Context, sources: Path, chunk_mb: float, retries: int, quarantine: bool,
-         verbose: bool) -> None:
+         agent_deadline_s: float, verbose: bool) -> None:
     """Fetch what is new on every agent and ingest it, exactly once.
 
     A cursor per agent and segment (byte offset and checksum of the last whole
@@ -143,7 +147,7 @@ def pull(ctx: click.Context, sources: Path, chunk_mb: float, retries: int, quara
     reporter = context.reporter(ctx)
     warehouse = context.warehouse(ctx)
     options = PullOptions(chunk_bytes=int(chunk_mb * (1 << 20)), retries=retries,
-                          quarantine=quarantine)
+                          quarantine=quarantine, agent_deadline_s=agent_deadline_s)
     log = (lambda line: click.echo(line)) if verbose else None
     reports = run_pull(warehouse, load_sources(sources), options, reporter=reporter, log=log)
     for report in reports:

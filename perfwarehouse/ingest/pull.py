@@ -169,10 +169,13 @@ class AgentClient:
     """HTTP client of one agent: bearer token, bounded retries with exponential backoff."""
 
     def __init__(self, source: AgentSource, *, retries: int = 5, backoff_s: float = 0.5,
-                 timeout_s: float = 60.0, on_retry: Callable[[str], None] | None = None) -> None:
+                 timeout_s: float = 60.0, on_retry: Callable[[str], None] | None = None,
+                 deadline_s: float = float("inf")) -> None:
         import httpx
 
         self.source = source
+        self.deadline = time.monotonic() + deadline_s  # the whole pull of this agent
+        self.deadline_s = deadline_s
         self.retries = retries
         self.backoff_s = backoff_s
         self.on_retry = on_retry
@@ -191,6 +194,7 @@ class AgentClient:
         where = f"agent {self.source.name} ({self.source.url})"
         headers = {**(headers or {}), "Accept-Encoding": "identity"}
         for attempt in range(self.retries + 1):
+            self.check_deadline()
             try:
                 with self.http.stream("GET", path, headers=headers) as response:
                     status = response.status_code
@@ -199,8 +203,8 @@ class AgentClient:
                             raise AgentError(
                                 f"{where} refused the token in {self.source.token_file} (HTTP "
                                 f"{status}); it must match the agent's --token-file")
-                        return status, dict(response.headers), _capped(response, limit, where,
-                                                                       path)
+                        return status, dict(response.headers), _capped(
+                            response, limit, where, path, self.check_deadline)
                     problem = f"HTTP {status}"
             except self._transient as exc:
                 problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -208,10 +212,20 @@ class AgentClient:
                 raise TransientAgentError(f"{where}: {problem}; gave up after {attempt + 1} "
                                           "attempts")
             delay = self.backoff_s * 2**attempt * (1 + 0.25 * random.random())
+            delay = max(0.0, min(delay, self.deadline - time.monotonic()))
             if self.on_retry:
                 self.on_retry(f"{where}: {problem}; retrying in {delay:.1f} s")
             time.sleep(delay)
         raise AssertionError("unreachable")
+
+    def check_deadline(self) -> None:
+        """:class:`AgentError` once the agent's overall deadline has passed (an agent
+        answering a byte a second would otherwise hold a pull for ever: each read is
+        within the read timeout)."""
+        if time.monotonic() > self.deadline:
+            raise AgentError(f"agent {self.source.name} ({self.source.url}) did not finish "
+                             f"within the deadline of {self.deadline_s:g} s (--agent-deadline); "
+                             "what landed before stays, the next pull goes on from there")
 
     def segments(self) -> list[tuple[str, int]]:
         status, _headers, body = self._get("/segments")
@@ -220,10 +234,15 @@ class AgentClient:
                              f"{status}")
         try:
             listed = json.loads(body)["segments"]
-            segments = [(str(s["name"]), int(s["size"])) for s in listed]
+            segments = [(str(s["name"]), s["size"]) for s in listed]
         except (ValueError, KeyError, TypeError):
             raise AgentError(f"agent {self.source.name} ({self.source.url}) did not answer with a "
                              "segment list; is it a perfwarehouse agent?") from None
+        for name, size in segments:  # a size is a whole number of bytes a file can have
+            if type(size) is not int or not 0 <= size < 10**18:
+                raise AgentError(f"agent {self.source.name} ({self.source.url}) lists segment "
+                                 f"{name[:80]!r} with size {str(size)[:40]}, not a byte count; "
+                                 "refused, nothing of this agent was pulled")
         return [(name, size) for name, size in segments if is_segment_name(name)]
 
     def fetch(self, segment: str, start: int, end: int) -> bytes:
@@ -260,14 +279,17 @@ class AgentClient:
 _CONTENT_RANGE = re.compile(r"bytes (\d{1,18})-(\d{1,18})/(\d{1,18}|\*)")
 
 
-def _capped(response, limit: int, where: str, path: str) -> bytes:  # type: ignore[no-untyped-def]
-    """The body of a streamed ``response``, refused as soon as it exceeds ``limit`` bytes."""
+def _capped(response, limit: int, where: str, path: str,  # type: ignore[no-untyped-def]
+            check_deadline: Callable[[], None] = lambda: None) -> bytes:
+    """The body of a streamed ``response``, refused as soon as it exceeds ``limit`` bytes
+    (or the agent's deadline passes: checked at every piece received)."""
     declared = response.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
         raise AgentError(f"{where} answered {path} with {declared} bytes, more than the "
                          f"{limit:,} asked for; refused, nothing of it was ingested")
     chunks, size = [], 0
     for chunk in response.iter_raw():
+        check_deadline()
         size += len(chunk)
         if size > limit:
             raise AgentError(f"{where} sent more than the {limit:,} bytes asked for {path}; "
@@ -338,6 +360,7 @@ class PullOptions:
     retries: int = 5
     backoff_s: float = 0.5
     quarantine: bool = False
+    agent_deadline_s: float = 3600.0  # the whole pull of one agent (--agent-deadline)
 
 
 def pull(warehouse: Warehouse, sources: Sequence[AgentSource], options: PullOptions = PullOptions(),
@@ -376,7 +399,7 @@ def _pull_agent(warehouse: Warehouse, source: AgentSource, options: PullOptions,
     client: AgentClient | None = None
     try:
         client = AgentClient(source, retries=options.retries, backoff_s=options.backoff_s,
-                             on_retry=reporter.note)
+                             on_retry=reporter.note, deadline_s=options.agent_deadline_s)
         listed = client.segments()
         cursors = read_cursors(warehouse, source.name)
         gone = sorted(set(cursors) - {name for name, _ in listed})
@@ -397,6 +420,9 @@ def _pull_agent(warehouse: Warehouse, source: AgentSource, options: PullOptions,
                     segment.problem = str(exc)
     except PerfwarehouseError as exc:
         report.error = str(exc)
+    except Exception as exc:  # anything else an agent causes: one bad agent never stops the rest
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        report.error = f"{type(exc).__name__}: {first}"
     finally:
         if client:
             client.close()

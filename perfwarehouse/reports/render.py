@@ -65,25 +65,23 @@ def script_json(value: Any) -> str:
 
     ``<``, ``>``, ``&``, U+2028 and U+2029 become ``\\uXXXX`` escapes, which JSON
     (and JavaScript) read back as the same characters: data strings stay data.
-    Non-finite numbers (JSON has none) become ``null``, which Vega-Lite draws as a
-    missing value: one series overflowing to ``inf`` must not stop every page.
+    Non-finite numbers are refused (JSON has none; charts must not carry them: a chart's
+    spec goes through :func:`finite_or_null` first).
     """
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError:  # inf or NaN somewhere: rare, so only then is the value walked
-        text = json.dumps(_finite_or_null(value), ensure_ascii=False, allow_nan=False,
-                          separators=(",", ":"))
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
 
 
-def _finite_or_null(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by None (in dicts, lists, tuples)."""
+def finite_or_null(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (in dicts, lists, tuples),
+    which Vega-Lite draws as a missing value: one series overflowing to ``inf`` must not
+    stop every page (issue 31: ``Out of range float values are not JSON compliant``)."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _finite_or_null(v) for k, v in value.items()}
+        return {k: finite_or_null(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite_or_null(v) for v in value]
+        return [finite_or_null(v) for v in value]
     return value
 
 
@@ -459,7 +457,8 @@ def _figure(figure: Figure, number: int) -> str:
     return (
         f'<figure><div class="chart" data-chart-id="{number}" data-chart-name="{_e(figure.name)}"'
         f' data-chart-status="pending"></div>'
-        f'<script type="application/json" id="spec-{number}">{script_json(spec)}</script>'
+        f'<script type="application/json" id="spec-{number}">'
+        f"{script_json(finite_or_null(spec))}</script>"
         f"<figcaption>{_e(spec.get('description', ''))}</figcaption></figure>"
     )
 

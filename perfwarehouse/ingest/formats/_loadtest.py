@@ -34,10 +34,10 @@ import math
 import re
 import shlex
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import times
 
 #: metric -> (unit, higher_is_better), in the order records are emitted.
 METRICS: dict[str, tuple[str, bool | None]] = {
@@ -148,8 +148,9 @@ def integral(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def rfc3339(epoch_s: float) -> str:
-    return datetime.fromtimestamp(epoch_s, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+def rfc3339(epoch_s: float, source: str = "", line: int = 0, what: str = "time") -> str:
+    """Seconds since 1970 as RFC 3339; ``bad-timestamp`` outside 1970-9999."""
+    return times.rfc3339_from_epoch_s(epoch_s, source, line, what)
 
 
 def nearest_rank(sorted_values: list[float], q: float) -> float:

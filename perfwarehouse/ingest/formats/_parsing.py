@@ -13,10 +13,10 @@ import hashlib
 import json
 import math
 from collections import Counter
-from datetime import datetime, timezone
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import times
 
 
 def type_name(value: Any) -> str:
@@ -72,10 +72,10 @@ def content_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def rfc3339_from_ms(ms: float) -> str:
-    """A JavaScript timestamp (milliseconds since 1970, UTC) as RFC 3339."""
-    stamp = datetime.fromtimestamp(ms / 1000.0, tz=timezone.utc)
-    return stamp.isoformat().replace("+00:00", "Z")
+def rfc3339_from_ms(ms: float, source: str = "", what: str = "time") -> str:
+    """A JavaScript timestamp (milliseconds since 1970, UTC) as RFC 3339; ``bad-timestamp``
+    outside 1970-9999 (:mod:`perfwarehouse.ingest.times`)."""
+    return times.rfc3339_from_epoch_ms(ms, source, 0, what)
 
 
 def record(*, run_id: str, run_index: int, position: int, benchmark: str,

@@ -223,7 +223,8 @@ def _records(doc: dict[str, Any], data: bytes, source: str, machine: dict[str, A
     env_name = str(doc.get("env_name") or "")
     revision_time = None
     if doc.get("date") is not None:
-        revision_time = p.rfc3339_from_ms(p.number(doc["date"], source, "$.date"))
+        revision_time = p.rfc3339_from_ms(p.number(doc["date"], source, "$.date"), source,
+                                          "$.date")
     run_id = "asv-" + "-".join(x for x in (str(node or ""), commit[:8], env_name,
                                           p.content_id(data)[:8]) if x)
     records: list[dict[str, Any]] = []
@@ -243,7 +244,8 @@ def _records(doc: dict[str, Any], data: bytes, source: str, machine: dict[str, A
         started_at = None
         if row.get("started_at") is not None:
             started_at = p.rfc3339_from_ms(p.number(row["started_at"], source,
-                                                    f"{path}.started_at"))
+                                                    f"{path}.started_at"), source,
+                                           f"{path}.started_at")
         duration = row.get("duration")
         if duration is not None:
             duration = p.number(duration, source, f"{path}.duration")

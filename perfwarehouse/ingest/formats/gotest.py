@@ -43,13 +43,13 @@ A file is the output of one ``go test`` invocation (one or several packages), on
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from functools import lru_cache
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import numbers
 from perfwarehouse.ingest.formats import _parsing as p
 from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
@@ -182,7 +182,9 @@ def _test2json_lines(text: str, source: str) -> list[tuple[int, str, str | None]
         if not raw.strip():
             continue
         try:
-            event = json.loads(raw)
+            event = numbers.loads(raw)
+        except numbers.HugeNumber as exc:
+            raise numbers.huge_number_error(exc, source, lineno) from None
         except ValueError as exc:
             raise TrialParseError(source, lineno, "invalid-json",
                                   f"not a go test -json event: {exc}") from None
@@ -234,7 +236,8 @@ def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tu
     if not _NAME.fullmatch(full):
         raise bad("not a benchmark name")
     suffix = _PROCS.match(full)
-    name, procs = (suffix.group(1), int(suffix.group(2))) if suffix else (full, 1)
+    name, procs = ((suffix.group(1), numbers.parse_int(suffix.group(2), source, lineno, 'procs'))
+                   if suffix else (full, 1))
     if not _is_count(fields[1]):
         raise bad(f"the iteration count {fields[1]!r} is not a whole number")
     rest = fields[2:]
@@ -255,7 +258,7 @@ def _result(line: str, source: str, lineno: int) -> tuple[str, int, int, list[tu
             raise bad(f"the unit {unit!r} appears twice")
         seen.add(unit)
         metrics.append((unit, value))
-    return name, procs, int(fields[1]), metrics
+    return name, procs, numbers.parse_int(fields[1], source, lineno, 'the iteration count'), metrics
 
 
 @lru_cache(maxsize=1024)

@@ -35,6 +35,7 @@ from collections import Counter
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import times
 from perfwarehouse.ingest.formats import _loadtest as lt
 from perfwarehouse.ingest.formats.records import ImportOptions
 
@@ -160,6 +161,8 @@ def _records(data: bytes, source: str,
         took = lt.number(sample["elapsed"], source, lineno, "elapsed")
         if took < 0:
             raise TrialParseError(source, lineno, "wrong-type", f"elapsed {took} is negative")
+        times.check_epoch_ms(start, source, lineno, "timeStamp")
+        times.check_epoch_ms(start + took, source, lineno, "timeStamp + elapsed (its end)")
         success = sample["success"].strip().lower()
         if success not in ("true", "false"):
             raise TrialParseError(source, lineno, "wrong-type",

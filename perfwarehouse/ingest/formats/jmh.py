@@ -43,6 +43,7 @@ from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
 from perfwarehouse.ingest.formats import jsondoc
 from perfwarehouse.ingest.formats.records import ImportOptions
+from perfwarehouse.ingest.limits import VALUES_PER_TRIAL_MAX
 
 NAME = "jmh"
 DESCRIPTION = "JMH JSON results (-rf json; one run per fork, values = rawData)"
@@ -172,6 +173,10 @@ def _expand(fork: Any, source: str, path: str) -> list[float]:
             if count < 0 or count != int(count):
                 raise TrialParseError(source, 0, "wrong-type",
                                       f"{where}[1] must be a count (a whole number >= 0)")
+            if len(values) + count > VALUES_PER_TRIAL_MAX:  # before expanding: memory
+                raise TrialParseError(source, 0, "too-many-values",
+                                      f"{where}[1]: the histogram of {path} holds more than "
+                                      f"{VALUES_PER_TRIAL_MAX:,} values")
             values.extend([value] * int(count))
     return values
 

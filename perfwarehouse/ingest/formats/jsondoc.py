@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import numbers
 from perfwarehouse.ingest.json_policy import repeated_keys
 
 _TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", float: "a number",
@@ -48,7 +49,9 @@ def load(data: bytes, source: str) -> Any:
         return obj
 
     try:
-        doc = json.loads(text, object_pairs_hook=unique_keys)
+        doc = numbers.loads(text, object_pairs_hook=unique_keys)
+    except numbers.HugeNumber as exc:
+        raise numbers.huge_number_error(exc, source) from None
     except RecursionError:  # nesting deeper than the interpreter's stack
         raise TrialParseError(source, 0, "too-deep",
                               "the JSON document is nested too deeply to read") from None

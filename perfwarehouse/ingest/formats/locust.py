@@ -167,7 +167,8 @@ def _history(data: bytes, source: str, body: list[tuple[int, dict[str, str]]],
         records += lt.trial_records(
             run=run, position=position, benchmark="locust",
             settings={"generator": "locust", "loop": "closed", "clients": clients},
-            metrics=metrics, started_at=lt.rfc3339(first["Timestamp"]), duration_s=duration,
+            metrics=metrics, started_at=lt.rfc3339(first["Timestamp"], source, line0, "Timestamp"),
+            duration_s=duration,
             latency=latency, source=source, line=line0,
             attributes={"rows": [line0, line1],
                         "intervals": [{"t": p[2]["Timestamp"], "requests_per_s": p[2]["Requests/s"]}

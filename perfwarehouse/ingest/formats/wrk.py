@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import numbers
 from perfwarehouse.ingest.formats import _loadtest as lt
 from perfwarehouse.ingest.formats.records import ImportOptions
 
@@ -100,7 +101,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             found["url"], attributes["nominal_duration"] = m.group(2), m.group(1)
             found["running_line"] = lineno
         elif m := _THREADS.fullmatch(line):
-            found["threads"], found["connections"] = int(m.group(1)), int(m.group(2))
+            found["threads"], found["connections"] = (
+                numbers.parse_int(m.group(1), source, lineno, "threads"),
+                numbers.parse_int(m.group(2), source, lineno, "connections"))
         elif "Thread calibration" in line:
             found["wrk2"] = True
         elif m := _STAT.fullmatch(line):
@@ -138,13 +141,14 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             found["duration_s"] = lt.duration_ms(m.group(2), source, lineno, "duration") / 1e3
             attributes["bytes_read"] = m.group(3)
         elif m := _SOCKET.fullmatch(line):
-            counts = [int(g) for g in m.groups()]
+            counts = [numbers.parse_int(g, source, lineno, "socket errors") for g in m.groups()]
             attributes["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"),
                                                    counts))
             errors += sum(counts)
         elif m := _NON_2XX.fullmatch(line):
-            attributes["non_2xx_3xx"] = int(m.group(1))
-            errors += int(m.group(1))
+            attributes["non_2xx_3xx"] = numbers.parse_int(m.group(1), source, lineno,
+                                                          "non-2xx or 3xx responses")
+            errors += attributes["non_2xx_3xx"]
         elif m := _RPS.fullmatch(line):
             found["throughput"] = lt.number(m.group(1), source, lineno, "Requests/sec")
         elif m := _TRANSFER.fullmatch(line):
