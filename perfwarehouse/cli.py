@@ -422,29 +422,26 @@ def plan_runs(percentile: float, confidence: float, robustness: int) -> None:
 
 
 def _report_all_command() -> click.Command:
-    """``report all``: every report into one directory, with ``index.html`` linking each
-    page under its verdict."""
+    """``report all``: the report site, every campaign with the pages that apply to it and
+    an ``index.html`` that links each page under its verdict."""
 
     def callback(out_dir: Path, campaign: str | None) -> None:
-        from perfwarehouse.reports import REPORTS
-        from perfwarehouse.reports.render import write_index
+        from perfwarehouse.reports.site import write_site
 
-        warehouse = _warehouse(click.get_current_context())
-        entries = []
-        for rep in REPORTS:
-            path, page = rep.write_page(warehouse, out=out_dir / f"{rep.name}.html",
-                                        campaign=campaign)
-            entries.append((path.name, page))
-            echo(f"wrote {path}")
-        echo(f"wrote {write_index(entries, out_dir / 'index.html')}")
+        ctx = click.get_current_context()
+        write_site(_warehouse(ctx), out_dir, campaign=campaign, reporter=_reporter(ctx),
+                   echo=echo)
 
     return click.Command(
         "all", callback=callback, context_settings=CONTEXT,
-        help="Write every report and an index.html that links each page with its verdict.",
+        help="Write the report site: for every campaign the pages that apply to its kind "
+             "(long-term, order study, load test, revisions), the drill-downs they link, and "
+             "an index.html that lists the campaigns with each page's verdict.",
         params=[click.Option(["--out-dir", "out_dir"], type=click.Path(path_type=Path,
                                                                       file_okay=False),
                              default=Path("reports"), show_default=True,
-                             help="Directory of the pages and index.html."),
+                             help="Directory of the site (index.html, one directory per "
+                                  "campaign, assets/)."),
                 click.Option(["--campaign"], default=None,
                              help="Report on one campaign only.  [default: every campaign]")])
 

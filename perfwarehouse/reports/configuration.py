@@ -120,7 +120,12 @@ def selection(request: Request) -> ConfigurationQuery:
 
 
 def read(data: ReportData, request: Request) -> Frames:
-    config = resolve_configuration(data.con, selection(request))
+    return read_configuration(data, resolve_configuration(data.con, selection(request)),
+                              request)
+
+
+def read_configuration(data: ReportData, config: Configuration, request: Request) -> Frames:
+    """The query step for one configuration already named (the site writes several)."""
     params = {"campaign": config.campaign, "config_id": config.config_id,
               "hardware_type": config.hardware_type}
     analyses: dict[str, pa.Table | Missing] = {}

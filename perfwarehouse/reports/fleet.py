@@ -79,8 +79,18 @@ class FleetData:
 
 
 def build(data: ReportData, request: Request, params: FleetParams | None = None) -> Page:
+    """:func:`read`, then :func:`build_page`."""
+    found = read(data, request, params)
+    return found if isinstance(found, Page) else build_page(found)
+
+
+def read(data: ReportData, request: Request,
+         params: FleetParams | None = None) -> FleetData | Page:
     """The query step: the trials of the period and the previous one, analysed by
-    :mod:`perfwarehouse.fleet.analysis`; then :func:`build_page`."""
+    :mod:`perfwarehouse.fleet.analysis` (a page that says so when there is no data).
+
+    The default period is the last 90 days of the campaign's own data (of the newest
+    campaign's without ``--campaign``: the report site builds this page per campaign)."""
     from perfwarehouse.fleet.analysis import (
         FleetParams,
         analyse,
@@ -111,8 +121,8 @@ def build(data: ReportData, request: Request, params: FleetParams | None = None)
     result = label(analyse(trials, period, params), names)
     over = relative_values(trials, strongest_drifts(result), period.since.timestamp(),
                            period.until.timestamp())
-    return build_page(FleetData(scope, last, period, params, result, over, summarise(result),
-                                request.campaign))
+    return FleetData(scope, last, period, params, result, over, summarise(result),
+                     request.campaign)
 
 
 def build_page(found: FleetData) -> Page:
