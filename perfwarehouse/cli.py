@@ -351,7 +351,12 @@ def _report_command(rep: Any) -> click.Command:
     """The ``report`` command of one report page."""
 
     def callback(**kwargs: Any) -> None:
-        path = rep.write(_warehouse(click.get_current_context()), **kwargs)
+        ctx = click.get_current_context()
+        # a page reads and analyses up to millions of trials (the fleet page: ~15 s on the
+        # demo's campaign): say so while it works
+        with _reporter(ctx).task(f"report {rep.name}: reading and building the page",
+                                 total=None, unit="pages"):
+            path = rep.write(_warehouse(ctx), **kwargs)
         echo(f"wrote {path}")
 
     return click.Command(rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,

@@ -78,15 +78,15 @@ class FleetData:
     campaign: str | None = None
 
 
-def build(data: ReportData, request: Request, params: FleetParams | None = None) -> Page:
-    """:func:`read`, then :func:`build_page`."""
-    found = read(data, request, params)
+def page(data: ReportData, request: Request, params: FleetParams | None = None) -> Page:
+    """The page: the query step :func:`build`, then :func:`build_page`."""
+    found = build(data, request, params)
     return found if isinstance(found, Page) else build_page(found)
 
 
-def read(data: ReportData, request: Request,
-         params: FleetParams | None = None) -> FleetData | Page:
-    """The query step: the trials of the period and the previous one, analysed by
+def build(data: ReportData, request: Request,
+          params: FleetParams | None = None) -> FleetData | Page:
+    """The query step (the only code here that calls :mod:`perfwarehouse.fleet`): the trials of the period and the previous one, analysed by
     :mod:`perfwarehouse.fleet.analysis` (a page that says so when there is no data).
 
     The default period is the last 90 days of the campaign's own data (of the newest
@@ -206,7 +206,8 @@ def summary_section(summary: FleetSummary) -> Section:
         "Hardware types",
         "Drifting and order-dependent counts are for this period; 'new' were not order-"
         "dependent in the previous period, 'resolved' were and are no longer. RSD: the median "
-        "over the type's configurations.",
+        "over the type's configurations; now vs before: the relative change of that median "
+        "(+50 %: 1.5 times as variable as before).",
         (Column("hardware_type", "hardware type", key=True),
          Column("configurations", "configurations", "int"),
          Column("trials_now", "trials (this period)", "int"),
@@ -216,7 +217,7 @@ def summary_section(summary: FleetSummary) -> Section:
          Column("new", "of which new", "int"), Column("resolved", "resolved", "int"),
          Column("rsd_prev", "median RSD before (%)", "pct"),
          Column("rsd_now", "median RSD now (%)", "pct"),
-         Column("rsd_change", "RSD change (%)", "pct")),
+         Column("rsd_change", "median RSD now vs before (% of before)", "pct")),
         summary.by_type),))
 
 
@@ -344,4 +345,4 @@ REPORT = Report(
     "Fleet report for a period [--since, --until) against the previous period of the same "
     "length: per hardware type, what drifted, what became order-dependent, how variability "
     "changed.",
-    build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
+    page, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))

@@ -71,7 +71,7 @@ def test_the_fleet_verdict_finds_the_planted_drifts_of_the_long_term_campaign(de
                for d in truth["drifting"]}
     assert len(planted) == 116
     with wh.catalog() as con:
-        found = fleet.read(ReportData(con), Request(LONGTERM))
+        found = fleet.build(ReportData(con), Request(LONGTERM))
     assert isinstance(found, fleet.FleetData)
     # the campaign's own last 90 days (it ends 2022-09-30; the load test is dated 2024)
     assert found.period.until.year == 2022 and found.period.days == 90
