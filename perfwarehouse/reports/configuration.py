@@ -53,9 +53,9 @@ from perfwarehouse.warehouse.lookup import (
     resolve_configuration,
 )
 
-ECDF_POINTS = 400
+ECDF_POINTS = 250
 """Points drawn per hardware type and order kind at most (evenly spaced by rank)."""
-TIME_POINTS = 3000
+TIME_POINTS = 800
 """Trials drawn per hardware type at most (evenly spaced in time)."""
 DAY_S = 86_400.0
 

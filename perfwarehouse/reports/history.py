@@ -37,7 +37,7 @@ from perfwarehouse.reports.page import (
 
 TOP_SERIES = 12
 """Configurations drawn (largest change first); the index table lists every change."""
-MAX_POINTS = 3000
+MAX_POINTS = 1200
 """Trial values drawn per series at most (evenly thinned by position beyond)."""
 DIRECTIONS = ("regression", "improvement")
 DIRECTION_COLORS = ("#d62728", "#1a9641")

@@ -9,6 +9,8 @@ one after it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 import pyarrow as pa
 
@@ -43,21 +45,46 @@ INTRO = (
     "distribution-free confidence intervals of the two medians (Duplyakin et al., USENIX ATC 2023).")
 
 
+@dataclass(frozen=True)
+class OrderFrames:
+    """What the page is built from (the read step's result): the rows of both analyses (or
+    the command that fills them), the provenance lines, and the drill-down pages written
+    next to the page (file names; only those rows get a link)."""
+
+    rows: pa.Table | Missing
+    predecessors: pa.Table | Missing
+    provenance: tuple[str, ...] = ()
+    drilldowns: frozenset[str] = frozenset()
+
+
 def build(data: ReportData, request: Request) -> Page:
-    sections: list[Section] = []
-    drilldowns: frozenset[str] = request.option("drilldowns", frozenset())
+    return build_page(read(data, request))
+
+
+def read(data: ReportData, request: Request) -> OrderFrames:
+    """The read step: the report queries, nothing computed."""
     rows = data.results("order_effects", "order_effects", "perfwarehouse analyze order-effects",
                         request)
-    lines = provenance(data.job_runs("order-effects", request), "order-effects")
+    predecessors = data.results("predecessor_effects", "predecessor_effects",
+                                "perfwarehouse analyze predecessor-effects", request)
+    lines = (provenance(data.job_runs("order-effects", request), "order-effects")
+             + provenance(data.job_runs("predecessor-effects", request), "predecessor-effects"))
+    return OrderFrames(rows, predecessors, tuple(lines),
+                       request.option("drilldowns", frozenset()))
+
+
+def build_page(frames: OrderFrames) -> Page:
+    """The page from the read step's frames (pure)."""
+    sections: list[Section] = []
     df = None
-    if isinstance(rows, Missing):
-        sections.append(Section("Order effects", "", (rows.notice(),)))
+    if isinstance(frames.rows, Missing):
+        sections.append(Section("Order effects", "", (frames.rows.notice(),)))
     else:
-        df = prepare(rows)
-        sections.extend(order_sections(df, drilldowns))
-    pred, polluters = predecessor_data(data, request)
-    sections.append(predecessor_section(pred, polluters, drilldowns))
-    lines += provenance(data.job_runs("predecessor-effects", request), "predecessor-effects")
+        df = prepare(frames.rows)
+        sections.extend(order_sections(df, frames.drilldowns))
+    pred, polluters = predecessor_frames(frames.predecessors)
+    sections.append(predecessor_section(pred, polluters, frames.drilldowns))
+    lines = list(frames.provenance)
     return Page("Order effects: does the order of the runs change the results?", INTRO,
                 tuple(sections), tuple(lines), name="order-effects",
                 verdict=verdict(df, polluters))
@@ -280,8 +307,13 @@ def predecessor_data(data: ReportData, request: Request
     """The predecessor rows (with the full predecessor name, the shift made "+ = worse" by
     the metric's direction, and whether the predecessor is a significant polluter) and the
     polluter leaderboard; a :class:`Missing` and None when the job has not run."""
-    rows = data.results("predecessor_effects", "predecessor_effects",
-                        "perfwarehouse analyze predecessor-effects", request)
+    return predecessor_frames(data.results("predecessor_effects", "predecessor_effects",
+                                           "perfwarehouse analyze predecessor-effects", request))
+
+
+def predecessor_frames(rows: pa.Table | Missing
+                       ) -> tuple[pl.DataFrame | Missing, pl.DataFrame | None]:
+    """:func:`predecessor_data` from the rows already read (pure)."""
     if isinstance(rows, Missing):
         return rows, None
     df = prepare_predecessors(charts.labelled(rows))
