@@ -34,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from perfwarehouse.errors import UsageError
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.reports.base import Report, ReportData, Request
 from perfwarehouse.reports.page import Page, Verdict, VerdictLevel
@@ -133,7 +134,8 @@ def read_campaigns(data: ReportData, campaign: str | None = None) -> list[Campai
 
 
 def pages_of(kind: str, available: Sequence[str]) -> list[str]:
-    """The pages that apply to a campaign of ``kind``, among the ``available`` reports."""
+    """The pages that apply to a campaign of ``kind``, among the ``available`` reports
+    (the registered reports that need no selection, ``Report.in_all``)."""
     return [name for name in KINDS[kind][0] if name in available]
 
 
@@ -241,7 +243,8 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
 
     reporter = reporter or SilentReporter()
     say = echo or (lambda _text: None)
-    available = [e.name for e in CATALOG]
+    available = [e.name for e in CATALOG if e.name != "configuration"
+                 and getattr(get(e.name), "in_all", True)]
     out_dir = Path(out_dir)
     write_assets(out_dir / "assets")
     done: list[CampaignPages] = []
@@ -263,8 +266,12 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 built: list[Written] = []
                 for name in names:
                     report: Report = get(name)
-                    built.append(Written(f"{name}.html", scoped(report.build(data, request),
-                                                                c.name)))
+                    try:
+                        page = report.build(data, request)
+                    except UsageError as exc:  # a page that needs a selection: no page
+                        say(f"{c.name}: no {name} page ({exc})")
+                    else:
+                        built.append(Written(f"{name}.html", scoped(page, c.name)))
                     task.advance(1)
                 files = {w.href for w in built} | drill_names | {"index.html"}
                 nav = SiteLinks("../assets/", (("All campaigns", "../index.html"),
