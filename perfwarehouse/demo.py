@@ -8,7 +8,8 @@
    ``NPB``, ``uFS``; a repeated demo ingests nothing new);
 3. run every registered analysis (``load`` with the campaign's R_sat), one per core at a
    time (:mod:`perfwarehouse.jobs.parallel`);
-4. write every registered report and say where everything is.
+4. write the report site (:mod:`perfwarehouse.reports.site`: every campaign with the
+   pages that apply to its kind, and ``index.html``) and say where everything is.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def run_demo(
 ) -> None:
     from perfwarehouse.jobs import JOBS
     from perfwarehouse.jobs.parallel import job_workers, run_jobs
-    from perfwarehouse.reports import REPORTS
+    from perfwarehouse.reports.site import write_site
 
     start = time.monotonic()
 
@@ -92,18 +93,12 @@ def run_demo(
         for line in result.summary[:3]:
             echo(f"           {line}")
 
-    written = []
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    for report in REPORTS:
-        path = report.write(warehouse, out=reports_dir / f"{report.name}.html")
-        written.append(path)
-        step(f"report {report.name}: {path}")
+    index = write_site(warehouse, reports_dir, reporter=reporter, echo=step)
     step("done")
     echo("")
     echo(f"warehouse: {warehouse.root}  (try: perfwarehouse sql \"SELECT hardware_type, "
          "count(*) FROM measurements GROUP BY 1\")")
-    for path in written:
-        echo(f"report:    {Path(path).resolve()}")
+    echo(f"reports:   {Path(index).resolve()}  (every campaign, with its pages' verdicts)")
 
 
 def _generate_and_ingest(warehouse: Warehouse, campaign: str, *, seed: int, scale: float,

@@ -45,6 +45,10 @@ def output_format(fmt: str | None, out: Path | None) -> str:
 def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> None:
     """Run ``query`` on a read-only connection and write it in ``fmt`` to ``out`` or stdout."""
     require_query(query)
+    if re.fullmatch(r"\s*show\s+tables\s*;?\s*", query, flags=re.IGNORECASE):
+        # the catalog's tables and the session's views of their latest rows share names:
+        # each name once (issue 30)
+        query = "SELECT DISTINCT name FROM (SHOW TABLES) ORDER BY name"
     with warehouse.catalog() as con:
         try:
             con.execute("SET lock_configuration = true")  # no SET, even one that slipped by

@@ -9,14 +9,19 @@ from typing import Any
 
 import click
 
-from perfwarehouse.cli.context import CONTEXT, LazyGroup, echo, warehouse
+from perfwarehouse.cli.context import CONTEXT, LazyGroup, echo, reporter, warehouse
 
 
 def _report_command(rep: Any) -> click.Command:
     """The ``report`` command of one report page."""
 
     def callback(**kwargs: Any) -> None:
-        path = rep.write(warehouse(click.get_current_context()), **kwargs)
+        ctx = click.get_current_context()
+        # a page reads and analyses up to millions of trials (the fleet page: ~15 s on the
+        # demo's campaign): say so while it works
+        with reporter(ctx).task(f"report {rep.name}: reading and building the page",
+                                total=None, unit="pages"):
+            path = rep.write(warehouse(ctx), **kwargs)
         echo(f"wrote {path}")
 
     return click.Command(rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
@@ -24,29 +29,26 @@ def _report_command(rep: Any) -> click.Command:
 
 
 def _report_all_command() -> click.Command:
-    """``report all``: every report into one directory, with ``index.html`` linking each
-    page under its verdict."""
+    """``report all``: the report site, every campaign with the pages that apply to it and
+    an ``index.html`` that links each page under its verdict."""
 
     def callback(out_dir: Path, campaign: str | None) -> None:
-        from perfwarehouse.reports import REPORTS
-        from perfwarehouse.reports.render import write_index
+        from perfwarehouse.reports.site import write_site
 
-        site_warehouse = warehouse(click.get_current_context())
-        entries = []
-        for rep in REPORTS:
-            path, page = rep.write_page(site_warehouse, out=out_dir / f"{rep.name}.html",
-                                        campaign=campaign)
-            entries.append((path.name, page))
-            echo(f"wrote {path}")
-        echo(f"wrote {write_index(entries, out_dir / 'index.html')}")
+        ctx = click.get_current_context()
+        write_site(warehouse(ctx), out_dir, campaign=campaign, reporter=reporter(ctx),
+                   echo=echo)
 
     return click.Command(
         "all", callback=callback, context_settings=CONTEXT,
-        help="Write every report and an index.html that links each page with its verdict.",
+        help="Write the report site: for every campaign the pages that apply to its kind "
+             "(long-term, order study, load test, revisions), the drill-downs they link, and "
+             "an index.html that lists the campaigns with each page's verdict.",
         params=[click.Option(["--out-dir", "out_dir"], type=click.Path(path_type=Path,
                                                                       file_okay=False),
                              default=Path("reports"), show_default=True,
-                             help="Directory of the pages and index.html."),
+                             help="Directory of the site (index.html, one directory per "
+                                  "campaign, assets/)."),
                 click.Option(["--campaign"], default=None,
                              help="Report on one campaign only.  [default: every campaign]")])
 

@@ -26,7 +26,7 @@ import altair as alt
 import polars as pl
 import pyarrow as pa
 
-WIDTH = 620
+WIDTH = 780
 HEIGHT = 280
 
 

@@ -53,9 +53,9 @@ from perfwarehouse.warehouse.lookup import (
     resolve_configuration,
 )
 
-ECDF_POINTS = 400
+ECDF_POINTS = 250
 """Points drawn per hardware type and order kind at most (evenly spaced by rank)."""
-TIME_POINTS = 3000
+TIME_POINTS = 800
 """Trials drawn per hardware type at most (evenly spaced in time)."""
 DAY_S = 86_400.0
 
@@ -120,7 +120,12 @@ def selection(request: Request) -> ConfigurationQuery:
 
 
 def read(data: ReportData, request: Request) -> Frames:
-    config = resolve_configuration(data.con, selection(request))
+    return read_configuration(data, resolve_configuration(data.con, selection(request)),
+                              request)
+
+
+def read_configuration(data: ReportData, config: Configuration, request: Request) -> Frames:
+    """The query step for one configuration already named (the site writes several)."""
     params = {"campaign": config.campaign, "config_id": config.config_id,
               "hardware_type": config.hardware_type}
     analyses: dict[str, pa.Table | Missing] = {}

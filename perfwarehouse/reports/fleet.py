@@ -78,9 +78,19 @@ class FleetData:
     campaign: str | None = None
 
 
-def build(data: ReportData, request: Request, params: FleetParams | None = None) -> Page:
-    """The query step: the trials of the period and the previous one, analysed by
-    :mod:`perfwarehouse.fleet.analysis`; then :func:`build_page`."""
+def page(data: ReportData, request: Request, params: FleetParams | None = None) -> Page:
+    """The page: the query step :func:`build`, then :func:`build_page`."""
+    found = build(data, request, params)
+    return found if isinstance(found, Page) else build_page(found)
+
+
+def build(data: ReportData, request: Request,
+          params: FleetParams | None = None) -> FleetData | Page:
+    """The query step (the only code here that calls :mod:`perfwarehouse.fleet`): the trials of the period and the previous one, analysed by
+    :mod:`perfwarehouse.fleet.analysis` (a page that says so when there is no data).
+
+    The default period is the last 90 days of the campaign's own data (of the newest
+    campaign's without ``--campaign``: the report site builds this page per campaign)."""
     from perfwarehouse.fleet.analysis import (
         FleetParams,
         analyse,
@@ -111,8 +121,8 @@ def build(data: ReportData, request: Request, params: FleetParams | None = None)
     result = label(analyse(trials, period, params), names)
     over = relative_values(trials, strongest_drifts(result), period.since.timestamp(),
                            period.until.timestamp())
-    return build_page(FleetData(scope, last, period, params, result, over, summarise(result),
-                                request.campaign))
+    return FleetData(scope, last, period, params, result, over, summarise(result),
+                     request.campaign)
 
 
 def build_page(found: FleetData) -> Page:
@@ -196,7 +206,8 @@ def summary_section(summary: FleetSummary) -> Section:
         "Hardware types",
         "Drifting and order-dependent counts are for this period; 'new' were not order-"
         "dependent in the previous period, 'resolved' were and are no longer. RSD: the median "
-        "over the type's configurations.",
+        "over the type's configurations; now vs before: the relative change of that median "
+        "(+50 %: 1.5 times as variable as before).",
         (Column("hardware_type", "hardware type", key=True),
          Column("configurations", "configurations", "int"),
          Column("trials_now", "trials (this period)", "int"),
@@ -206,7 +217,7 @@ def summary_section(summary: FleetSummary) -> Section:
          Column("new", "of which new", "int"), Column("resolved", "resolved", "int"),
          Column("rsd_prev", "median RSD before (%)", "pct"),
          Column("rsd_now", "median RSD now (%)", "pct"),
-         Column("rsd_change", "RSD change (%)", "pct")),
+         Column("rsd_change", "median RSD now vs before (% of before)", "pct")),
         summary.by_type),))
 
 
@@ -334,4 +345,4 @@ REPORT = Report(
     "Fleet report for a period [--since, --until) against the previous period of the same "
     "length: per hardware type, what drifted, what became order-dependent, how variability "
     "changed.",
-    build, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))
+    page, options=(OUT, CAMPAIGN, SINCE, UNTIL, PNG))

@@ -131,7 +131,8 @@ def order_dependence_changes(data: Frame, *, title: str) -> alt.Chart:
     df = df.with_columns(change_order=pl.col("change").replace_strict(
         list(CHANGE), [0, 1, 2], default=9))
     return alt.Chart(df).mark_bar().encode(
-        x=alt.X("n:Q", title="configurations (count)", stack="zero"),
+        x=alt.X("n:Q", title="configurations (count)", stack="zero",
+                axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("hardware_type:N", title="hardware type"),
         color=_color("change", "order dependence", CHANGE, CHANGE_COLORS),
         order=alt.Order("change_order:Q"),

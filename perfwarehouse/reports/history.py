@@ -12,6 +12,8 @@ reads without colour.
 
 from __future__ import annotations
 
+import textwrap
+
 import altair as alt
 import numpy as np
 import polars as pl
@@ -30,11 +32,12 @@ from perfwarehouse.reports.page import (
     Verdict,
     VerdictLevel,
     capped_table,
+    format_settings,
 )
 
 TOP_SERIES = 12
 """Configurations drawn (largest change first); the index table lists every change."""
-MAX_POINTS = 3000
+MAX_POINTS = 1200
 """Trial values drawn per series at most (evenly thinned by position beyond)."""
 DIRECTIONS = ("regression", "improvement")
 DIRECTION_COLORS = ("#d62728", "#1a9641")
@@ -84,9 +87,32 @@ def _key(df: pl.DataFrame) -> pl.Series:
                           pl.col("config_id").cast(pl.String)], separator="\x1f")
 
 
+VERDICT_CHANGES = 5
+"""Changes the verdict names (the largest regressions, then the largest improvements)."""
+
+
+def normalised(changes: pl.DataFrame) -> pl.DataFrame:
+    """The change and its CI made "+ = worse" by the metric's direction (a longer time or a
+    lower throughput), as on the other pages: ``worse_pct``, ``worse_low_pct``,
+    ``worse_high_pct``."""
+    hib = pl.col("higher_is_better").fill_null(False)
+    return changes.with_columns(
+        worse_pct=pl.when(hib).then(-pl.col("change_pct")).otherwise(pl.col("change_pct")),
+        worse_low_pct=pl.when(hib).then(-pl.col("ci_high_pct")).otherwise(pl.col("ci_low_pct")),
+        worse_high_pct=pl.when(hib).then(-pl.col("ci_low_pct")).otherwise(pl.col("ci_high_pct")))
+
+
+def _when(row: dict) -> str:
+    """Where a change starts: its first revision after and that trial's date."""
+    started = row["started_at"]
+    date = started.strftime("%Y-%m-%d") if hasattr(started, "strftime") else str(started or "")
+    return (f"from revision {row['revision']} ({date})" if row["revision"]
+            else f"from {date}")
+
+
 def verdict(df: pl.DataFrame, changes: pl.DataFrame) -> Verdict:
-    """How many series changed, regressions and improvements, and the largest change
-    (alarm when there is a regression)."""
+    """The changes that matter: the largest regressions (then improvements), each with its
+    size (+ = worse), configuration, revision and date; alarm when there is a regression."""
     section = verdict_section(df, changes)
     regressions = changes.filter(pl.col("direction") == "regression").height
     level: VerdictLevel = "alarm" if regressions else "ok" if changes.height == 0 else "info"
@@ -96,24 +122,33 @@ def verdict(df: pl.DataFrame, changes: pl.DataFrame) -> Verdict:
 def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
     n_series = df.select(_key(df).n_unique()).item() if df.height else 0
     n_changed = changes.select(_key(changes).n_unique()).item() if changes.height else 0
-    regressions = changes.filter(pl.col("direction") == "regression").height
-    improvements = changes.filter(pl.col("direction") == "improvement").height
+    regressions = changes.filter(pl.col("direction") == "regression")
+    improvements = changes.filter(pl.col("direction") == "improvement")
     short = df.filter(pl.col("reason").str.starts_with("too short")).height
     alpha = df["alpha"].max() if df.height else None
-    text = (f"{changes.height:,} change point{'s' if changes.height != 1 else ''} in "
-            f"{n_changed:,} of {n_series:,} series: {regressions:,} regression"
-            f"{'s' if regressions != 1 else ''} (▼), {improvements:,} improvement"
-            f"{'s' if improvements != 1 else ''} (▲)"
-            + (f"; {short:,} series too short to test" if short else "")
-            + (f" (α = {alpha:g} per series)." if alpha is not None else "."))
-    blocks: list[Notice] = [Notice(text)]
-    if changes.height:
-        big = changes.sort(pl.col("change_pct").abs(), descending=True).row(0, named=True)
-        where = big["revision"] or f"{big['started_at']}"
-        blocks.append(Notice(
-            f"Largest: {big['config']} on {big['hardware_type']}: {big['change_pct']:+.2f} % "
-            f"({big['direction']}) from {where} on (median {big['median_before']:.4g} → "
-            f"{big['median_after']:.4g} {big['unit'] or ''})."))
+    blocks: list[Notice] = []
+    ranked = normalised(regressions).sort(pl.col("worse_pct").abs(), descending=True)
+    if ranked.height:
+        items = [f"{r['worse_pct']:+.1f} % {r['config']} on {r['hardware_type']} {_when(r)}"
+                 for r in ranked.head(VERDICT_CHANGES).iter_rows(named=True)]
+        more = (f" (and {ranked.height - VERDICT_CHANGES:,} smaller)"
+                if ranked.height > VERDICT_CHANGES else "")
+        blocks.append(Notice(f"{ranked.height:,} regression{'s' if ranked.height != 1 else ''}"
+                             f", the largest first (+ = worse): " + "; ".join(items) + more
+                             + "."))
+    better = normalised(improvements).sort(pl.col("worse_pct").abs(), descending=True)
+    if better.height:
+        top = better.row(0, named=True)
+        blocks.append(Notice(f"{better.height:,} improvement{'s' if better.height != 1 else ''}"
+                             f"; the largest {top['worse_pct']:+.1f} % {top['config']} on "
+                             f"{top['hardware_type']} {_when(top)}."))
+    blocks.append(Notice(
+        f"{changes.height:,} change point{'s' if changes.height != 1 else ''} in {n_changed:,} "
+        f"of {n_series:,} series: {regressions.height:,} regression"
+        f"{'s' if regressions.height != 1 else ''} (▼), {improvements.height:,} improvement"
+        f"{'s' if improvements.height != 1 else ''} (▲)"
+        + (f"; {short:,} series too short to test" if short else "")
+        + (f" (α = {alpha:g} per series)." if alpha is not None else ".")))
     return Section("Verdict", "", tuple(blocks))
 
 
@@ -135,9 +170,10 @@ def series_section(changes: pl.DataFrame, series: pa.Table) -> Section:
             continue
         first = cps.row(0, named=True)
         biggest = cps.sort(pl.col("change_pct").abs(), descending=True).row(0, named=True)
-        title = f"{first['config']} on {first['hardware_type']} ({first['campaign']})"
+        title = wrap(f"{full_name(first)} on {first['hardware_type']} ({first['campaign']})")
+        worst = normalised(cps.filter(pl.col("position") == biggest["position"])).row(0, named=True)
         subtitle = (f"{cps.height} change point{'s' if cps.height != 1 else ''}; largest "
-                    f"{biggest['change_pct']:+.2f} % ({biggest['direction']})")
+                    f"{worst['worse_pct']:+.2f} %, + = worse ({biggest['direction']})")
         blocks.append(Figure(series_chart(pts, cps, title=title, subtitle=subtitle),
                              f"history-{len(blocks)}"))
     n_changed = changes.select(_key(changes).n_unique()).item()
@@ -150,99 +186,146 @@ def series_section(changes: pl.DataFrame, series: pa.Table) -> Section:
                    tuple(blocks))
 
 
+def full_name(row: dict) -> str:
+    """A configuration's full name: the benchmark, every setting (k=v) and the metric."""
+    settings = format_settings(row["settings"])
+    return " ".join(x for x in (row["benchmark"], settings, f"[{row['metric']}]") if x)
+
+
+def wrap(text: str, width: int = 95) -> list[str]:
+    """A chart title as lines of at most ``width`` characters (never cut)."""
+    return textwrap.wrap(text, width) or [""]
+
+
 def charts_limit() -> int:
     return TOP_SERIES
 
 
 def segments(cps: pl.DataFrame, n_points: int) -> pl.DataFrame:
-    """The segments between change points: start, end (exclusive) and median."""
+    """The segments between change points: first and last trial (positions, inclusive) and
+    median."""
     rows = []
     start = 0
     for cp in cps.iter_rows(named=True):
-        rows.append({"start": float(start) - 0.5, "end": float(cp["position"]) - 0.5,
+        rows.append({"first": start, "last": int(cp["position"]) - 1,
                      "median": cp["median_before"]})
-        start = cp["position"]
+        start = int(cp["position"])
     last = cps.row(cps.height - 1, named=True)
-    rows.append({"start": float(start) - 0.5, "end": float(n_points) - 0.5,
-                 "median": last["median_after"]})
-    return pl.DataFrame(rows, schema={"start": pl.Float64, "end": pl.Float64,
+    rows.append({"first": start, "last": n_points - 1, "median": last["median_after"]})
+    return pl.DataFrame(rows, schema={"first": pl.Int64, "last": pl.Int64,
                                       "median": pl.Float64})
 
 
-def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str,
-                 subtitle: str) -> alt.LayerChart:
-    """One configuration's trial values with its change points and segment medians.
+def _ms(column: str) -> pl.Expr:
+    return pl.col(column).dt.epoch("ms").cast(pl.Float64)
 
-    ``points``: ``idx``, ``value``, ``revision``, ``started_at``; ``cps``: the rows of its
-    change points (``position``, ``median_before``, ``median_after``, ``change_pct``,
-    ``direction``, ``revision``, ``unit``, ``ordered_by``).
+
+def timeline(points: pl.DataFrame, cps: pl.DataFrame, by_revision: bool
+             ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The series on a time axis: each trial at its revision's time (a revision-ordered
+    series: the trials of a commit in one column) or its start, with its segment's median;
+    the segments' ends and each change point between the last trial before it and the first
+    after (``at``), in milliseconds since the epoch."""
+    pts = points.sort("idx").with_columns(
+        x=(pl.coalesce(_ms("revision_time"), _ms("started_at")) if by_revision
+           else _ms("started_at")))
+    seg = segments(cps, pts.height)
+    which = np.searchsorted(np.asarray(cps["position"].to_list(), dtype=np.int64),
+                            pts["idx"].to_numpy(), side="right")
+    pts = pts.with_columns(segment_median=pl.Series(seg["median"].to_numpy()[which]),
+                           date=pl.col("started_at").dt.strftime("%Y-%m-%d %H:%M"),
+                           commit=pl.col("revision").fill_null("—"))
+    x = pts["x"].to_numpy()
+    n = x.size
+    seg = seg.with_columns(
+        start=pl.Series([x[min(max(i, 0), n - 1)] for i in seg["first"]], dtype=pl.Float64),
+        end=pl.Series([x[min(max(i, 0), n - 1)] for i in seg["last"]], dtype=pl.Float64))
+    at = [(x[max(p - 1, 0)] + x[min(p, n - 1)]) / 2 for p in cps["position"].to_list()]
+    marks = normalised(cps).with_columns(at=pl.Series(at, dtype=pl.Float64))
+    return pts, seg, marks
+
+
+def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str | list[str],
+                 subtitle: str) -> alt.LayerChart:
+    """One configuration's trial values with its change points and segment medians, over
+    time: the revision's time for a series ordered by revision, else the trial's start.
+
+    ``points``: ``idx``, ``value``, ``revision``, ``revision_time``, ``started_at``;
+    ``cps``: the rows of its change points (``position``, ``median_before``,
+    ``median_after``, ``change_pct``, ``direction``, ``revision``, ``unit``,
+    ``ordered_by``, ``higher_is_better``).
     """
     first = cps.row(0, named=True)
     unit = first["unit"]
-    order_text = ("revision order (by revision time, then start)"
-                  if first["ordered_by"] == "revision" else "order of start")
-    n_points = int(first["n_points"])
-    pts = charts.thin_sorted(points.select(["idx", "value", "revision", "started_at"])
-                             .with_columns(pl.col("started_at").cast(pl.String)), MAX_POINTS)
-    pts = charts.frame(pts, ["idx", "value", "revision", "started_at"])
-    x = alt.X("idx:Q", title=f"trial, in {order_text}",
-              scale=alt.Scale(domain=[-0.5, n_points - 0.5], nice=False))
+    by_revision = (first["ordered_by"] == "revision"
+                   and points["revision_time"].is_not_null().any())
+    pts, seg, marks = timeline(points, cps, by_revision)
+    pts = charts.frame(charts.thin_sorted(pts, MAX_POINTS),
+                       ["x", "value", "commit", "date", "segment_median"])
+    x = alt.X("x:T", title="revision (by commit time)" if by_revision else "trial start (UTC)",
+              scale=alt.Scale(nice=False))
     y_title = charts.unit_title(first["metric"] or "value", unit)
     dots = alt.Chart(pts).mark_circle(size=14, color="#7f7f7f", opacity=0.6).encode(
         x=x, y=alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False)),
-        tooltip=[alt.Tooltip("idx:Q", title="trial #"), "revision:N",
-                 alt.Tooltip("started_at:N", title="started at"),
-                 alt.Tooltip("value:Q", format=".4g")])
-    seg = charts.frame(segments(cps, n_points), ["start", "end", "median"])
+        tooltip=[alt.Tooltip("commit:N", title="commit"),
+                 alt.Tooltip("date:N", title="started (UTC)"),
+                 alt.Tooltip("value:Q", format=".4g", title="value"),
+                 alt.Tooltip("segment_median:Q", format=".4g", title="segment median")])
+    seg = charts.frame(seg, ["start", "end", "median"])
     medians = alt.Chart(seg).mark_rule(strokeWidth=3, color="#222").encode(
-        x="start:Q", x2="end:Q", y="median:Q",
+        x="start:T", x2="end:T", y="median:Q",
         tooltip=[alt.Tooltip("median:Q", format=".4g", title="segment median")])
-    marks = cps.select(["position", "change_pct", "ci_low_pct", "ci_high_pct", "direction",
-                        "revision", "revision_before", "median_before", "median_after",
-                        "p_value"]).with_columns(
-        at=pl.col("position").cast(pl.Float64) - 0.5,
-        label=pl.format("{}{} % {}", pl.when(pl.col("change_pct") >= 0).then(pl.lit("+"))
-                        .otherwise(pl.lit("")), pl.col("change_pct").round(2),
+    marks = marks.select(["at", "position", "worse_pct", "worse_low_pct", "worse_high_pct",
+                          "direction", "revision", "revision_before", "median_before",
+                          "median_after", "p_value", "started_at"]).with_columns(
+        date=pl.col("started_at").cast(pl.String).str.slice(0, 16),
+        label=pl.format("{}{} % {}", pl.when(pl.col("worse_pct") >= 0).then(pl.lit("+"))
+                        .otherwise(pl.lit("")), pl.col("worse_pct").round(2),
                         pl.col("direction").fill_null("")))
-    marks = marks.with_columns(label=pl.when(pl.Series(label_fits(
-        marks["at"].to_numpy(), marks["change_pct"].to_numpy(), marks["label"].str.len_chars()
-        .to_numpy(), n_points, WIDTH_PX))).then(pl.col("label")).otherwise(pl.lit("")))
+    span = float(pts["x"].max() - pts["x"].min()) if pts.height > 1 else 1.0  # type: ignore[operator]
+    fits = label_fits(((marks["at"] - float(pts["x"].min())) / (span or 1.0) * 1000).to_numpy(),  # type: ignore[arg-type]
+                      marks["worse_pct"].to_numpy(), marks["label"].str.len_chars().to_numpy(),
+                      1000, WIDTH_PX)
+    marks = marks.with_columns(label=pl.when(pl.Series(fits)).then(pl.col("label"))
+                               .otherwise(pl.lit(""))).drop("started_at")
     marks = charts.frame(marks, marks.columns)
     color_scale = alt.Scale(domain=list(DIRECTIONS), range=list(DIRECTION_COLORS))
     color = alt.Color("direction:N", title="change", scale=color_scale)
     shape = alt.Shape("direction:N", title="change",
                       scale=alt.Scale(domain=list(DIRECTIONS), range=list(DIRECTION_SHAPES)))
-    tip = [alt.Tooltip("change_pct:Q", format="+.2f", title="change %"),
-           alt.Tooltip("ci_low_pct:Q", format="+.2f", title="CI low %"),
-           alt.Tooltip("ci_high_pct:Q", format="+.2f", title="CI high %"),
+    tip = [alt.Tooltip("worse_pct:Q", format="+.2f", title="change, + = worse (%)"),
+           alt.Tooltip("worse_low_pct:Q", format="+.2f", title="CI low (%)"),
+           alt.Tooltip("worse_high_pct:Q", format="+.2f", title="CI high (%)"),
            alt.Tooltip("revision_before:N", title="last revision before"),
            alt.Tooltip("revision:N", title="first revision after"),
-           alt.Tooltip("median_before:Q", format=".4g", title="median before"),
-           alt.Tooltip("median_after:Q", format=".4g", title="median after"),
+           alt.Tooltip("date:N", title="first trial after (UTC)"),
+           alt.Tooltip("median_before:Q", format=".4g", title="segment median before"),
+           alt.Tooltip("median_after:Q", format=".4g", title="segment median after"),
            alt.Tooltip("p_value:Q", format=".3g", title="p")]
     rules = alt.Chart(marks).mark_rule(strokeWidth=2, strokeDash=[5, 3]).encode(
-        x="at:Q", color=color, tooltip=tip)
+        x="at:T", color=color, tooltip=tip)
     glyphs = alt.Chart(marks).mark_point(filled=True, size=120, opacity=1).encode(
-        x="at:Q", y=alt.value(8), color=color, shape=shape, tooltip=tip)
+        x="at:T", y=alt.value(8), color=color, shape=shape, tooltip=tip)
     style = {"align": "left", "dx": LABEL_GAP_PX, "dy": 0, "fontSize": 11, "fontWeight": "bold"}
     halo = alt.Chart(marks).mark_text(**style, stroke="white", strokeWidth=4).encode(
-        x="at:Q", y=alt.value(8), text="label:N")  # legible over lines and triangles
+        x="at:T", y=alt.value(8), text="label:N")  # legible over lines and triangles
     text = alt.Chart(marks).mark_text(**style).encode(
-        x="at:Q", y=alt.value(8), text="label:N", color=alt.Color("direction:N", legend=None,
+        x="at:T", y=alt.value(8), text="label:N", color=alt.Color("direction:N", legend=None,
                                                                    scale=color_scale))
     return alt.layer(dots, medians, rules, glyphs, halo, text).properties(
         width=WIDTH_PX, height=charts.HEIGHT,
-        title=charts._title(title, subtitle),
+        title=alt.Title(title, subtitle=subtitle, anchor="start"),
         description=(
-            "Grey points: trial values in order; black lines: the median of each segment "
-            "between change points; dashed vertical lines: change points, red with ▼ for a "
-            "regression and green with ▲ for an improvement (by the metric's direction), "
-            "the largest labelled with the change in % of the typical value (those whose "
-            "label has room; every one has its tooltip)."),
+            "Grey points: trial values over time (a series ordered by revision: at its "
+            "revision's commit time); black lines: the median of each segment between change "
+            "points; dashed vertical lines: change points, red with ▼ for a regression and "
+            "green with ▲ for an improvement (by the metric's direction), the largest labelled "
+            "with the change in % of the typical value, + = worse (those whose label has room; "
+            "every one has its tooltip, as every point: commit, date, value, segment median)."),
     )
 
 
-WIDTH_PX = charts.WIDTH + 180  # a series chart's plot width
+WIDTH_PX = charts.WIDTH + 120  # a series chart's plot width (with its legend: the page width)
 LABEL_CHAR_PX = 7.0  # width of a character of the bold 11 px labels (DejaVu Sans: 6.2-7.0)
 LABEL_GAP_PX = 8.0  # the label's offset right of its change point (mark_text dx)
 
@@ -267,8 +350,8 @@ def label_fits(at: np.ndarray, change_pct: np.ndarray, label_chars: np.ndarray,
 
 INDEX_COLUMNS = (
     *CONFIGURATION_COLUMNS,
-    Column("direction", "change"), Column("change_pct", "change (%)", "pct"),
-    Column("ci_low_pct", "CI low (%)", "pct"), Column("ci_high_pct", "CI high (%)", "pct"),
+    Column("direction", "change"), Column("worse_pct", "change, + = worse (%)", "pct"),
+    Column("worse_low_pct", "CI low (%)", "pct"), Column("worse_high_pct", "CI high (%)", "pct"),
     Column("revision_before", "last revision before"), Column("revision", "first revision after"),
     Column("revision_time", "revision time"), Column("started_at", "first trial after"),
     Column("position", "position", "int"), Column("n_points", "trials", "int"),
@@ -278,7 +361,7 @@ INDEX_COLUMNS = (
 
 
 def index_section(changes: pl.DataFrame) -> Section:
-    rows = changes.with_columns(direction=pl.when(pl.col("direction") == "regression")
+    rows = normalised(changes).with_columns(direction=pl.when(pl.col("direction") == "regression")
                                 .then(pl.lit("▼ regression"))
                                 .when(pl.col("direction") == "improvement")
                                 .then(pl.lit("▲ improvement")).otherwise(pl.lit("")))
@@ -286,7 +369,8 @@ def index_section(changes: pl.DataFrame) -> Section:
     return Section("Every change", "", (capped_table(
         "Change points, largest first",
         "One row per change point: the revisions either side of it, the change in % of the "
-        "typical value after against before with its CI, the segment medians, the "
+        "typical value after against before with its CI (+ = worse by the metric's direction: "
+        "a longer time or a lower throughput), the segment medians, the "
         "permutation p-value. Click a header to sort, type to filter.",
         INDEX_COLUMNS, rows),))
 

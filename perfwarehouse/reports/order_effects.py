@@ -9,6 +9,8 @@ one after it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 import pyarrow as pa
 
@@ -43,20 +45,46 @@ INTRO = (
     "distribution-free confidence intervals of the two medians (Duplyakin et al., USENIX ATC 2023).")
 
 
+@dataclass(frozen=True)
+class OrderFrames:
+    """What the page is built from (the read step's result): the rows of both analyses (or
+    the command that fills them), the provenance lines, and the drill-down pages written
+    next to the page (file names; only those rows get a link)."""
+
+    rows: pa.Table | Missing
+    predecessors: pa.Table | Missing
+    provenance: tuple[str, ...] = ()
+    drilldowns: frozenset[str] = frozenset()
+
+
 def build(data: ReportData, request: Request) -> Page:
-    sections: list[Section] = []
+    return build_page(read(data, request))
+
+
+def read(data: ReportData, request: Request) -> OrderFrames:
+    """The read step: the report queries, nothing computed."""
     rows = data.results("order_effects", "order_effects", "perfwarehouse analyze order-effects",
                         request)
-    lines = provenance(data.job_runs("order-effects", request), "order-effects")
+    predecessors = data.results("predecessor_effects", "predecessor_effects",
+                                "perfwarehouse analyze predecessor-effects", request)
+    lines = (provenance(data.job_runs("order-effects", request), "order-effects")
+             + provenance(data.job_runs("predecessor-effects", request), "predecessor-effects"))
+    return OrderFrames(rows, predecessors, tuple(lines),
+                       request.option("drilldowns", frozenset()))
+
+
+def build_page(frames: OrderFrames) -> Page:
+    """The page from the read step's frames (pure)."""
+    sections: list[Section] = []
     df = None
-    if isinstance(rows, Missing):
-        sections.append(Section("Order effects", "", (rows.notice(),)))
+    if isinstance(frames.rows, Missing):
+        sections.append(Section("Order effects", "", (frames.rows.notice(),)))
     else:
-        df = prepare(rows)
-        sections.extend(order_sections(df))
-    pred, polluters = predecessor_data(data, request)
-    sections.append(predecessor_section(pred, polluters))
-    lines += provenance(data.job_runs("predecessor-effects", request), "predecessor-effects")
+        df = prepare(frames.rows)
+        sections.extend(order_sections(df, frames.drilldowns))
+    pred, polluters = predecessor_frames(frames.predecessors)
+    sections.append(predecessor_section(pred, polluters, frames.drilldowns))
+    lines = list(frames.provenance)
     return Page("Order effects: does the order of the runs change the results?", INTRO,
                 tuple(sections), tuple(lines), name="order-effects",
                 verdict=verdict(df, polluters))
@@ -119,7 +147,7 @@ def prepare(rows: pa.Table) -> pl.DataFrame:
     )
 
 
-def order_sections(df: pl.DataFrame) -> list[Section]:
+def order_sections(df: pl.DataFrame, drilldowns: frozenset[str] = frozenset()) -> list[Section]:
     # a campaign without a tested configuration (no fixed- and random-order trials of one
     # configuration, e.g. a load test) gets a line, not an empty chart
     tested = df.filter(pl.col("kw_p").is_not_null())
@@ -177,7 +205,7 @@ def order_sections(df: pl.DataFrame) -> list[Section]:
         "Would the conclusion change?",
         "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 5 and 6 (Algorithm 2): compare the confidence intervals of the fixed- "
         "and random-order medians.", tuple(blocks)))
-    sections.append(Section("Every configuration", "", (configuration_table(df),)))
+    sections.append(Section("Every configuration", "", (configuration_table(df, drilldowns),)))
     return sections
 
 
@@ -224,17 +252,18 @@ def summary_table(df: pl.DataFrame) -> Table:
         summary.to_arrow())
 
 
-def drilldown_links(df: pl.DataFrame) -> pl.Series:
+def drilldown_links(df: pl.DataFrame, written: frozenset[str]) -> pl.Series:
     """Each row's per-configuration page (``report configuration``), as a file name
-    relative to this page."""
-    return pl.Series([f"{page_name(c, b, i)}.html" for c, b, i in
-                      zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
+    relative to this page, where the site wrote it (``written``; else null: no link)."""
+    names = [f"{page_name(c, b, i)}.html" for c, b, i in
+             zip(df["campaign"], df["benchmark"], df["config_id"])]
+    return pl.Series([n if n in written else None for n in names], dtype=pl.String)
 
 
-def configuration_table(df: pl.DataFrame) -> Table:
+def configuration_table(df: pl.DataFrame, drilldowns: frozenset[str] = frozenset()) -> Table:
     ordered = df.sort(["eta2", "kw_p"], descending=[True, False], nulls_last=True)
-    if "config_id" in ordered.columns:
-        ordered = ordered.with_columns(drilldown=drilldown_links(ordered))
+    if "config_id" in ordered.columns and drilldowns:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldowns))
     keys = tuple(c for c in CONFIGURATION_COLUMNS if c.key)
     rest = tuple(c for c in CONFIGURATION_COLUMNS if not c.key)
     link = ((Column("drilldown", "drill-down", "link"),) if "drilldown" in ordered.columns
@@ -244,8 +273,9 @@ def configuration_table(df: pl.DataFrame) -> Table:
         "Click a column header to sort, type in the box to filter. Sorted by effect size η²_H; "
         "Δ% > 0: the fixed order had the larger mean. Medians and CIs are in the unit shown. "
         "drill-down: the configuration's own page (its distribution in fixed and random order "
-        "and its values over time), in this directory once written with `perfwarehouse "
-        "report configuration --campaign C --benchmark B --metric M --settings 'k=v ...'`.",
+        "and its values over time), for the configurations the site wrote one for (the "
+        "largest effects); any other with `perfwarehouse report configuration --campaign C "
+        "--benchmark B --metric M --settings 'k=v ...'`.",
         (*keys, *link, *rest,
          Column("n_fixed", "n fixed", "int"), Column("n_random", "n random", "int"),
          Column("kw_p", "p", "pvalue"), Column("significant", "p < α/m", "bool"),
@@ -277,8 +307,13 @@ def predecessor_data(data: ReportData, request: Request
     """The predecessor rows (with the full predecessor name, the shift made "+ = worse" by
     the metric's direction, and whether the predecessor is a significant polluter) and the
     polluter leaderboard; a :class:`Missing` and None when the job has not run."""
-    rows = data.results("predecessor_effects", "predecessor_effects",
-                        "perfwarehouse analyze predecessor-effects", request)
+    return predecessor_frames(data.results("predecessor_effects", "predecessor_effects",
+                                           "perfwarehouse analyze predecessor-effects", request))
+
+
+def predecessor_frames(rows: pa.Table | Missing
+                       ) -> tuple[pl.DataFrame | Missing, pl.DataFrame | None]:
+    """:func:`predecessor_data` from the rows already read (pure)."""
     if isinstance(rows, Missing):
         return rows, None
     df = prepare_predecessors(charts.labelled(rows))
@@ -295,16 +330,29 @@ def prepare_predecessors(df: pl.DataFrame) -> pl.DataFrame:
         worse_pct=pl.col("shift_pct") * sign,
         worse_low_pct=pl.when(hib).then(-pl.col("high_pct")).otherwise(pl.col("low_pct")),
         worse_high_pct=pl.when(hib).then(-pl.col("low_pct")).otherwise(pl.col("high_pct")),
-        polluted=(pl.col("reject_bonferroni").fill_null(False)
-                  & (pl.col("mwu_p_adjusted") < pl.col("alpha")).fill_null(False)
+        polluted=((pl.col("mwu_p_adjusted") < pl.col("alpha")).fill_null(False)
                   & (pl.col("shift_pct") * sign > 0).fill_null(False)))
+
+
+POLLUTER_GATE = (
+    "A configuration is a victim of the test that ran just before it when its trials after "
+    "that test are worse (by the metric's direction) than after any other test, with the "
+    "Mann-Whitney p-value of that test against the rest, multiplied by the number of "
+    "candidate predecessors tried (Bonferroni for having picked the worst), below α. The "
+    "Kruskal-Wallis test across all predecessors is not required: with ~150 predecessors of "
+    "a few trials each it has almost no power (on the demo's long-term campaign it rejects "
+    "for none of 1,880 configurations at α/m, while a planted polluter slows its followers "
+    "by 8-20 %). About α of the configurations without a polluter pass by chance, spread "
+    "over all their predecessors, so a chance polluter has one victim; the worst polluter "
+    "is the test with the most victims in the campaign.")
+"""How a victim is decided, as the page says it (:func:`prepare_predecessors`)."""
 
 
 def polluter_leaderboard(df: pl.DataFrame) -> pl.DataFrame:
     """Per hardware type, each test that is the significant worst predecessor of some
-    configurations ("victims": the Kruskal-Wallis test across predecessors rejects at
-    α/m, the worst-vs-rest Mann-Whitney p times the candidates is below α, and the
-    median after it is worse by the metric's direction), most victims first."""
+    configurations ("victims", :data:`POLLUTER_GATE`: the worst-vs-rest Mann-Whitney p
+    times the candidates is below α and the median after it is worse by the metric's
+    direction), most victims first."""
     victims = df.filter(pl.col("polluted") & ~pl.col("worst_is_run_start").fill_null(False))
     return (victims.group_by(["hardware_type", "predecessor"])
             .agg(victims=pl.len(), median_worse_pct=pl.col("worse_pct").median(),
@@ -315,13 +363,15 @@ def polluter_leaderboard(df: pl.DataFrame) -> pl.DataFrame:
                   descending=[False, True, True]))
 
 
-def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | None) -> Section:
+def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | None,
+                        drilldowns: frozenset[str] = frozenset()) -> Section:
     title = "Which test slows the next one? The polluter leaderboard (predecessor effects)"
     intro = ("Beyond the paper (its future work): within random-order runs, each configuration's "
              "trials are grouped by the test that ran immediately before; when the median after "
              "one predecessor is significantly worse than after any other, that predecessor "
              "leaves state behind (a polluter) and the configuration is its victim. Worse is "
-             "by the metric's direction: a longer time or a lower throughput.")
+             "by the metric's direction: a longer time or a lower throughput. "
+             + POLLUTER_GATE)
     if isinstance(df, Missing):
         return Section(title, intro, (df.notice(),))
     assert polluters is not None
@@ -347,8 +397,8 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
                              "the family-wise correction): no polluter found."))
     ordered = df.sort(["polluted", "worse_pct"], descending=True, nulls_last=True)
     link: tuple[Column, ...] = ()
-    if "config_id" in ordered.columns:
-        ordered = ordered.with_columns(drilldown=drilldown_links(ordered))
+    if "config_id" in ordered.columns and drilldowns:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldowns))
         link = (Column("drilldown", "drill-down", "link"),)
     blocks.append(capped_table(
         "Predecessor effects of every configuration",
@@ -356,7 +406,8 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
         "predecessor after which the median moves most, in % of the median after any other test "
         "(+ = worse by the metric's direction; CI: the CI of the median after that predecessor, "
         "on the same scale); adjusted p: the Mann-Whitney test of that predecessor against the "
-        "rest, times the candidates tried; polluted: both tests significant and worse.",
+        "rest, times the candidates tried; polluted: adjusted p below α and worse; p: the "
+        "Kruskal-Wallis test across every predecessor (shown, not required).",
         (Column("config", "configuration", key=True),
          Column("hardware_type", "hardware type", key=True), *link,
          Column("campaign", "campaign"),

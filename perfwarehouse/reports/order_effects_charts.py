@@ -59,7 +59,8 @@ def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
     )
     df = thin_sorted(df, max_points).drop("significant")
     x = alt.X("rank:Q", title="configurations sorted by increasing η²_H (rank)",
-              scale=alt.Scale(domainMin=1, nice=False))
+              scale=alt.Scale(domainMin=1, nice=False),
+              axis=alt.Axis(tickMinStep=1, format="d"))  # a rank: whole numbers only
     color = _color("decision", "Kruskal-Wallis", DECISION, DECISION_COLORS)
     shape = _shape("decision", "Kruskal-Wallis", DECISION, DECISION_SHAPES)
     tooltip = ["config:N", "hardware_type:N", alt.Tooltip("kw_p:Q", format=".3g", title="p"),

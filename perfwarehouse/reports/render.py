@@ -29,6 +29,7 @@ import math
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
 from pathlib import Path
@@ -54,6 +55,37 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
     "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 )
+SITE_CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+"""A page of a site (:mod:`perfwarehouse.reports.site`) loads the site's one copy of the
+JavaScript and CSS (``assets/``) and nothing else: no inline script, no other file, no
+network (Vega compiles its expressions, hence ``'unsafe-eval'``; vega-embed adds a
+``<style>`` element, hence ``'unsafe-inline'`` for styles only)."""
+
+ASSETS = ("report.css", "draw.js", "tables.js")
+"""The page's own CSS and JavaScript, files of this package (``reports/assets``)."""
+VEGA_FILE = "vega.js"
+"""The name of the Vega, Vega-Lite and vega-embed bundle in a site's ``assets/``."""
+
+
+@cache
+def asset(name: str) -> str:
+    """The text of one of :data:`ASSETS` (shipped in the package, read once)."""
+    from importlib.resources import files
+
+    return files("perfwarehouse.reports").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class SiteLinks:
+    """How a page of a site reaches the rest of it: ``assets`` (the relative directory
+    of the shared CSS and JavaScript, ending in ``/``) and ``nav`` (text, relative
+    address) shown at the top of the page, the site's index first."""
+
+    assets: str
+    nav: tuple[tuple[str, str], ...]
 
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                  "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -117,267 +149,52 @@ def chart_spec(figure: Figure) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------- HTML
-_STYLE = """
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;
-margin:0 auto;max-width:1180px;padding:1.5rem 2rem 4rem}
-h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.4rem;
-border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
-.intro{max-width:75ch}.provenance{font-size:.85rem;color:#555;margin-top:3rem}
-.provenance ul{padding-left:1.1rem}.provenance summary{cursor:pointer;font-weight:600}
-.verdict{border:2px solid #555;border-left-width:10px;border-radius:4px;padding:.7rem 1rem;
-margin:.6rem 0 1rem;max-width:90ch;font-size:1.05rem;background:#f7f7f7}
-.verdict .verdict-level{display:block;font-size:.8rem;font-weight:700;letter-spacing:.05em;
-text-transform:uppercase;margin-bottom:.2rem}
-.verdict.alarm{border-color:#d55e00;background:#fff3eb}
-.verdict.ok{border-color:#009e73;background:#ecf8f4}
-.verdict.missing{border-color:#e69f00;background:#fff8e6}
-nav ol{columns:2;font-size:.9rem}
-figure{margin:1.2rem 0 1.8rem}figcaption{max-width:80ch;font-size:.9rem;color:#333;
-margin-top:.3rem}.chart-failed{color:#a40000;font-weight:600}
-.notice{border-left:4px solid #888;background:#f5f5f5;padding:.5rem .9rem;max-width:80ch}
-.notice.missing{border-color:#c77c00;background:#fff6e5}
-.table-block{margin:1.2rem 0 2rem}.table-scroll{max-height:32rem;overflow:auto;
-border:1px solid #ddd}table{border-collapse:collapse;font-size:.82rem;width:max-content;
-min-width:100%}
-th,td{padding:.2rem .45rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;
-max-width:22rem;overflow-wrap:break-word}
-td[data-v]{text-align:right;font-variant-numeric:tabular-nums}td[data-v]:has(a){text-align:left}
-th{position:sticky;top:0;background:#fafafa;z-index:1}
-th.key,td.key{position:sticky;left:0;z-index:2;min-width:5rem;max-width:14rem}
-td.key{background:#fff}th.key{z-index:3}td.key.last-key,th.key.last-key{
-box-shadow:inset -2px 0 0 #bbb}
-.table-tools{display:flex;flex-wrap:wrap;align-items:center;gap:.6rem}
-button.csv{font:inherit;font-size:.85rem;padding:.15rem .5rem;cursor:pointer}
-th button{all:unset;cursor:pointer;font-weight:600}
-th[aria-sort=ascending] button::after{content:" \\25B2"}
-th[aria-sort=descending] button::after{content:" \\25BC"}
-input.table-search{margin:.3rem 0;padding:.25rem .4rem;width:26rem;max-width:100%}
-.table-count{font-size:.85rem;color:#555;margin-left:.6rem}
-"""
 
-_DRAW_SCRIPT = """
-(function () {
-  "use strict";
-  var status = document.getElementById("report-status");
-  var violations = [];
-  document.addEventListener("securitypolicyviolation", function (e) {
-    violations.push(String(e.blockedURI || e.violatedDirective));
-    status.setAttribute("data-violations", String(violations.length));
-    status.setAttribute("data-violation-list", violations.join(" "));
-  });
-  var charts = Array.prototype.slice.call(document.querySelectorAll("[data-chart-id]"));
-  var counts = {drawn: 0, empty: 0, failed: 0};
-  var warnings = null;
-  var consoleWarn = console.warn;
-  console.warn = function () {
-    if (warnings) { warnings.push(Array.prototype.join.call(arguments, " ")); }
-    return consoleWarn.apply(console, arguments);
-  };
-  function settle(el, state, message) {
-    counts[state] += 1;
-    el.setAttribute("data-chart-status", state);
-    if (warnings && warnings.length) {
-      el.setAttribute("data-chart-warnings", warnings.join(" | "));
-    }
-    if (state !== "drawn") {
-      var p = document.createElement("p");
-      p.className = "chart-failed";
-      p.textContent = "This chart could not be drawn: " + message;
-      el.parentNode.insertBefore(p, el.nextSibling);
-    }
-  }
-  function draw(el) {
-    warnings = [];
-    var id = el.getAttribute("data-chart-id");
-    var spec;
-    try {
-      spec = JSON.parse(document.getElementById("spec-" + id).textContent);
-      if (typeof vegaEmbed !== "function") { throw new Error("vega-embed is missing"); }
-    } catch (err) {
-      settle(el, "failed", String(err));
-      return Promise.resolve();
-    }
-    return vegaEmbed(el, spec, {renderer: "svg", actions: false, mode: "vega-lite"}).then(
-      function () {
-        var items = el.querySelectorAll("g.role-mark > *").length;
-        el.setAttribute("data-chart-items", String(items));
-        settle(el, items > 0 ? "drawn" : "empty", "no marks to draw");
-      },
-      function (err) { settle(el, "failed", String(err)); });
-  }
-  charts.reduce(function (done, el) {
-    return done.then(function () { return draw(el); });
-  }, Promise.resolve()).then(function () {
-    warnings = null;
-    status.setAttribute("data-charts", String(charts.length));
-    status.setAttribute("data-drawn", String(counts.drawn));
-    status.setAttribute("data-empty", String(counts.empty));
-    status.setAttribute("data-failed", String(counts.failed));
-    status.setAttribute("data-resources",
-      String(performance.getEntriesByType("resource").length));
-    status.setAttribute("data-violations", String(violations.length));
-    status.setAttribute("data-state", "done");
-  });
-})();
-"""
 
-_TABLE_SCRIPT = """
-(function () {
-  "use strict";
-  function key(cell, numeric) {
-    var v = cell.getAttribute("data-v");
-    if (numeric) { var x = parseFloat(v); return isNaN(x) ? null : x; }
-    return (v === null ? cell.textContent : v).toLowerCase();
-  }
-  function norm(text) {
-    return text.toLowerCase().replace(/\\s*\\([^)]*\\)\\s*$/, "").trim().replace(/\\s+/g, "_");
-  }
-  // A filter word "column<number" (<, <=, >, >=, =, !=) compares a numeric column;
-  // the column is named by its header (spaces as _, the unit in brackets left out),
-  // its field name, or a unique prefix of either.
-  var CONDITION = /^([^<>=!]+?)(<=|>=|!=|<|>|=)(-?(?:\\d+\\.?\\d*|\\.\\d+)(?:e[-+]?\\d+)?)%?$/i;
-  function column(table, name) {
-    var heads = Array.prototype.slice.call(table.querySelectorAll("thead th"));
-    var wanted = name.toLowerCase().replace(/\\s+/g, "_");
-    var names = heads.map(function (h) {
-      return [norm(h.textContent), (h.getAttribute("data-field") || "").toLowerCase(),
-              h.textContent.toLowerCase().trim().replace(/\\s+/g, "_")];
-    });
-    for (var i = 0; i < names.length; i++) {
-      if (names[i].indexOf(wanted) >= 0) { return i; }
-    }
-    var hits = [];
-    names.forEach(function (n, i) {
-      if (n.some(function (x) { return x.indexOf(wanted) === 0; })) { hits.push(i); }
-    });
-    return hits.length === 1 ? hits[0] : -1;
-  }
-  function test(x, op, y) {
-    if (x === null) { return false; }
-    switch (op) {
-      case "<": return x < y; case "<=": return x <= y; case ">": return x > y;
-      case ">=": return x >= y; case "=": return x === y; default: return x !== y;
-    }
-  }
-  function matcher(table, words) {
-    var parts = words.map(function (w) {
-      var m = CONDITION.exec(w);
-      if (m) {
-        var col = column(table, m[1]);
-        if (col >= 0) { return {col: col, op: m[2], value: parseFloat(m[3])}; }
-      }
-      return {text: w};
-    });
-    return function (row) {
-      var text = row.textContent.toLowerCase();
-      return parts.every(function (p) {
-        if (p.text !== undefined) { return text.indexOf(p.text) >= 0; }
-        return test(key(row.cells[p.col], true), p.op, p.value);
-      });
-    };
-  }
-  // The frozen key columns: their left offsets are measured once, on the header row
-  // (every cell of a column has its width), then written to every cell; reading and
-  // writing in turn would lay the whole table out again for each cell.
-  function freeze(table) {
-    var frozen = Number(table.getAttribute("data-frozen")) || 0;
-    if (!frozen) { return; }
-    var head = table.tHead.rows[0].cells;
-    var offsets = [], left = 0;
-    for (var i = 0; i < frozen; i++) {
-      offsets.push(left + "px");
-      left += head[i].getBoundingClientRect().width;
-    }
-    Array.prototype.forEach.call(table.rows, function (row) {
-      for (var j = 0; j < frozen && j < row.cells.length; j++) {
-        row.cells[j].style.left = offsets[j];
-      }
-    });
-  }
-  function csvCell(cell) {
-    var v = cell.getAttribute("data-v");
-    var text = v === null ? cell.textContent : v;
-    return /[",\\n\\r]/.test(text) ? "\\"" + text.replace(/"/g, "\\"\\"") + "\\"" : text;
-  }
-  // The table as CSV (the rows the filter shows; numbers at full precision).
-  window.perfwarehouseCsv = function (id) {
-    var table = document.getElementById(id);
-    var lines = [Array.prototype.map.call(table.querySelectorAll("thead th"), function (h) {
-      return csvCell({getAttribute: function () { return null; }, textContent: h.textContent});
-    }).join(",")];
-    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      if (!row.hidden) { lines.push(Array.prototype.map.call(row.cells, csvCell).join(",")); }
-    });
-    return lines.join("\\r\\n") + "\\r\\n";
-  };
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    var body = table.tBodies[0];
-    var heads = table.querySelectorAll("thead th");
-    freeze(table);
-    heads.forEach(function (th, col) {
-      th.querySelector("button").addEventListener("click", function () {
-        var ascending = th.getAttribute("aria-sort") !== "ascending";
-        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        var numeric = th.getAttribute("data-type") === "num";
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = key(a.cells[col], numeric), y = key(b.cells[col], numeric);
-          if (x === y) { return 0; }
-          if (x === null) { return 1; }
-          if (y === null) { return -1; }
-          return (x < y ? -1 : 1) * (ascending ? 1 : -1);
-        });
-        rows.forEach(function (r) { body.appendChild(r); });
-      });
-    });
-  });
-  document.querySelectorAll("button.csv").forEach(function (button) {
-    button.addEventListener("click", function () {
-      var id = button.getAttribute("data-table");
-      var blob = new Blob([window.perfwarehouseCsv(id)], {type: "text/csv"});
-      var a = document.createElement("a");
-      a.href = URL.createObjectURL(blob);
-      a.download = button.getAttribute("data-file");
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-    });
-  });
-  document.querySelectorAll("input.table-search").forEach(function (input) {
-    var table = document.getElementById(input.getAttribute("data-table"));
-    var counter = document.getElementById(input.getAttribute("data-counter"));
-    input.addEventListener("input", function () {
-      var words = input.value.toLowerCase().split(/\\s+/).filter(Boolean);
-      var hit = matcher(table, words);
-      var shown = 0;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var ok = hit(row);
-        row.hidden = !ok;
-        shown += ok ? 1 : 0;
-      });
-      counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows";
-    });
-  });
-})();
-"""
 
 
 def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def render_html(page: Page) -> str:
-    """The whole page as one HTML string (see the module docstring)."""
+def head(title: str, site: SiteLinks | None, extra_style: str = "") -> list[str]:
+    """The document's start up to ``<body>``: the policy, the title and the style (the
+    site's shared file, or inline for a stand-alone page)."""
+    policy = SITE_CONTENT_SECURITY_POLICY if site else CONTENT_SECURITY_POLICY
+    style = (f'<link rel="stylesheet" href="{_e(site.assets)}report.css">' if site
+             else f"<style>{asset('report.css')}</style>")
+    return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{_e(policy)}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<meta name="generator" content="perfwarehouse">',
+            f"<title>{_e(title)}</title>", style,
+            *([f"<style>{extra_style}</style>"] if extra_style else []), "</head><body>"]
+
+
+def nav_bar(site: SiteLinks | None) -> str:
+    """The links to the site's index and the campaign's page, at the top of every page."""
+    if site is None or not site.nav:
+        return ""
+    return ('<nav class="site" aria-label="Site">' + " › ".join(
+        f'<a href="{_e(_relative_href(href))}">{_e(text)}</a>' for text, href in site.nav)
+        + "</nav>")
+
+
+def scripts(site: SiteLinks | None) -> list[str]:
+    """Vega and the page's scripts: the site's shared files, or inline."""
+    if site:
+        return [f'<script src="{_e(site.assets)}{name}"></script>'
+                for name in (VEGA_FILE, "draw.js", "tables.js")]
+    return [f"<script>{javascript_bundle()}</script>", f"<script>{asset('draw.js')}</script>",
+            f"<script>{asset('tables.js')}</script>"]
+
+
+def render_html(page: Page, site: SiteLinks | None = None) -> str:
+    """The whole page as one HTML string (see the module docstring); with ``site``, a page
+    of a site that shares its JavaScript and CSS and links its index."""
     out: list[str] = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CONTENT_SECURITY_POLICY)}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta name="generator" content="perfwarehouse">',
-        f"<title>{_e(page.title)}</title>",
-        f"<style>{_STYLE}</style>",
-        "</head><body>",
+        *head(page.title, site),
+        nav_bar(site),
         f"<header><h1>{_e(page.title)}</h1></header>",
         "<main>",
     ]
@@ -404,9 +221,7 @@ def render_html(page: Page) -> str:
         out.append("</ul></details>")
     out.append("</main>")
     out.append('<div id="report-status" hidden data-state="drawing"></div>')
-    out.append(f"<script>{javascript_bundle()}</script>")
-    out.append(f"<script>{_DRAW_SCRIPT}</script>")
-    out.append(f"<script>{_TABLE_SCRIPT}</script>")
+    out.extend(scripts(site))
     out.append("</body></html>")
     return "\n".join(out)
 
@@ -574,15 +389,13 @@ def format_value(col: Column, value: Any) -> str:
 
 
 # ------------------------------------------------------------------- writing
-def write_report(page: Page, out: Path, png_dir: Path | None = None) -> Path:
+def write_report(page: Page, out: Path, png_dir: Path | None = None,
+                 site: SiteLinks | None = None) -> Path:
     """Write ``page`` to ``out`` (atomically: a reader never sees half a page) and, with
-    ``png_dir``, each chart as ``<png_dir>/<page>-<nn>-<chart>.png``."""
+    ``png_dir``, each chart as ``<png_dir>/<page>-<nn>-<chart>.png``; ``site``: as a page
+    of a site (:func:`render_html`)."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(page)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
+    write_text(out, render_html(page, site))
     if png_dir is not None:
         write_pngs(page, Path(png_dir))
     return out
@@ -600,8 +413,28 @@ def write_pngs(page: Page, png_dir: Path, scale: float = 1.5) -> list[Path]:
     return written
 
 
+def write_text(out: Path, text: str) -> Path:
+    """Write ``text`` to ``out`` atomically (a reader never sees half a file)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)
+    return out
+
+
+def write_assets(directory: Path) -> Path:
+    """The shared JavaScript and CSS of a site, once, into ``directory``."""
+    write_text(directory / VEGA_FILE, javascript_bundle())
+    for name in ASSETS:
+        write_text(directory / name, asset(name))
+    return directory
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
+
+
+INDEX_STYLE = "ul.index{list-style:none;padding:0}ul.index h2{margin-top:1.6rem}"
 
 
 def index_verdict(pages: list[Page]) -> Verdict:
@@ -639,17 +472,8 @@ def write_index(entries: list[tuple[str, Page]], out: Path) -> Path:
         box = _verdict(verdict, None) if verdict is not None else ""
         items.append(f'<li><h2><a href="{_e(href)}">{_e(page.title)}</a></h2>{box}</li>')
     text = "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CONTENT_SECURITY_POLICY)}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>perfwarehouse reports</title>",
-        "<style>" + _STYLE + "ul.index{list-style:none;padding:0}"
-        "ul.index h2{margin-top:1.6rem}</style>", "</head><body>",
+        *head("perfwarehouse reports", None, INDEX_STYLE),
         "<header><h1>perfwarehouse reports</h1></header><main>",
         _verdict(index_verdict([p for _, p in entries])),
         '<ul class="index">', *items, "</ul></main></body></html>"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
-    return out
+    return write_text(out, text)

@@ -222,7 +222,7 @@ def kpi_section(rows: pa.Table | Missing) -> Section:
         (*CONFIGURATION_COLUMNS, Column("series", "series"),
          Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
          Column("kpi", "KPI", "float"), Column("n_runs", "runs", "int"),
-         Column("independent", "runs independent"), Column("n_required", "n required", "int")),
+         Column("independent", "runs independent", "bool"), Column("n_required", "n required", "int")),
         df))
     return Section(title, intro, tuple(blocks))
 
@@ -252,7 +252,7 @@ def variability_section(rows: pa.Table | Missing) -> Section:
          Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
          Column("low", "low", "float"), Column("high", "high", "float"),
          Column("score", "score", "float"), Column("relative_pct", "relative (%)", "pct"),
-         Column("n_series", "series", "int"), Column("independent", "KPIs independent")),
+         Column("n_series", "series", "int"), Column("independent", "KPIs independent", "bool")),
         df))
     return Section(title, intro, tuple(blocks))
 
@@ -307,7 +307,7 @@ def profile_section(profiles: pa.Table | Missing, acf: pl.DataFrame | None) -> S
         "the lags whose autocorrelation peaks above the band (perfwarehouse analyze profile).",
         (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
          Column("node", "node"), Column("trials", "trials", "int"),
-         Column("step_h", "step (hours)", "float"), Column("converged", "converged"),
+         Column("step_h", "step (hours)", "float"), Column("converged", "converged", "bool"),
          Column("periods", "seasonal periods")), table))
     return Section(title, intro, tuple(blocks))
 

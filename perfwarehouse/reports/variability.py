@@ -10,6 +10,7 @@ distributions (Figures 8-9).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import polars as pl
 import pyarrow as pa
@@ -53,39 +54,62 @@ STRATEGIES = {
 }
 
 
+@dataclass(frozen=True)
+class VariabilityFrames:
+    """What the page is built from (the read step's result): the rows of each analysis
+    table (or the command that fills it), how higher-is-better metrics were compared, and
+    the provenance lines."""
+
+    rsd: pa.Table | Missing
+    aa: pa.Table | Missing
+    detect: pa.Table | Missing
+    curve: pa.Table | Missing
+    modes: frozenset[str]
+    provenance: tuple[str, ...] = ()
+
+
 def build(data: ReportData, request: Request) -> Page:
-    sections: list[Section] = []
+    return build_page(read(data, request))
+
+
+def read(data: ReportData, request: Request) -> VariabilityFrames:
+    """The read step: the report queries, nothing computed."""
     lines: list[str] = []
     for job in ("variability", "aa-fpr", "detectable-regression"):
         lines += provenance(data.job_runs(job, request), job)
-    modes = {json.loads(p or "{}").get("higher_is_better_mode", "divide") for p in
-             data.job_runs("detectable-regression", request).column("params").to_pylist()}
+    modes = frozenset(json.loads(p or "{}").get("higher_is_better_mode", "divide") for p in
+                      data.job_runs("detectable-regression", request).column("params")
+                      .to_pylist())
+    command = "perfwarehouse analyze detectable-regression"
+    return VariabilityFrames(
+        data.results("variability", "variability", "perfwarehouse analyze variability",
+                     request),
+        data.results("aa_fpr", "aa_fpr", "perfwarehouse analyze aa-fpr", request),
+        data.results("detectable_regression", "detectable_regression", command, request),
+        data.results("detectable_regression_curve", "detectable_regression_curve", command,
+                     request),
+        modes, tuple(lines))
 
-    rsd = data.results("variability", "variability", "perfwarehouse analyze variability",
-                       request)
+
+def build_page(frames: VariabilityFrames) -> Page:
+    """The page from the read step's frames (pure)."""
+    sections: list[Section] = []
     ranking = None
-    if isinstance(rsd, Missing):
-        sections.append(Section("Variability (RSD)", "", (rsd.notice(),)))
+    if isinstance(frames.rsd, Missing):
+        sections.append(Section("Variability (RSD)", "", (frames.rsd.notice(),)))
     else:
-        df = charts.labelled(rsd)
+        df = charts.labelled(frames.rsd)
         ranking = hardware_ranking(df)
         sections.extend(rsd_sections(df, ranking))
-
-    aa = data.results("aa_fpr", "aa_fpr", "perfwarehouse analyze aa-fpr", request)
-    sections.append(aa_section(aa))
-
-    detect = data.results("detectable_regression", "detectable_regression",
-                          "perfwarehouse analyze detectable-regression", request)
-    curve = data.results("detectable_regression_curve", "detectable_regression_curve",
-                         "perfwarehouse analyze detectable-regression", request)
+    sections.append(aa_section(frames.aa))
     detect_df = None
-    if isinstance(detect, Missing):
-        sections.append(Section("Detectable regressions", "", (detect.notice(),)))
+    if isinstance(frames.detect, Missing):
+        sections.append(Section("Detectable regressions", "", (frames.detect.notice(),)))
     else:
-        detect_df = charts.labelled(detect)
-        sections.extend(detectable_sections(detect_df, curve, modes))
+        detect_df = charts.labelled(frames.detect)
+        sections.extend(detectable_sections(detect_df, frames.curve, set(frames.modes)))
     return Page("Variability and detectable regressions", INTRO, tuple(sections),
-                tuple(lines), name="variability", verdict=verdict(ranking, detect_df))
+                frames.provenance, name="variability", verdict=verdict(ranking, detect_df))
 
 
 def hardware_ranking(df: pl.DataFrame) -> pl.DataFrame:

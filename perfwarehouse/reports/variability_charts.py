@@ -141,8 +141,13 @@ def rsd_components(data: Frame, *, title: str) -> alt.Chart:
                     descending=True).drop("total")
     y = alt.Y("label:N", sort=by_order(), title="hardware type · configuration",
               axis=long_label_axis())
-    components = ["total", "per node", "per run"]
-    color = _color("component", "RSD of", components, ["#111111", BLUE, ORANGE])
+    # only the components drawn get a legend entry (no "per run" without marks: trials of
+    # one value each have no RSD within a run)
+    present = set(df["component"].to_list())
+    drawn = [(c, k) for c, k in zip(["total", "per node", "per run"],
+                                    ["#111111", BLUE, ORANGE]) if c in present]
+    components = [c for c, _k in drawn]
+    color = _color("component", "RSD of", components, [k for _c, k in drawn])
     spread = alt.Chart(df).mark_rule(strokeWidth=2, opacity=0.6).encode(
         y=y, yOffset=alt.YOffset("component:N", sort=components),
         x=alt.X("low_pct:Q", title="relative standard deviation RSD = 100·σ/μ (%)"),
@@ -211,7 +216,8 @@ def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> a
                 title="minimal detectable regression (%)",
                 axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("nodes:N", sort=numeric_sort(df["nodes"].to_list())),
-        y=alt.Y("n:Q", title="configuration × hardware type combinations (count)"),
+        y=alt.Y("n:Q", title="configuration × hardware type combinations (count)",
+                axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color("nodes:N", title="nodes per group",
                         sort=numeric_sort(df["nodes"].to_list()),
                         scale=alt.Scale(range=list(CATEGORY))),
@@ -271,7 +277,11 @@ def fp_tp_curves(data: Frame, *, title: str) -> alt.Chart:
                         scale=alt.Scale(range=list(CATEGORY))),
         strokeDash=alt.StrokeDash("rate:N", title="rate",
                                   scale=alt.Scale(domain=["true positives", "false positives"],
-                                                  range=[[1, 0], [5, 3]])),
+                                                  range=[[1, 0], [5, 3]]),
+                                  # drawn as lines (solid, dashed), not as two black dots
+                                  legend=alt.Legend(symbolType="stroke", symbolSize=500,
+                                                    symbolStrokeWidth=2,
+                                                    symbolStrokeColor="#333")),
         tooltip=["group:N", "rate:N", alt.Tooltip("r_pct:Q", title="r (%)"),
                  alt.Tooltip("rate_pct:Q", format=".1f", title="rate (%)")])
     limits = alt.Chart(pl.DataFrame({"limit": [5.0, 95.0]})).mark_rule(

@@ -84,10 +84,12 @@ def test_report_defaults_and_report_all_with_index(filled, tmp_path: Path) -> No
     assert (tmp_path / "reports" / "order-effects.html").exists(), written.stdout
     cli("report", "all", "--out-dir", str(tmp_path / "all"), check=True)
     index = (tmp_path / "all" / "index.html").read_text()
-    for name in ("order-effects", "variability", "triscale", "fleet"):
-        assert (tmp_path / "all" / f"{name}.html").exists()
-        assert f'href="{name}.html"' in index
-    assert 'class="verdict' in index and "Order matters in" in index
+    # issue 30: the site is per campaign; memcached is an order study (no fleet page)
+    for name in ("order-effects", "variability", "triscale"):
+        assert (tmp_path / "all" / "memcached" / f"{name}.html").exists()
+        assert f'href="memcached/{name}.html"' in index
+    assert not (tmp_path / "all" / "memcached" / "fleet.html").exists()
+    assert 'class="verdict' in index and "Campaign memcached: Order matters in" in index
 
 
 def test_percentages_are_unambiguous(cli) -> None:

@@ -23,6 +23,8 @@ def test_wheel_contains_the_data_files(tmp_path: Path) -> None:
         assert f"perfwarehouse/_sql/{sql.relative_to(REPO / 'sql').as_posix()}" in names
     assert "perfwarehouse/_ingest_defaults/hardware_types.toml" in names
     assert "perfwarehouse/_ingest_defaults/trial-log.schema.json" in names
+    for asset in ("report.css", "draw.js", "tables.js"):  # the report pages' CSS and scripts
+        assert f"perfwarehouse/reports/assets/{asset}" in names
     assert any(n.startswith("perfwarehouse/_examples/ordersage/20221012_19:59:50_results/")
                for n in names)
     assert not any("/tests/" in n or n.startswith("tests/") for n in names)

@@ -193,11 +193,15 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
     result = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
                  warehouse=tmp_path / "warehouse", timeout=900)
     assert result.returncode == 0, result.stderr
-    for name in ("order-effects", "variability", "triscale", "fleet", "load"):
-        page = tmp_path / "reports" / f"{name}.html"
-        assert f"report:    {page.resolve()}" in result.stdout
+    # issue 30: the demo writes the site, each campaign's pages in its own directory
+    assert f"reports:   {(tmp_path / 'reports' / 'index.html').resolve()}" in result.stdout
+    for campaign, name in (("ordersage-longterm", "order-effects"),
+                           ("ordersage-longterm", "variability"),
+                           ("ordersage-longterm", "triscale"), ("ordersage-longterm", "fleet"),
+                           ("load-campaign", "load")):
+        page = tmp_path / "reports" / campaign / f"{name}.html"
         text = page.read_text(encoding="utf-8")
-        assert_self_contained(text)
+        assert "<script src=\"../assets/vega.js\"></script>" in text
         assert page.stat().st_size < 5 * MB
     # the generated input is not left inside the warehouse (nor next to it), and the
     # fixture campaigns are named after their studies
@@ -208,10 +212,11 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
     with Warehouse(tmp_path / "warehouse").catalog() as con:
         names = set(fetch_arrow(con, "SELECT campaign FROM campaigns").column(0).to_pylist())
     assert names == {"ordersage-longterm", "memcached", "NPB", "uFS", "load-campaign"}
-    # the load campaign has no fixed- and random-order trials of one configuration: the
-    # order-effects page says so instead of drawing it empty
-    order_page = (tmp_path / "reports" / "order-effects.html").read_text(encoding="utf-8")
-    assert "Not tested, so not drawn: load-campaign (no configuration" in order_page
+    # the load campaign has no fixed- and random-order trials of one configuration: it has
+    # no order-effects page, and the long-term campaign's does not draw it
+    order_page = (tmp_path / "reports" / "ordersage-longterm" / "order-effects.html"
+                  ).read_text(encoding="utf-8")
+    assert not (tmp_path / "reports" / "load-campaign" / "order-effects.html").exists()
     assert "pvalues-load-campaign" not in order_page
     assert "pvalues-ordersage-longterm" in order_page
     again = cli("demo", "--scale", "0.01", "--reports", str(tmp_path / "reports"),
@@ -219,19 +224,25 @@ def test_demo_writes_every_report(cli, tmp_path: Path) -> None:
     assert "nothing to generate" in again.stdout
 
 
-def test_every_configuration_row_links_to_its_drill_down(order_warehouse: Warehouse,
-                                                         order_page: Path) -> None:
-    """Both per-configuration tables (order effects, predecessor effects) link each row to
-    the page `report configuration` writes for it (a relative file name, escaped)."""
+def test_configuration_rows_link_only_the_drill_downs_written(order_warehouse: Warehouse,
+                                                              order_page: Path,
+                                                              tmp_path: Path) -> None:
+    """Both per-configuration tables (order effects, predecessor effects) link a row to the
+    page `report configuration` writes for it only where that page is written (the report
+    site says which it wrote); a page written alone links none (issue 30: 566 dead links)."""
+    from perfwarehouse.reports.base import Request
     from perfwarehouse.reports.configuration import page_name
+    from perfwarehouse.reports.render import write_report
     from perfwarehouse.warehouse.store import fetch_arrow
 
-    page = order_page.read_text(encoding="utf-8")
+    assert ">drill-down</a>" not in order_page.read_text(encoding="utf-8")
     with order_warehouse.catalog() as con:
-        counts = [fetch_arrow(con, f"SELECT count(*) FROM {t}").column(0)[0].as_py()
-                  for t in ("order_effects", "predecessor_effects")]
         row = fetch_arrow(con, "SELECT campaign, benchmark, config_id FROM predecessor_effects "
                                "WHERE campaign = 'hostile' ORDER BY config_id LIMIT 1").to_pylist()[0]
-    assert page.count(">drill-down</a>") == sum(counts) > 0
-    assert f'<a href="{page_name(row["campaign"], row["benchmark"], row["config_id"])}.html">' \
-        in page
+    name = f"{page_name(row['campaign'], row['benchmark'], row['config_id'])}.html"
+    report = get("order-effects")
+    built = report.page(order_warehouse, Request(options=(("drilldowns", frozenset({name})),)))
+    page = write_report(built, tmp_path / "o.html").read_text(encoding="utf-8")
+    # the configuration's row in each of the two tables, and no other
+    assert page.count(">drill-down</a>") == 2
+    assert f'<a href="{name}">' in page

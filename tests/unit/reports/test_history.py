@@ -31,9 +31,12 @@ def test_verdict_first_then_series_then_index() -> None:
     assert titles[0] == "Configurations with changes, largest first"
     verdict = page.verdict
     assert verdict is not None and verdict.level == "alarm"  # two regressions
-    assert verdict.text.startswith("2 change points in 2 of 4 series: 2 regressions (▼), "
-                                   "0 improvements (▲); 1 series too short to test")
-    assert "Largest: " in verdict.text
+    # issue 30: the verdict lists the changes that matter, largest first, with revision and
+    # date (+ = worse by the metric's direction), then the counts
+    assert verdict.text.startswith("2 regressions, the largest first (+ = worse): +")
+    assert "2 change points in 2 of 4 series: 2 regressions (▼), 0 improvements (▲); 1 series "\
+           "too short to test" in verdict.text
+    assert verdict.text.count(" from revision r") == 2
     figures = page.figures()
     assert len(figures) == 2
     spec = figures[0].spec()

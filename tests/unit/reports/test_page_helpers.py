@@ -118,10 +118,15 @@ def test_polluter_leaderboard_counts_significant_worse_victims_with_full_names()
     board = order_effects.polluter_leaderboard(df)
     rows = board.to_dicts()
     # cfg0, cfg1: victims of npb-lu on h1; cfg2 got better (throughput up); cfg3's
-    # adjusted p is 0.5; cfg4's Kruskal-Wallis does not reject; cfg5 follows the run start
+    # adjusted p is 0.5; cfg5 follows the run start; cfg4 (h2) is a victim although the
+    # Kruskal-Wallis test across predecessors does not reject: that test is not required
+    # (issue 30: with ~150 predecessors it has no power and hid every planted polluter)
     assert rows == [{"hardware_type": "h1", "predecessor": "npb-lu class=C threads=16",
                      "victims": 2, "median_worse_pct": pytest.approx(14.95),
-                     "max_worse_pct": 19.9, "campaigns": "c", "worst_victim": "cfg0"}]
+                     "max_worse_pct": 19.9, "campaigns": "c", "worst_victim": "cfg0"},
+                    {"hardware_type": "h2", "predecessor": "npb-lu", "victims": 1,
+                     "median_worse_pct": 8.0, "max_worse_pct": 8.0, "campaigns": "c",
+                     "worst_victim": "cfg4"}]
     assert df.filter(pl.col("config") == "cfg2")["worse_pct"].item() == -5.0
     assert df.filter(pl.col("config") == "cfg2")["worse_low_pct"].item() == -6.0
 

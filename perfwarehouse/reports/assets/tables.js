@@ -1,0 +1,138 @@
+(function () {
+  "use strict";
+  function key(cell, numeric) {
+    var v = cell.getAttribute("data-v");
+    if (numeric) { var x = parseFloat(v); return isNaN(x) ? null : x; }
+    return (v === null ? cell.textContent : v).toLowerCase();
+  }
+  function norm(text) {
+    return text.toLowerCase().replace(/\s*\([^)]*\)\s*$/, "").trim().replace(/\s+/g, "_");
+  }
+  // A filter word "column<number" (<, <=, >, >=, =, !=) compares a numeric column;
+  // the column is named by its header (spaces as _, the unit in brackets left out),
+  // its field name, or a unique prefix of either.
+  var CONDITION = /^([^<>=!]+?)(<=|>=|!=|<|>|=)(-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)%?$/i;
+  function column(table, name) {
+    var heads = Array.prototype.slice.call(table.querySelectorAll("thead th"));
+    var wanted = name.toLowerCase().replace(/\s+/g, "_");
+    var names = heads.map(function (h) {
+      return [norm(h.textContent), (h.getAttribute("data-field") || "").toLowerCase(),
+              h.textContent.toLowerCase().trim().replace(/\s+/g, "_")];
+    });
+    for (var i = 0; i < names.length; i++) {
+      if (names[i].indexOf(wanted) >= 0) { return i; }
+    }
+    var hits = [];
+    names.forEach(function (n, i) {
+      if (n.some(function (x) { return x.indexOf(wanted) === 0; })) { hits.push(i); }
+    });
+    return hits.length === 1 ? hits[0] : -1;
+  }
+  function test(x, op, y) {
+    if (x === null) { return false; }
+    switch (op) {
+      case "<": return x < y; case "<=": return x <= y; case ">": return x > y;
+      case ">=": return x >= y; case "=": return x === y; default: return x !== y;
+    }
+  }
+  function matcher(table, words) {
+    var parts = words.map(function (w) {
+      var m = CONDITION.exec(w);
+      if (m) {
+        var col = column(table, m[1]);
+        if (col >= 0) { return {col: col, op: m[2], value: parseFloat(m[3])}; }
+      }
+      return {text: w};
+    });
+    return function (row) {
+      var text = row.textContent.toLowerCase();
+      return parts.every(function (p) {
+        if (p.text !== undefined) { return text.indexOf(p.text) >= 0; }
+        return test(key(row.cells[p.col], true), p.op, p.value);
+      });
+    };
+  }
+  // The frozen key columns: their left offsets are measured once, on the header row
+  // (every cell of a column has its width), then written to every cell; reading and
+  // writing in turn would lay the whole table out again for each cell.
+  function freeze(table) {
+    var frozen = Number(table.getAttribute("data-frozen")) || 0;
+    if (!frozen) { return; }
+    var head = table.tHead.rows[0].cells;
+    var offsets = [], left = 0;
+    for (var i = 0; i < frozen; i++) {
+      offsets.push(left + "px");
+      left += head[i].getBoundingClientRect().width;
+    }
+    Array.prototype.forEach.call(table.rows, function (row) {
+      for (var j = 0; j < frozen && j < row.cells.length; j++) {
+        row.cells[j].style.left = offsets[j];
+      }
+    });
+  }
+  function csvCell(cell) {
+    var v = cell.getAttribute("data-v");
+    var text = v === null ? cell.textContent : v;
+    return /[",\n\r]/.test(text) ? "\"" + text.replace(/"/g, "\"\"") + "\"" : text;
+  }
+  // The table as CSV (the rows the filter shows; numbers at full precision).
+  window.perfwarehouseCsv = function (id) {
+    var table = document.getElementById(id);
+    var lines = [Array.prototype.map.call(table.querySelectorAll("thead th"), function (h) {
+      return csvCell({getAttribute: function () { return null; }, textContent: h.textContent});
+    }).join(",")];
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      if (!row.hidden) { lines.push(Array.prototype.map.call(row.cells, csvCell).join(",")); }
+    });
+    return lines.join("\r\n") + "\r\n";
+  };
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var body = table.tBodies[0];
+    var heads = table.querySelectorAll("thead th");
+    freeze(table);
+    heads.forEach(function (th, col) {
+      th.querySelector("button").addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var numeric = th.getAttribute("data-type") === "num";
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col], numeric), y = key(b.cells[col], numeric);
+          if (x === y) { return 0; }
+          if (x === null) { return 1; }
+          if (y === null) { return -1; }
+          return (x < y ? -1 : 1) * (ascending ? 1 : -1);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  document.querySelectorAll("button.csv").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var id = button.getAttribute("data-table");
+      var blob = new Blob([window.perfwarehouseCsv(id)], {type: "text/csv"});
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = button.getAttribute("data-file");
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    });
+  });
+  document.querySelectorAll("input.table-search").forEach(function (input) {
+    var table = document.getElementById(input.getAttribute("data-table"));
+    var counter = document.getElementById(input.getAttribute("data-counter"));
+    input.addEventListener("input", function () {
+      var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var hit = matcher(table, words);
+      var shown = 0;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var ok = hit(row);
+        row.hidden = !ok;
+        shown += ok ? 1 : 0;
+      });
+      counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows";
+    });
+  });
+})();
