@@ -69,9 +69,17 @@ def apply_options(records: list[dict[str, Any]], options: ImportOptions, source:
 
     The command line wins over the file for campaign, node, hardware type and
     revision; ``--setting`` adds to (and overrides) each record's settings. A record
-    still without a node is refused with one line that says to pass ``--node``.
+    still without a node is refused with one line that says to pass ``--node``, and a
+    ``--setting`` that gives a load (``clients``, ``rate_rps``, ...) a negative value with
+    ``negative``, as the load tools' own numbers are.
     """
+    from perfwarehouse.ingest.formats._loadtest import LOAD_SETTINGS, non_negative
+
     extra = dict(options.settings)
+    for key in LOAD_SETTINGS:
+        value = extra.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            non_negative(value, source, 0, f"--setting {key}")
     for record in records:
         record["v"] = 1
         for key in ("campaign", "node", "hardware_type", "revision", "revision_time"):

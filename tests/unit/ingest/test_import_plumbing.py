@@ -42,6 +42,23 @@ def test_settings_from_the_command_line() -> None:
         _parse_setting(None, None, ("novalue",))  # type: ignore[arg-type]
 
 
+def test_a_negative_load_from_the_command_line_is_refused() -> None:
+    """Issue 31 item 11: ``--setting clients=-3`` is refused as the tools' negative loads
+    are; a load of 0 and other settings' negative values are not loads and pass."""
+    from perfwarehouse.ingest.formats.records import apply_options
+
+    def record() -> dict[str, object]:
+        return {"node": "n1", "settings": {"loop": "closed"}}
+
+    for key, value in (("clients", -3), ("rate_rps", -0.5), ("think_time_s", -1.0)):
+        with pytest.raises(TrialParseError) as caught:
+            apply_options([record()], ImportOptions(settings=((key, value),)), "f.txt", "c")
+        assert caught.value.rule == "negative" and key in str(caught.value)
+    kept = apply_options([record()], ImportOptions(settings=(("clients", 0), ("offset", -2))),
+                         "f.txt", "c")
+    assert kept[0]["settings"] == {"loop": "closed", "clients": 0, "offset": -2}
+
+
 def test_gzip_is_told_by_its_bytes_not_its_name(tmp_path: Path) -> None:
     hidden = tmp_path / "results.json"
     hidden.write_bytes(gzip.compress(SUITE.read_bytes()))
