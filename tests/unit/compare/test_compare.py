@@ -147,3 +147,18 @@ def test_a_side_with_few_trials_is_compared_on_its_values() -> None:
         for s, vals in (("baseline", base[:6]), ("contender", cont[:6])) for v in vals])
     row = compare_table(many, ["benchmark"]).to_pylist()[0]
     assert (row["n_baseline"], row["n_contender"]) == (6, 6)
+
+
+def test_values_from_1e_minus_308_to_1e308_never_overflow() -> None:
+    """Issue 31 item 6: such values (an older warehouse may hold them; the ingest now keeps
+    1e-100..1e100) are compared without an OverflowError: +inf % up, -100 % down."""
+    import warnings
+
+    low = 1e-308 * (1 + 0.01 * np.arange(6))
+    high = 1e308 * (1 + 0.01 * np.arange(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow in a median
+        up = compare_samples(low, high, higher_is_better=False)
+        down = compare_samples(high, low, higher_is_better=False)
+    assert up.verdict == "slower" and up.change_pct == math.inf
+    assert down.verdict == "faster" and down.change_pct == pytest.approx(-100.0)
