@@ -246,7 +246,7 @@ def timeline(points: pl.DataFrame, cps: pl.DataFrame, by_revision: bool
 
 
 def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str | list[str],
-                 subtitle: str) -> alt.LayerChart:
+                 subtitle: str) -> charts.Layered:
     """One configuration's trial values with its change points and segment medians, over
     time: the revision's time for a series ordered by revision, else the trial's start.
 
