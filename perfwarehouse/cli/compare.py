@@ -210,8 +210,8 @@ def render(table: pa.Table, fmt: str, headline: str,
 
         from perfwarehouse.cli.query import _json_cell
 
-        rows = [{k: _json_cell(v) for k, v in r.items()} for r in table.to_pylist()]
-        return orjson.dumps({"summary": headline, "comparisons": rows,
+        records = [{k: _json_cell(v) for k, v in r.items()} for r in table.to_pylist()]
+        return orjson.dumps({"summary": headline, "comparisons": records,
                              "geomean": [{k: _json_cell(v) for k, v in g.items()} for g in geo]},
                             option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "csv":

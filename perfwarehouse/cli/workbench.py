@@ -193,9 +193,9 @@ def agent_surface(factors: tuple[str, ...], samples: int | None, design_seed: in
                + "; ".join(", ".join(f"{k}={v}" for k, v in s.items()) for s in chosen))
     outcome = run_searches(config, chosen, echo=click.echo,
                            warn=lambda m: click.echo(m, err=True))
-    done = [s for s in outcome.samples if s.result is not None]
-    total_trials = sum(s.result.trials for s in done)
-    total_s = sum(s.result.seconds for s in done)
+    done = [s.result for s in outcome.samples if s.result is not None]
+    total_trials = sum(r.trials for r in done)
+    total_s = sum(r.seconds for r in done)
     click.echo(f"surface: {len(done)} of {len(chosen)} searches finished; {total_trials} "
                f"trials, {total_s:.1f} s of load generator")
     _finish(outcome, config.spool)

@@ -104,13 +104,13 @@ def compute(table: pa.Table, params: SurfaceParams) -> Tables:
         budget[key] = budget.get(key, 0) + (row.get("status") == "budget")
     out: list[dict[str, object]] = []
     for key, samples in sorted(groups.items()):
-        campaign, hardware_type, benchmark, fixed = key
+        campaign, hardware_type, benchmark, fixed_json = key
         points = sorted(samples)
         x = np.array(points, dtype=np.float64).reshape(-1, len(factors))
         y = np.array([float(np.mean(samples[p])) for p in points])
         fit = fit_quadratic(factors, x, y, confidence)
         common = {"campaign": campaign, "hardware_type": hardware_type, "benchmark": benchmark,
-                  "fixed_settings": fixed, "factors": ",".join(factors),
+                  "fixed_settings": fixed_json, "factors": ",".join(factors),
                   "n_samples": fit.n, "n_budget": budget.get(key, 0), "dof": fit.dof,
                   "r_squared": fit.r_squared,
                   "loo_mape": fit.loo_mape, "confidence": confidence}

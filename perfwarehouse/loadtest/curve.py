@@ -48,6 +48,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -160,7 +161,7 @@ def _f(table: pa.Table, name: str) -> np.ndarray:
     return np.asarray(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
-def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[object]]:
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Dense codes of a string column (Arrow's dictionary encoding; nulls get their own
     code) and the distinct values."""
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
@@ -324,7 +325,8 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
     # pooled percentiles from the stored distributions
     pts, lows, highs, n_hist = _pooled(trials, order, ugid, n_groups, conf)
     pct: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    source = np.where(n_hist > 0, "histogram", None).astype(object)
+    # numpy's stubs accept no None in where(); at run time it makes an object array
+    source = np.where(n_hist > 0, "histogram", None).astype(object)  # type: ignore[call-overload]
     for j, (name, _p) in enumerate(PERCENTILES):
         per_trial = group_stats(_f(trials, name), ugid, n_groups, conf, method)
         use_hist = n_hist > 0
@@ -527,7 +529,8 @@ def _none(x: float) -> float | None:
 
 @lru_cache(maxsize=4096)
 def _critical(confidence: float, n: float) -> float:
-    return float(intervals.critical_value(confidence, n))
+    # n is a count held as a float: critical_value takes any number (np.asarray, float64)
+    return float(intervals.critical_value(confidence, n))  # type: ignore[arg-type]
 
 
 def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options

@@ -21,6 +21,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import altair as alt
 import polars as pl
@@ -38,7 +39,14 @@ VERMILLION, ORANGE, BLUE, SKY, GREEN, PURPLE, GREY = (
 CATEGORY = (BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, "#F0E442", "#000000")
 
 
-Frame = pl.DataFrame | pa.Table
+Frame: TypeAlias = pl.DataFrame | pa.Table
+
+# what ``alt.layer`` returns: Altair 6 hoists a facet shared by every layer, so the
+# result is a FacetChart when the layers are faceted and a LayerChart otherwise
+Layered: TypeAlias = alt.LayerChart | alt.FacetChart
+
+# a column of text: a Python sequence or a polars String column (nulls as None)
+Texts: TypeAlias = Sequence[str | None] | pl.Series
 
 
 # ------------------------------------------------------------------ helpers
@@ -71,8 +79,8 @@ def labelled(rows: pa.Table) -> pl.DataFrame:
         config_labels(df["benchmark"], df["settings"], df["metric"]), dtype=pl.String))
 
 
-def config_labels(benchmarks: Sequence[str | None], settings: Sequence[str | None],
-                  metrics: Sequence[str | None] | None = None, max_len: int = 80) -> list[str]:
+def config_labels(benchmarks: Texts, settings: Texts, metrics: Texts | None = None,
+                  max_len: int = 80) -> list[str]:
     """Short human names of configurations: ``benchmark k=v … [metric]``.
 
     Only the settings keys whose values differ between the given configurations are

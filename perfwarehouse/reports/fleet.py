@@ -38,6 +38,7 @@ from perfwarehouse.reports.page import (
     Section,
     Table,
     Verdict,
+    VerdictLevel,
     capped_table,
 )
 
@@ -179,7 +180,7 @@ def verdict(result: pl.DataFrame, now: pl.DataFrame, days: float,
     if summary.rsd_prev_median is not None and summary.rsd_now_median is not None:
         parts.append(f"Median RSD {summary.rsd_prev_median:.2g} % before, "
                      f"{summary.rsd_now_median:.2g} % now.")
-    level = "alarm" if worse.height or new else "ok"
+    level: VerdictLevel = "alarm" if worse.height or new else "ok"
     return Verdict(" ".join(parts), level)
 
 

@@ -21,6 +21,7 @@ from perfwarehouse.reports.charts import (
     VERMILLION,
     WIDTH,
     Frame,
+    Layered,
     _color,
     _shape,
     _title,
@@ -62,7 +63,7 @@ def drift_overview(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def drift_top(data: Frame, *, title: str) -> alt.LayerChart:
+def drift_top(data: Frame, *, title: str) -> Layered:
     """The configurations with the largest significant trends, with their CIs.
 
     ``data``: ``config``, ``hardware_type``, ``slope_pct``, ``low_pct``, ``high_pct``.
@@ -92,7 +93,7 @@ def drift_top(data: Frame, *, title: str) -> alt.LayerChart:
     )
 
 
-def values_over_time(data: Frame, *, title: str) -> alt.LayerChart:
+def values_over_time(data: Frame, *, title: str) -> Layered:
     """The trials of a few drifting configurations over the period, as % of each one's
     median (+ = worse by the metric's direction), with its trend line.
 
@@ -145,7 +146,7 @@ def order_dependence_changes(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def variability_change(data: Frame, *, title: str, max_points: int = 3000) -> alt.LayerChart:
+def variability_change(data: Frame, *, title: str, max_points: int = 3000) -> Layered:
     """RSD in the period against RSD in the previous period, one point per
     configuration (log-log, the diagonal = unchanged).
 

@@ -13,6 +13,7 @@ reads without colour.
 from __future__ import annotations
 
 import textwrap
+from typing import Any, cast
 
 import altair as alt
 import numpy as np
@@ -82,7 +83,7 @@ def build_page(rows: pa.Table, series: pa.Table, lines: tuple[str, ...] = ()) ->
                 verdict=verdict(df, changes))
 
 
-def _key(df: pl.DataFrame) -> pl.Series:
+def _key(df: pl.DataFrame) -> pl.Expr:
     return pl.concat_str([pl.col("campaign"), pl.col("hardware_type"),
                           pl.col("config_id").cast(pl.String)], separator="\x1f")
 
@@ -125,7 +126,7 @@ def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
     regressions = changes.filter(pl.col("direction") == "regression")
     improvements = changes.filter(pl.col("direction") == "improvement")
     short = df.filter(pl.col("reason").str.starts_with("too short")).height
-    alpha = df["alpha"].max() if df.height else None
+    alpha = cast("float | None", df["alpha"].max()) if df.height else None  # a Float64 column
     blocks: list[Notice] = []
     ranked = normalised(regressions).sort(pl.col("worse_pct").abs(), descending=True)
     if ranked.height:
@@ -246,7 +247,7 @@ def timeline(points: pl.DataFrame, cps: pl.DataFrame, by_revision: bool
 
 
 def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str | list[str],
-                 subtitle: str) -> alt.LayerChart:
+                 subtitle: str) -> charts.Layered:
     """One configuration's trial values with its change points and segment medians, over
     time: the revision's time for a series ordered by revision, else the trial's start.
 
@@ -282,8 +283,11 @@ def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str | list[s
         label=pl.format("{}{} % {}", pl.when(pl.col("worse_pct") >= 0).then(pl.lit("+"))
                         .otherwise(pl.lit("")), pl.col("worse_pct").round(2),
                         pl.col("direction").fill_null("")))
-    span = float(pts["x"].max() - pts["x"].min()) if pts.height > 1 else 1.0  # type: ignore[operator]
-    fits = label_fits(((marks["at"] - float(pts["x"].min())) / (span or 1.0) * 1000).to_numpy(),  # type: ignore[arg-type]
+    # x is a Float64 column (ms since the epoch): its min and max are floats
+    span = (float(cast(float, pts["x"].max()) - cast(float, pts["x"].min()))
+            if pts.height > 1 else 1.0)
+    x_min = float(cast(float, pts["x"].min()))
+    fits = label_fits(((marks["at"] - x_min) / (span or 1.0) * 1000).to_numpy(),
                       marks["worse_pct"].to_numpy(), marks["label"].str.len_chars().to_numpy(),
                       1000, WIDTH_PX)
     marks = marks.with_columns(label=pl.when(pl.Series(fits)).then(pl.col("label"))
@@ -306,7 +310,7 @@ def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str | list[s
         x="at:T", color=color, tooltip=tip)
     glyphs = alt.Chart(marks).mark_point(filled=True, size=120, opacity=1).encode(
         x="at:T", y=alt.value(8), color=color, shape=shape, tooltip=tip)
-    style = {"align": "left", "dx": LABEL_GAP_PX, "dy": 0, "fontSize": 11, "fontWeight": "bold"}
+    style: dict[str, Any] = {"align": "left", "dx": LABEL_GAP_PX, "dy": 0, "fontSize": 11, "fontWeight": "bold"}
     halo = alt.Chart(marks).mark_text(**style, stroke="white", strokeWidth=4).encode(
         x="at:T", y=alt.value(8), text="label:N")  # legible over lines and triangles
     text = alt.Chart(marks).mark_text(**style).encode(

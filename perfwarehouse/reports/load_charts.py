@@ -12,6 +12,8 @@ Figure 8) and the response surface of the peak rate (its section 5.5).
 
 from __future__ import annotations
 
+from typing import cast
+
 import altair as alt
 import polars as pl
 
@@ -21,6 +23,7 @@ from perfwarehouse.reports.charts import (
     ORANGE,
     WIDTH,
     Frame,
+    Layered,
     _color,
     _shape,
     _title,
@@ -46,7 +49,7 @@ COSTS = (("trials", "trials per search (median)"),
 LOG_Y_SPREAD = 100.0
 
 
-def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> alt.LayerChart:
+def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> Layered:
     """Throughput against N per closed-loop family: the mean over trials with its CI band,
     the law line X = N/(R + Z) at the measured R, the peak and the knee.
 
@@ -102,7 +105,7 @@ def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> alt.LayerChar
 
 
 def latency_curve(curve: Frame, *, title: str, x_field: str, x_title: str,
-                  r_sat_ms: float | None, knees: Frame, log_x: bool) -> alt.LayerChart:
+                  r_sat_ms: float | None, knees: Frame, log_x: bool) -> Layered:
     """Latency (mean and percentiles) against the load with CI bands, R_sat and the knee.
 
     ``curve`` (long): ``family_label``, ``x``, ``stat`` (mean, p50, ...), ``ms``,
@@ -150,7 +153,7 @@ def latency_curve(curve: Frame, *, title: str, x_field: str, x_title: str,
 
 
 def consistency_scatter(checks: Frame, *, title: str, tolerance_pct: float, x_title: str,
-                        log_x: bool) -> alt.LayerChart:
+                        log_x: bool) -> Layered:
     """Each trial's operational-law residual (%) against its load, coloured by the verdict.
 
     ``checks``: ``x``, ``residual_pct``, ``status`` (consistent | inconsistent | not checked),
@@ -265,7 +268,7 @@ def policy_costs(costs: Frame, *, title: str) -> alt.HConcatChart:
 
 def surface_heatmap(predictions: Frame, *, title: str, x_title: str, y_title: str,
                     unit: str, n_samples: int, loo_mape: float | None,
-                    r_squared: float | None) -> alt.LayerChart:
+                    r_squared: float | None) -> Layered:
     """Shivam et al., "Cutting Corners" (USENIX ATC 2008), section 5.5: the peak rate λ*
     the fitted quadratic response surface predicts at every combination of two factors'
     levels, written in each cell; the K samples whose λ* was measured are outlined and
@@ -280,7 +283,9 @@ def surface_heatmap(predictions: Frame, *, title: str, x_title: str, y_title: st
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         y=alt.Y("y:O", title=y_title, sort="descending"))
     values = df["estimate"].drop_nulls()
-    middle = (float(values.min()) + float(values.max())) / 2 if values.len() else 0.0
+    middle = 0.0
+    if values.len():  # then min and max are numbers (polars types them as any value)
+        middle = (float(cast(float, values.min())) + float(cast(float, values.max()))) / 2
     cells = base.mark_rect().encode(
         color=alt.Color("estimate:Q", title=f"predicted λ* ({unit})",
                         scale=alt.Scale(scheme="viridis")),

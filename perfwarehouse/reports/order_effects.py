@@ -27,6 +27,7 @@ from perfwarehouse.reports.page import (
     Section,
     Table,
     Verdict,
+    VerdictLevel,
     capped_table,
     format_settings,
 )
@@ -103,6 +104,7 @@ def verdict(df: pl.DataFrame | None, polluters: pl.DataFrame | None) -> Verdict:
                        "`analyze predecessor-effects`), then write this report again.",
                        "missing")
     n, hits = df.height, int(df["significant"].sum())
+    level: VerdictLevel
     if hits == 0:
         text = (f"Order does not matter in any of the {n:,} configurations (no Kruskal-Wallis "
                 "p-value below α/m): a fixed order of the tests gave the same results as "
@@ -220,7 +222,7 @@ def ci_examples(df: pl.DataFrame) -> pl.DataFrame:
                                     abs_delta=pl.col("delta_pct").abs())
               .sort(["ci_case", "n", "abs_delta", "config"], descending=[False, True, True, False])
               .group_by("ci_case", maintain_order=True).head(1))
-    common = ["case_label", "config", "unit", pl.col("confidence") * 100]
+    common: list[str | pl.Expr] = ["case_label", "config", "unit", pl.col("confidence") * 100]
     fixed = picked.select(*common, order_kind=pl.lit("fixed"), median=pl.col("median_fixed"),
                           low=pl.col("ci_fixed_low"), high=pl.col("ci_fixed_high"))
     random = picked.select(*common, order_kind=pl.lit("random"), median=pl.col("median_random"),

@@ -7,6 +7,8 @@ out); the shared helpers are in :mod:`perfwarehouse.reports.charts`.
 
 from __future__ import annotations
 
+from typing import cast
+
 import altair as alt
 import polars as pl
 
@@ -18,6 +20,7 @@ from perfwarehouse.reports.charts import (
     VERMILLION,
     WIDTH,
     Frame,
+    Layered,
     _color,
     _shape,
     _title,
@@ -87,7 +90,7 @@ def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
     )
 
 
-def order_delta_curve(data: Frame, *, title: str, max_points: int = 800) -> alt.Chart:
+def order_delta_curve(data: Frame, *, title: str, max_points: int = 800) -> Layered:
     """Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 4: Δ% = (mean fixed − mean random)/mean fixed × 100, sorted,
     one curve per ``group`` (x: the configuration's position as % of its group)."""
     df = frame(data, ["group", "config", "hardware_type", "delta_pct"])
@@ -161,7 +164,7 @@ def ci_examples(data: Frame, *, title: str) -> alt.HConcatChart:
     )
 
 
-def ci_case_counts(data: Frame, *, title: str) -> alt.LayerChart:
+def ci_case_counts(data: Frame, *, title: str) -> Layered:
     """Duplyakin et al. (OrderSage, USENIX ATC 2023) Figure 6: share of configurations in each CI case, one bar per ``group``,
     each part labelled with its case number (not only its colour).
 
@@ -196,7 +199,7 @@ def ci_case_counts(data: Frame, *, title: str) -> alt.LayerChart:
     )
 
 
-def polluters(data: Frame, *, title: str) -> alt.LayerChart:
+def polluters(data: Frame, *, title: str) -> Layered:
     """The polluter leaderboard (beyond Duplyakin et al. (OrderSage, USENIX ATC 2023), its future work): per hardware type,
     the tests that are the significant worst predecessor of the most configurations.
 
@@ -212,11 +215,11 @@ def polluters(data: Frame, *, title: str) -> alt.LayerChart:
     df = with_order(df, "label")
     y = alt.Y("label:N", sort=by_order(), title="hardware type · test that ran just before",
               axis=long_label_axis())
+    most = cast("int | None", df["victims"].max())  # a count column: an int, None if empty
     bars = alt.Chart(df).mark_bar(color=VERMILLION, opacity=0.85).encode(
         y=y, x=alt.X("victims:Q", title="victims: configurations it makes significantly worse "
                      "(count)", axis=alt.Axis(tickMinStep=1, format="d",
-                                            tickCount=int(min(max(df["victims"].max() or 1, 1),
-                                                              10)))),
+                                            tickCount=int(min(max(most or 1, 1), 10)))),
         tooltip=["hardware_type:N", "predecessor:N", alt.Tooltip("victims:Q"),
                  alt.Tooltip("median_worse_pct:Q", format=".1f", title="median worse (%)")])
     text = alt.Chart(df).mark_text(align="left", dx=4, fontSize=11).encode(

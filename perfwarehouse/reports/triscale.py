@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import polars as pl
@@ -106,10 +106,11 @@ def build(data: ReportData, request: Request) -> Page:
                        "perfwarehouse analyze variability-score", request)
     prof = data.results("triscale_profile", "triscale_profile", "perfwarehouse analyze profile",
                         request)
-    acf = None
+    acf: pl.DataFrame | None = None
     if not isinstance(prof, Missing):
-        acf = pl.from_arrow(data.query("triscale_profile_acf", campaign=request.campaign))
-        assert isinstance(acf, pl.DataFrame)
+        acf_frame = pl.from_arrow(data.query("triscale_profile_acf", campaign=request.campaign))
+        assert isinstance(acf_frame, pl.DataFrame)
+        acf = acf_frame
     return build_page(TriScaleData(tuple(lines), tuple(runs), kpi, var, prof, acf))
 
 
@@ -140,7 +141,8 @@ def verdict(found: TriScaleData) -> Verdict:
         vf = charts.labelled(var).filter(pl.col("relative").is_not_null())
         if vf.height:
             worst = vf.sort("relative", descending=True).row(0, named=True)
-            parts.append(f"Median variability score {vf['relative'].median() * 100:.2g} % of the "
+            median = cast(float, vf["relative"].median())  # a non-empty float column's
+            parts.append(f"Median variability score {median * 100:.2g} % of the "
                          f"KPI; least reproducible: {worst['config']} on "
                          f"{worst['hardware_type']} ({worst['relative'] * 100:.2g} %).")
     if not isinstance(prof, Missing):
@@ -274,7 +276,7 @@ def profile_section(profiles: pa.Table | Missing, acf: pl.DataFrame | None) -> S
         part = acf.filter((pl.col("campaign") == row["campaign"])
                           & (pl.col("hardware_type") == row["hardware_type"])
                           & (pl.col("node").eq_missing(row["node"])))
-        longest = float(part["lag_s"].max() or 0.0)
+        longest = float(cast("float | None", part["lag_s"].max()) or 0.0)
         scale, unit = (DAY_S, "days") if longest >= 2 * DAY_S else (3600.0, "hours")
         # a lag no two observed points are apart (a gappy series) has no autocorrelation
         # and an infinite band: not drawn

@@ -17,6 +17,7 @@ from perfwarehouse.reports.charts import (
     VERMILLION,
     WIDTH,
     Frame,
+    Layered,
     _shape,
     _title,
     by_order,
@@ -29,7 +30,7 @@ from perfwarehouse.reports.charts import (
 
 def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
                     unit: str | None, measure: str,
-                    x_title: str = "time since the start of the run (s)") -> alt.LayerChart:
+                    x_title: str = "time since the start of the run (s)") -> Layered:
     """Jacob et al. (TriScale, JSys 2021), Figure 3a: one run's raw values over time, the measure over sliding
     windows, the Theil-Sen line of the window measures and its CI, and the tolerance
     band, all on the raw scale (the test itself works on [-1, 1]).
@@ -58,7 +59,7 @@ def convergence_run(points: Frame, windows: Frame, fit: Frame, *, title: str,
     )
 
 
-def kpi_chart(data: Frame, *, title: str) -> alt.LayerChart:
+def kpi_chart(data: Frame, *, title: str) -> Layered:
     """KPIs (Jacob et al. (TriScale, JSys 2021), §4.3, Figure 3b): each series' one-sided percentile bound
     (diamond) and, when given, its run metrics (ticks).
 
@@ -122,7 +123,7 @@ def variability_scores(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def autocorrelation(data: Frame, periods: Frame, *, title: str, lag_unit: str) -> alt.LayerChart:
+def autocorrelation(data: Frame, periods: Frame, *, title: str, lag_unit: str) -> Layered:
     """Jacob et al. (TriScale, JSys 2021), Figure 5: sample autocorrelation against lag with its 95 % band; the
     lags reported as seasonal periods are marked.
 

@@ -22,6 +22,7 @@ from perfwarehouse.reports.charts import (
     VERMILLION,
     WIDTH,
     Frame,
+    Layered,
     _color,
     _first_number,
     _title,
@@ -33,7 +34,7 @@ from perfwarehouse.reports.charts import (
 )
 
 
-def rsd_heatmap(data: Frame, *, title: str) -> alt.Chart:
+def rsd_heatmap(data: Frame, *, title: str) -> Layered:
     """Median total RSD per benchmark and hardware type (Laaber et al. (PeerJ Preprints 2018), §4.1, Table 3).
 
     ``data``: ``benchmark``, ``hardware_type``, ``rsd_pct`` (median over the
@@ -71,7 +72,7 @@ def rsd_heatmap(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def hardware_ranking(data: Frame, *, title: str) -> alt.LayerChart:
+def hardware_ranking(data: Frame, *, title: str) -> Layered:
     """Hardware types ranked by variability: the median total RSD of their
     configurations (bar) and the 90th percentile (tick), most variable on top.
 
@@ -127,7 +128,7 @@ def rsd_sources(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def rsd_components(data: Frame, *, title: str) -> alt.Chart:
+def rsd_components(data: Frame, *, title: str) -> Layered:
     """Total RSD and the mean per-node and per-run RSD (with ±1 sd across nodes/runs)
     of the most variable configurations (Laaber et al. (PeerJ Preprints 2018), §4.1, Figures 2-4).
 
@@ -166,7 +167,7 @@ def rsd_components(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> alt.Chart:
+def detectable_heatmap(data: Frame, *, title: str, strategy_text: str) -> Layered:
     """Laaber et al. (PeerJ Preprints 2018) Tables 6-7 as a heatmap: the minimal detectable regression per
     configuration and number of nodes (rows) and hardware type (columns).
 
@@ -230,7 +231,7 @@ def detectable_distribution(data: Frame, *, title: str, strategy_text: str) -> a
     )
 
 
-def aa_false_positives(data: Frame, *, title: str) -> alt.Chart:
+def aa_false_positives(data: Frame, *, title: str) -> Layered:
     """A/A false-positive rate of the rank-sum test (Laaber et al. (PeerJ Preprints 2018), §4.2.1) as a box
     per strategy and number of nodes, from pre-computed quantiles.
 
@@ -259,7 +260,7 @@ def aa_false_positives(data: Frame, *, title: str) -> alt.Chart:
     )
 
 
-def fp_tp_curves(data: Frame, *, title: str) -> alt.Chart:
+def fp_tp_curves(data: Frame, *, title: str) -> Layered:
     """Mean false- and true-positive rate against the regression tested (Laaber et al. (PeerJ Preprints 2018)
     Figures 6-7), one line per strategy · nodes, FP dashed.
 

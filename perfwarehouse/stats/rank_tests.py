@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 from scipy import special
@@ -213,9 +213,16 @@ def exact_p_tied(pooled: np.ndarray, rank_sum1: float, n1: int) -> float:
     return float(min(1.0, 2.0 * min(low, high)))
 
 
+@overload
+def mannwhitney_p(u1: float, n1: int, n2: int, tie_term: float,
+                  use_continuity: bool = True) -> tuple[float, float]: ...
+@overload
+def mannwhitney_p(u1: np.ndarray, n1: int | np.ndarray, n2: int | np.ndarray,
+                  tie_term: float | np.ndarray, use_continuity: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]: ...
 def mannwhitney_p(u1: float | np.ndarray, n1: int | np.ndarray, n2: int | np.ndarray,
                   tie_term: float | np.ndarray, use_continuity: bool = True
-                  ) -> tuple[np.ndarray, np.ndarray]:
+                  ) -> tuple[float, float] | tuple[np.ndarray, np.ndarray]:
     """(z, two-sided p) of U1 for samples of sizes n1, n2 whose pooled tie term is
     ``tie_term`` = sum(t^3 - t); vectorised. scipy's formula and operation order."""
     u1 = np.asarray(u1, dtype=np.float64)

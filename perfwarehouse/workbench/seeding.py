@@ -65,15 +65,22 @@ def nearest_seed(target: Mapping[str, Any],
     if not comparable:
         return SeedChoice(default, None, None,
                           f"no comparable finished sample: default seed {default:g}")
+
+    def coord(settings: Mapping[str, Any], k: str) -> float:
+        number = as_number(settings[k])
+        # k is numeric: checked above for the target and for every comparable sample
+        assert number is not None
+        return number
+
     scale = {}
     for k in numeric:
-        values = [as_number(target[k])] + [as_number(s[k]) for s, _ in comparable]
-        spread = max(values) - min(values)  # type: ignore[type-var, operator]
+        values = [coord(target, k)] + [coord(s, k) for s, _ in comparable]
+        spread = max(values) - min(values)
         scale[k] = spread if spread > 0 else 1.0
     best: tuple[float, Mapping[str, Any], float] | None = None
     for settings, peak in comparable:
-        d = math.sqrt(math.fsum(((as_number(settings[k]) - as_number(target[k])) / scale[k]) ** 2
-                                for k in sorted(numeric)))  # type: ignore[operator]
+        d = math.sqrt(math.fsum(((coord(settings, k) - coord(target, k)) / scale[k]) ** 2
+                                for k in sorted(numeric)))
         if best is None or d < best[0]:
             best = (d, settings, peak)
     assert best is not None
