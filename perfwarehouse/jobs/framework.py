@@ -47,7 +47,7 @@ from perfwarehouse.jobs.row_order import in_row_order
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.catalog import record_job_run
-from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow
+from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow, fetch_one
 
 if TYPE_CHECKING:
     import duckdb
@@ -97,6 +97,9 @@ class Job:
     # seconds on the demo's 2.3M measurements): the costliest start first when several jobs
     # run at once (jobs/parallel.py); it changes the order, never a result
     relative_cost: float = 1.0
+    # the job takes the trials' start times as its axis: a trial without one (its file held
+    # none) is left out by compute, and the summary says how many (untimed_note)
+    over_time: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,10 +140,26 @@ def run_job(
                          slice_rows, _catalog_tables(warehouse, job, files), scheduler=scheduler)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
+    if job.over_time:
+        summary += untimed_note(warehouse, job, campaigns)
     if not write:
         return JobResult(0, tables, duration, summary)
     job_run_id = write_results(warehouse, job, params, files, tables, started_at, duration)
     return JobResult(job_run_id, tables, duration, summary)
+
+
+def untimed_note(warehouse: Warehouse, job: Job, campaigns: Sequence[str] | None) -> list[str]:
+    """The summary line of a job over time that left trials out for want of a start time
+    (none when every trial has one)."""
+    with warehouse.catalog() as con:
+        row = fetch_one(con, sqlfiles.load("queries/untimed_trials"),
+                        {"campaigns": list(campaigns) if campaigns else None})
+    trials, in_campaigns = row if row else (0, 0)
+    if not trials:
+        return []
+    return [f"{job.name}: {trials:,} trials in {in_campaigns:,} campaign(s) have no start time "
+            "(their files hold none) and are left out; give it at ingest with --started-at "
+            "or --path-pattern '...{started_at:FORMAT}...'"]
 
 
 @dataclass(frozen=True)

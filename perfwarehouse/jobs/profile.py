@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, param
+from perfwarehouse.jobs.series import with_time
 from perfwarehouse.triscale.analysis import profile
 from perfwarehouse.warehouse import contracts
 
@@ -78,6 +79,10 @@ def relative_scores(table: pa.Table) -> np.ndarray:
 def compute_profile(table: pa.Table, params: ProfileParams) -> dict[str, pa.Table]:
     if not params.bin_hours > 0:
         raise UsageError("--bin-hours must be positive")
+    table = with_time(table)
+    if table.num_rows == 0:  # no trial of the piece has a start time
+        return {"triscale_profile": PROFILE_SCHEMA.empty_table(),
+                "triscale_profile_acf": ACF_SCHEMA.empty_table()}
     z = relative_scores(table)
     t = table.column("t").to_numpy().astype(np.float64)
     campaign = table.column("campaign")[0].as_py()  # the partition's, on every row
@@ -143,4 +148,5 @@ PROFILE = Job(
     name="profile", help="Profile each hardware type (or node) over time: convergence, "
     "autocorrelation and seasonal periods (Jacob et al. (TriScale, JSys 2021), §4.6).", params=ProfileParams,
     query="profile_trials", compute=compute_profile, row_order=("config_id", "t"),
-    outputs=("triscale_profile", "triscale_profile_acf"), summarize=summarize_profile)
+    outputs=("triscale_profile", "triscale_profile_acf"), summarize=summarize_profile,
+    over_time=True)

@@ -17,6 +17,14 @@ TRIAL_VALUES_ORDER = ("config_id", "t", "run_index", "run_id", "iteration")
 DAY_S = 86400.0
 
 
+def with_time(table: pa.Table) -> pa.Table:
+    """The rows of ``table`` whose start time ``t`` (epoch seconds) is known, in their
+    order: a job over time leaves out the trials whose files held no time (the framework's
+    summary counts them, ``Job.over_time``)."""
+    t = table.column("t")
+    return table if t.null_count == 0 else table.filter(pc.is_valid(t))
+
+
 @dataclass(frozen=True)
 class Trials:
     """Columns of the ``triscale_trial_values`` query as numpy arrays."""

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.jobs.series import DAY_S, TRIAL_VALUES_ORDER, Trials
+from perfwarehouse.jobs.series import DAY_S, TRIAL_VALUES_ORDER, Trials, with_time
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
 from perfwarehouse.warehouse import contracts
@@ -47,6 +47,9 @@ def series_confidence(params: TrendParams) -> float:
 
 
 def compute_trends(table: pa.Table, params: TrendParams) -> dict[str, pa.Table]:
+    table = with_time(table)
+    if table.num_rows == 0:  # no trial of the piece has a start time
+        return {"trends": TREND_SCHEMA.empty_table()}
     trials = Trials.of(table)
     run_index = trials.table.column("run_index").to_numpy().astype(np.float64)
     confidence = series_confidence(params)
@@ -105,6 +108,6 @@ TRENDS = Job(
     "index, as % of the median per 30 days, with CI.", params=TrendParams,
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),
     summarize=summarize_trends, prepare_query="trend_family_size", prepare=prepare_trends,
-    prepare_by_piece=True,
+    prepare_by_piece=True, over_time=True,
     query_params=lambda p: {"min_points": int(p.min_points)}, per_configuration=True,
     row_order=TRIAL_VALUES_ORDER, relative_cost=2.0)
