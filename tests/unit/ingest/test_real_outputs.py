@@ -236,6 +236,14 @@ def test_a_mixed_directory_ingests_every_file_or_lists_it_with_its_reason(
     assert root / "project" / "gb.json" in ingested
     assert root / "project" / "results" / "README.md" in listed
     assert {"pyperf", "gbench", "gotest", "hyperfine", "asv"} <= {i.format for i in inputs}
+    # every load-tool output is ingested, the saved shapes too (issue 27's acceptance: a
+    # wrk2 output under its command line, a sysbench sweep in one file, a '|' JTL)
+    load = {p for p in every if "load" in p.relative_to(root).parts}
+    assert load and load <= ingested
+    by_name = {item.path.name: item.format for item in inputs}
+    assert by_name["wrk2_R2000_c100_saved.md"] == "wrk"
+    assert by_name["sysbench10_cpu_t1_t2_appended.txt"] == "sysbench"
+    assert by_name["jmeter_t4_pipe.jtl"] == "jmeter"
     reasons = {s.path.name: s.reason for s in skipped}
     assert "no format recognises it" in reasons["notes.txt"]
     assert "-rf json" in reasons["results.csv"]
