@@ -53,14 +53,19 @@ def all_fixture_files() -> list[Path]:
 
 def real_outputs(fmt: str) -> list[Path]:
     """The outputs of the real tools (fixtures/importers/<fmt>/real/, see
-    tests/fixtures/generate/real_tools.sh) whose raw first bytes ``fmt`` claims: all its
+    tests/fixtures/generate/real_tools.sh, and compare's fixtures) whose raw first bytes
+    ``fmt`` claims: all its
     files but the gzipped ones and those with a command line above the JSON (the ingest
     edge unpacks and blanks those before sniffing)."""
     folder = IMPORTERS / fmt / "real"
+    # compare's side-by-side fixtures are real outputs too (tests/fixtures/compare/,
+    # tests/fixtures/generate/compare_*.sh): <fmt>_base.* and <fmt>_contender.*
+    sides = sorted(p for side in ("base", "contender")
+                   for p in (REPO / "tests" / "fixtures" / "compare").glob(f"{fmt}_{side}.*"))
     if not folder.is_dir():
-        return []
-    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix != ".gz"
-                  and without_preamble(f.read_bytes()) is None)
+        return sides
+    return sorted([*sides, *(f for f in folder.rglob("*") if f.is_file() and f.suffix != ".gz"
+                             and without_preamble(f.read_bytes()) is None)])
 
 
 def check_sniff(sniff: Any, fmt: str, claimed: list[Path]) -> None:
