@@ -163,7 +163,7 @@ def read_pull_cursors(con: duckdb.DuckDBPyConnection, agent: str) -> list[tuple[
 
 def advance_pull_cursor(
     con: duckdb.DuckDBPyConnection, agent: str, segment: str, *, expected_offset: int,
-    new: tuple[int, int, int, str], added: int, batch_id: int | None,
+    new: tuple[int, int, int, str | None], added: int, batch_id: int | None,
 ) -> int | None:
     """Move a segment's cursor to ``new`` = (byte offset, line count, last line offset,
     last line sha256), inside the caller's transaction. Returns the byte offset found
