@@ -27,6 +27,7 @@ Security (the server is meant to run on every worker of a fleet):
 
 from __future__ import annotations
 
+import builtins
 import hmac
 import json
 import os
@@ -81,7 +82,7 @@ class Spool:
                     segments.append({"name": entry.name, "size": size})
         return sorted(segments, key=lambda s: str(s["name"]))
 
-    def refused(self) -> list[str]:
+    def refused(self) -> builtins.list[str]:  # (list: the method above, in this class)
         """``*.jsonl`` entries of the spool that are not served, each with the reason."""
         reasons = []
         with os.scandir(self.root) as entries:

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -301,7 +302,8 @@ def collect_inputs(fmt: str, paths: Sequence[Path],
 
 def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
     """The inputs below directory ``root`` (see :func:`collect_inputs`)."""
-    files, hidden = [], {}
+    files: list[Path] = []
+    hidden: dict[Path, int] = {}  # hidden top entry -> files below it
     for child in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = child.relative_to(root).parts
         dot = next((i for i, part in enumerate(rel) if part.startswith(".")), None)
@@ -316,8 +318,8 @@ def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
     taken: set[Path] = set()
     if fmt in ("asv", "auto"):
         for tree, members in asv_trees(root, files).items():
-            data = {m.relative_to(tree).as_posix(): read_input(m) for m in members}
-            out.append(ImportFile(tree, b"", "asv", data, detected=fmt == "auto",
+            contents = {m.relative_to(tree).as_posix(): read_input(m) for m in members}
+            out.append(ImportFile(tree, b"", "asv", contents, detected=fmt == "auto",
                                   walked=True))
             taken.update(members)
     for child in files:
@@ -494,7 +496,7 @@ def _path_options(pattern: PathPattern, item: ImportFile, options: ImportOptions
     if keys is None:
         raise UsageError(f"{item.path}: the path does not match --path-pattern "
                          f"{pattern.text!r}")
-    given = {k: v for k, v in keys.items() if getattr(options, k, None) is None
+    given: dict[str, Any] = {k: v for k, v in keys.items() if getattr(options, k, None) is None
              and k != "started_at"}
     path_start = keys.get("started_at")
     return replace(options, **given, started_at=options.started_at or path_start)
@@ -533,8 +535,8 @@ def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]],
     the smallest indexes its stored runs of the batch do not hold. Runs are told apart by
     their ``run_id`` (the trial split of ``jobs/series.py``), not by their index.
     """
-    runs: dict[tuple, dict[str, tuple]] = {}  # (campaign, node) -> run_id -> sort key
-    owner: dict[tuple, tuple[str, int]] = {}  # (campaign, node, run_index) -> (run_id, file)
+    runs: dict[tuple, dict[str | None, tuple]] = {}  # (campaign, node) -> run_id -> sort key
+    owner: dict[tuple, tuple[str | None, int]] = {}  # (campaign, node, run_index) -> (run_id, file)
     clash: set[tuple] = set()
     for order, (_source, _fmt, records) in enumerate(parsed):
         for record in records:
@@ -553,7 +555,7 @@ def _distinct_run_indexes(parsed: list[tuple[str, str, list[dict]]],
                 clash.add(group)
     if not clash:
         return
-    new: dict[tuple, dict[str, int]] = {}
+    new: dict[tuple, dict[str | None, int]] = {}
     for group in clash:
         fixed = {run_id: known_runs[(str(group[0]), str(run_id))] for run_id in runs[group]
                  if (str(group[0]), str(run_id)) in known_runs}

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -51,6 +52,7 @@ from perfwarehouse.warehouse.store import (
     configure,
     fetch_arrow,
     fetch_one,
+    fetch_value,
 )
 
 MAX_REPORTED = 1000
@@ -136,7 +138,7 @@ class Batch:
         self.problems.extend(problems)
 
     def count(self) -> int:
-        return int(fetch_one(self.con, "SELECT count(*) FROM raw_trials")[0])
+        return int(fetch_value(self.con, "SELECT count(*) FROM raw_trials"))
 
     def close(self) -> None:
         self.con.close()
@@ -232,6 +234,7 @@ def preview(warehouse: Warehouse | None, batch: Batch, *, quarantine: bool = Fal
                                    count(DISTINCT config_id), count(DISTINCT (campaign, run_id)),
                                    count(DISTINCT node)
                             FROM staged_trials""")
+    assert row is not None  # an aggregate without GROUP BY: always one row
     campaigns = tuple(r[0] for r in con.execute(
         "SELECT DISTINCT campaign FROM staged_trials ORDER BY 1").fetchall())
     return Preview(int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), campaigns,
@@ -385,9 +388,9 @@ def _compare_with_warehouse(
                 f"another node, order kind, run index, seed or revision ({mismatch[2]}); "
                 "nothing was ingested")
         _check_dimension_conflicts(con, cat)
-        known_runs = fetch_one(cat, 
+        known_runs = fetch_value(cat, 
             "SELECT count(*) FROM _batch_runs b SEMI JOIN runs r USING (campaign, run_id)"
-        )[0]
+        )
         if not known_runs:  # trials belong to runs: nothing of this batch can be there yet
             return 0
         existing = fetch_arrow(cat, sqlfiles.load("staging/existing_trials"))
@@ -402,10 +405,10 @@ def _compare_with_warehouse(
             raise ConflictError(
                 f"{source}:{line}: [conflict] run {run_id} position {position} is already in the "
                 "warehouse with different values or status; nothing was ingested")
-        skipped = fetch_one(con, """
+        skipped = fetch_value(con, """
             DELETE FROM raw_trials WHERE rowid IN (
                 SELECT s.record_id FROM staged_trials s
-                SEMI JOIN _existing e USING (campaign, run_id, position, config_id))""")[0]
+                SEMI JOIN _existing e USING (campaign, run_id, position, config_id))""")
     finally:
         con.unregister("_existing")
     return int(skipped)
@@ -501,7 +504,7 @@ def unit_notes(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
 # ------------------------------------------------------------------- landing
 def _write_parquet(
     con: duckdb.DuckDBPyConnection, warehouse: Warehouse, batch_id: int
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """Write the batch's measurements into its staging directory (outside
     ``measurements/``, so no reader sees them yet); return their records, with the
     paths they will have once published."""

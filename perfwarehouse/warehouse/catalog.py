@@ -23,6 +23,7 @@ from perfwarehouse.warehouse.store import (  # noqa: F401 (transaction: used as 
     WriteSession,
     configure,
     fetch_one,
+    fetch_value,
     transaction,
 )
 
@@ -37,13 +38,13 @@ def find_batch(con: duckdb.DuckDBPyConnection, content_hash: str, fmt: str) -> i
 
 def next_batch_id(con: duckdb.DuckDBPyConnection) -> int:
     """The id the next batch gets (one more than the largest recorded)."""
-    return int(fetch_one(con, "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batches")[0])
+    return int(fetch_value(con, "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batches"))
 
 
 def batch_recorded(con: duckdb.DuckDBPyConnection, batch_id: int) -> bool:
     """Whether the catalog holds batch ``batch_id``."""
-    return bool(fetch_one(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
-                          [batch_id])[0])
+    return bool(fetch_value(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                            [batch_id]))
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def record_job_run(
     ``<name>_history`` tables and its ``job_runs`` row in one transaction; returns the new
     ``job_run_id``. The name ``<name>`` is a view of the latest run per campaign."""
     with session.catalog() as cat:
-        job_run_id = int(fetch_one(cat, "SELECT coalesce(max(job_run_id), 0) + 1 FROM job_runs")[0])
+        job_run_id = int(fetch_value(cat, "SELECT coalesce(max(job_run_id), 0) + 1 FROM job_runs"))
         with transaction(cat):
             rows = 0
             for name, table in tables.items():
@@ -136,8 +137,8 @@ def record_comparison(session: WriteSession, rows: pa.Table) -> int:
     """Insert the rows of one ``perfwarehouse compare`` into ``comparisons`` under a new
     ``comparison_id`` (and ``created_at``, now), both added in front; returns the id."""
     with session.catalog() as cat:
-        cid = int(fetch_one(cat, "SELECT coalesce(max(comparison_id), 0) + 1 "
-                                 "FROM comparisons")[0])
+        cid = int(fetch_value(cat, "SELECT coalesce(max(comparison_id), 0) + 1 "
+                                   "FROM comparisons"))
         n = rows.num_rows
         full = rows.add_column(0, "created_at", pa.array(
             [datetime.now(timezone.utc)] * n, pa.timestamp("us", tz="UTC")))
@@ -152,8 +153,8 @@ def record_comparison(session: WriteSession, rows: pa.Table) -> int:
 def read_pull_cursors(con: duckdb.DuckDBPyConnection, agent: str) -> list[tuple[Any, ...]]:
     """``(segment, byte_offset, line_count, last_line_offset, last_line_sha256)`` of every
     segment of ``agent`` (none in a warehouse that never pulled)."""
-    if not fetch_one(con, "SELECT count(*) FROM duckdb_tables() "
-                          "WHERE table_name = 'pull_cursors'")[0]:
+    if not fetch_value(con, "SELECT count(*) FROM duckdb_tables() "
+                            "WHERE table_name = 'pull_cursors'"):
         return []
     return con.execute(
         "SELECT segment, byte_offset, line_count, last_line_offset, last_line_sha256 "
@@ -162,7 +163,7 @@ def read_pull_cursors(con: duckdb.DuckDBPyConnection, agent: str) -> list[tuple[
 
 def advance_pull_cursor(
     con: duckdb.DuckDBPyConnection, agent: str, segment: str, *, expected_offset: int,
-    new: tuple[int, int, int, str], added: int, batch_id: int | None,
+    new: tuple[int, int, int, str | None], added: int, batch_id: int | None,
 ) -> int | None:
     """Move a segment's cursor to ``new`` = (byte offset, line count, last line offset,
     last line sha256), inside the caller's transaction. Returns the byte offset found

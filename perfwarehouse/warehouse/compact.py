@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -77,6 +78,7 @@ from perfwarehouse.warehouse.store import (
     Warehouse,
     WriteSession,
     configure,
+    fetch_value,
     transaction,
 )
 
@@ -203,8 +205,8 @@ def _is_committed(warehouse: Warehouse, new: list[dict[str, object]]) -> bool:
     """Whether the catalog lists the new files (asked after a failure of the swap)."""
     try:
         with warehouse.catalog() as cat:
-            return bool(cat.execute("SELECT count(*) FROM data_files WHERE path = ?",
-                                    [str(new[0]["path"])]).fetchone()[0])
+            return bool(fetch_value(cat, "SELECT count(*) FROM data_files WHERE path = ?",
+                                    [str(new[0]["path"])]))
     except Exception:  # cannot tell: keep the files (the next writer decides)
         return True
 
@@ -227,7 +229,7 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
                               for f in todo) + "]"
     scan = f"read_parquet({sources}, hive_partitioning = false)"
     con = duckdb.connect()
-    written: list[tuple[Path, dict[str, object]]] = []
+    written: list[tuple[Path, dict[str, Any]]] = []  # row_count: an int
     try:
         configure(con)
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 #: the order of the rows in a compacted file: configurations contiguous, each in time
 #: order, as the TriScale and trends jobs read them (``jobs.series.TRIAL_VALUES_ORDER``,
@@ -25,8 +25,14 @@ SORT_KEY = ("config_id", "started_at", "run_index", "run_id", "iteration")
 
 
 class FileLike(Protocol):
-    path: str
-    row_count: int
+    # read-only members: a frozen dataclass (store.DataFile) matches them
+    @property
+    def path(self) -> str: ...
+    @property
+    def row_count(self) -> int: ...
+
+
+F = TypeVar("F", bound=FileLike)
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ def is_compacted(path: str) -> bool:
     return PurePosixPath(path).name.startswith("c")
 
 
-def files_to_rewrite(files: Sequence[FileLike], policy: Policy) -> list[FileLike]:
+def files_to_rewrite(files: Sequence[F], policy: Policy) -> list[F]:
     """The files of one partition that a compaction rewrites into one clustered set.
 
     Large compacted files (>= ``keep_rows``) stay. The others are rewritten when

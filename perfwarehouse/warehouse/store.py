@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -92,6 +93,14 @@ def fetch_one(con: duckdb.DuckDBPyConnection, query: str, params: object = None)
     """The first row of a query, or None (consumes the result, as DuckDB requires)."""
     rows = con.execute(query, params).fetchall()
     return rows[0] if rows else None
+
+
+def fetch_value(con: duckdb.DuckDBPyConnection, query: str, params: object = None) -> Any:
+    """The first value of a query that always returns one row: an aggregate without
+    GROUP BY (``count(*)``, ``max(...)``) or DuckDB's row count of an UPDATE/DELETE."""
+    row = fetch_one(con, query, params)
+    assert row is not None, "an aggregate or a row count returns one row"
+    return row[0]
 
 
 @contextmanager
@@ -390,8 +399,8 @@ class Warehouse:
             if not listed and staging.name[:1] == "b" and staging.name[1:].isdigit():
                 # a batch whose files were all renamed already: committed, finished
                 batch = int(staging.name[1:])
-                if fetch_one(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
-                             [batch])[0]:
+                if fetch_value(con, "SELECT count(*) FROM ingest_batches WHERE batch_id = ?",
+                               [batch]):
                     shutil.rmtree(staging, ignore_errors=True)
                     continue
             if listed:

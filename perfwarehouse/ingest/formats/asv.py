@@ -216,7 +216,7 @@ def _rows(doc: dict[str, Any], source: str) -> list[tuple[str, dict[str, Any]]]:
 
 def _records(doc: dict[str, Any], data: bytes, source: str, machine: dict[str, Any] | None,
              benchmarks: dict[str, dict[str, Any]], run_index: int) -> list[dict[str, Any]]:
-    params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+    params = doc["params"] if isinstance(doc.get("params"), dict) else {}
     node = (machine or {}).get("machine") or params.get("machine")
     env = {**_machine_env(params), **((machine or {}).get("env") or {})} or None
     commit = doc["commit_hash"]

@@ -108,7 +108,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             metrics: list[tuple[str, str | None, bool | None, list[float]]] = [
                 ("real_time", _time_unit(doc, row, path), False, [])]
         else:
-            unit = _time_unit(doc, row, path)
+            unit: str | None = _time_unit(doc, row, path)
             metrics = [
                 ("real_time", unit, False, [doc.get(row, "real_time", path, float)]),
                 ("cpu_time", unit, False, [doc.get(row, "cpu_time", path, float)]),

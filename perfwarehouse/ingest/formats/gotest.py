@@ -119,11 +119,11 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             attributes = {**extra, "iterations": iterations, "line": lineno}
             stamp = started_at or keys["started_at"]
             node, revision, revision_time = keys["node"], keys["revision"], keys["revision_time"]
-            for unit, value in metrics:
+            for unit, number in metrics:  # (value: the text of a configuration line)
                 records.append(record(
                     run_id=run_id, run_index=run_index, position=position, benchmark=name,
                     settings=settings, metric=unit, unit=unit,
-                    higher_is_better=direction(unit), values=[value], env=env,
+                    higher_is_better=direction(unit), values=[number], env=env,
                     started_at=stamp, node=node, revision=revision,
                     revision_time=revision_time, attributes=attributes))
             position += 1

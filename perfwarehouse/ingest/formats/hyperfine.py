@@ -92,7 +92,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                 attributes[f"{name}_s_mean"] = result[name]
         if failed:
             attributes["exit_codes"] = exit_codes
-        common = dict(run_id=run_id, run_index=0, position=i, benchmark=names[i],
+        common: dict[str, Any] = dict(run_id=run_id, run_index=0, position=i, benchmark=names[i],
                       settings=dict(parameters[i]), status="failed" if failed else "ok",
                       duration_s=sum(times), attributes=attributes)
         records.append(p.record(metric="time", unit="s", higher_is_better=False,

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, Literal, overload
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _parsing as p
@@ -131,6 +131,12 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     return p.finish(records, source)
 
 
+@overload
+def _fork_rows(metric: dict[str, Any], source: str, path: str,
+               required: Literal[True]) -> list[list[float]]: ...
+@overload
+def _fork_rows(metric: dict[str, Any], source: str, path: str,
+               required: bool) -> list[list[float]] | None: ...
 def _fork_rows(metric: dict[str, Any], source: str, path: str,
                required: bool) -> list[list[float]] | None:
     """The metric's values, one list per fork: ``rawData`` rows, or the expanded

@@ -36,7 +36,7 @@ import pyarrow as pa
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest import json_policy
 from perfwarehouse.warehouse.sqlfiles import quote_literal
-from perfwarehouse.warehouse.store import fetch_one
+from perfwarehouse.warehouse.store import fetch_value
 
 FORMAT_VERSION = 1
 STRING_FIELDS = ("campaign", "run_id", "node", "hardware_type", "order_kind", "benchmark",
@@ -96,9 +96,9 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
             return None
         # rows keep the file's order, so a record's rank in this insert is its line
         # among the non-blank lines
-        n = fetch_one(con, """UPDATE raw_trials SET line = rowid - (
-                              SELECT min(rowid) FROM raw_trials WHERE line IS NULL) + 1
-                           WHERE line IS NULL""")[0]
+        n = fetch_value(con, """UPDATE raw_trials SET line = rowid - (
+                                SELECT min(rowid) FROM raw_trials WHERE line IS NULL) + 1
+                             WHERE line IS NULL""")
         _read_attributes(con, path, source)
         con.execute("COMMIT")
     except duckdb.Error:
@@ -344,7 +344,7 @@ def check_record(
         if not isinstance(values, list):
             return problem("wrong-type", "values must be a list of numbers")
         if all(type(v) is float or type(v) is int for v in values):  # the usual case, fast
-            numbers = [float(v) for v in values]
+            numbers: list[float | None] = [float(v) for v in values]
         else:
             numbers = [_number(v) for v in values]
         if any(n is None for n in numbers):

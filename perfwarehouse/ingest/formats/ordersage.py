@@ -218,7 +218,7 @@ def _records(
             out["status"].append(status)
             out["values"].append([values[i]] if status == "ok" else [])
     _check_runs(run_tests, test_list, problems)
-    sizes = defaultdict(int)
+    sizes: defaultdict[Any, int] = defaultdict(int)  # run_id -> records
     for run_id in out["run_id"]:
         sizes[run_id] += 1
     out["run_size"] = [float(sizes[r]) for r in out["run_id"]]
