@@ -89,7 +89,7 @@ def ingest_ordersage(ctx: click.Context, directories: tuple[Path, ...], campaign
 @_quarantine
 @click.pass_context
 def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) -> None:
-    """Ingest native trial logs (JSON Lines, one trial per line; see the README)."""
+    """Ingest native trial logs (JSON Lines, one trial per line; see docs/ingest.md)."""
     from perfwarehouse.ingest.service import ingest_jsonl as run
 
     summary = run(warehouse(ctx), list(files), quarantine=quarantine,

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from perfwarehouse.warehouse.store import configure
 
-# Column order of a native record (README, "Trial log format").
+# Column order of a native record (docs/ingest.md, "The trial log (JSON Lines)").
 NATIVE_COLUMNS = (
     "v", "campaign", "run_id", "node", "hardware_type", "run_index", "order_kind", "seed",
     "position", "run_size", "benchmark", "settings", "metric", "unit", "higher_is_better",

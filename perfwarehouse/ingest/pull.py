@@ -90,7 +90,7 @@ def load_sources(path: Path) -> list[AgentSource]:
         content = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"no sources file {path}; list your agents there as [[agent]] tables "
-                         "with name, url and token_file (see the README)") from None
+                         "with name, url and token_file (see docs/agents.md)") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: not a valid TOML file ({exc})") from None
     agents = content.get("agent", [])

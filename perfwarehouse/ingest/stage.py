@@ -193,7 +193,7 @@ def land(
                 # a refusal, a moved cursor, an error: nobody will publish it
                 shutil.rmtree(warehouse.batch_staging(batch_id), ignore_errors=True)
             raise
-        # many small files in a small partition: compact it now (README "Compaction")
+        # many small files in a small partition: compact it now (docs/compaction.md)
         auto_compact(session, [(str(f["campaign"]), str(f["hardware_type"])) for f in files])
     return IngestSummary(
         batch.source, batch.format, "landed", batch_id=batch_id, trials_added=added,

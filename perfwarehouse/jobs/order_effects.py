@@ -1,7 +1,7 @@
 """``perfwarehouse analyze order-effects``: does the order of trials change the results?
 
 The method of Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5, as the
-README ("Order effects") states it. For every configuration on every hardware type, all fixed-order
+manual (docs/analyses/order-effects.md) states it. For every configuration on every hardware type, all fixed-order
 trials are compared with all random-order trials:
 
 * Kruskal-Wallis H with tie correction and its chi-square(1) p-value (the
@@ -24,7 +24,7 @@ trials are compared with all random-order trials:
   interval; 3 = otherwise.
 
 ``--ordersage-compat`` reproduces the OrderSage tool's ``node_stats.csv``
-instead (the README section "``--ordersage-compat``: OrderSage's own numbers" lists
+instead (docs/analyses/order-effects.md, "``--ordersage-compat``: OrderSage's own numbers", lists
 each difference).
 
 Speed: the job reads each campaign once (four columns), and the statistics of

@@ -3,7 +3,7 @@ metrics with convergence, KPIs, variability scores, independence and profiling.
 
 Every function takes fractions (0.95, not 95), validates its input and returns a
 frozen dataclass. ``method="triscale"`` reproduces the original tool's rules where
-perfwarehouse's default is better; the README section "Where perfwarehouse differs from
+perfwarehouse's default is better; the manual's section (docs/analyses/triscale.md) "Where perfwarehouse differs from
 TriScale (and why)" lists every difference.
 """
 

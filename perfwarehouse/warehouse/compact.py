@@ -35,7 +35,7 @@ keeps them) and are deleted by the first compaction after it. A reader that read
 one snapshot for longer than the grace period may find its files gone and must be
 rerun. During the grace period the retired files are still in ``measurements/``
 (with the new files holding the same rows): an engine reading that directory on its
-own must skip the paths of ``retired_files`` (README "What is in the warehouse").
+own must skip the paths of ``retired_files`` (docs/concepts.md).
 
 With a grace period of 0 (``compact --grace 0``) nothing is kept for readers: the
 old files are moved out of ``measurements/`` into ``_staging/retire-TOKEN/`` before
