@@ -21,8 +21,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -96,7 +98,8 @@ class _Worker:
         self.connection, theirs = context.Pipe()
         self.process = context.Process(target=_serve, args=(theirs,), daemon=True,
                                        name="perfwarehouse-job-worker")
-        self.process.start()
+        with _sigint_ignored():  # the worker ignores Ctrl-C from birth, not after its imports
+            self.process.start()
         theirs.close()
 
     def receive(self, job: Job | None) -> JobResult | BaseException:
@@ -124,6 +127,23 @@ class _Worker:
             self.process.kill()
             self.process.join()
         self.connection.close()
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while a worker is spawned: an ignored signal stays ignored across
+    exec, and Python installs its KeyboardInterrupt handler only where SIGINT was not
+    ignored, so a Ctrl-C during the worker's start-up (unpickling, importing: a second or
+    more on a busy machine) cannot print a traceback from it. Only the main thread may
+    change a handler; elsewhere the worker relies on :func:`_serve` alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _serve(connection: Connection) -> None:
