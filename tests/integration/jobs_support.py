@@ -4,7 +4,9 @@ job's tables with those of a plain run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -44,3 +46,20 @@ def assert_same_tables(a: dict[str, pa.Table], b: dict[str, pa.Table]) -> None:
     for name in a:
         assert a[name].schema == b[name].schema, name
         assert_frame_equal(sorted_frame(a[name]), sorted_frame(b[name]), check_exact=True)
+
+
+def local_cluster() -> Iterator[Any]:
+    """A Dask client of a local cluster of two worker processes on 127.0.0.1, one thread
+    each (under nannies that restart a dead one); closed when the generator ends. The
+    body of the cluster tests' ``client`` fixtures."""
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        scheduler_port=0, dashboard_address=":0", memory_limit="2GB")
+    c = distributed.Client(cluster, set_as_default=False)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()

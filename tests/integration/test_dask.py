@@ -29,6 +29,7 @@ from tests.integration.jobs_support import (
     JOB_NAMES,
     assert_same_tables,
     generated_warehouse,
+    local_cluster,
 )
 
 distributed = pytest.importorskip("distributed")
@@ -48,15 +49,7 @@ def both_campaigns(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     """Two worker processes (one thread each, under nannies that restart a dead one)."""
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        scheduler_port=0, dashboard_address=":0", memory_limit="2GB")
-    c = distributed.Client(cluster, set_as_default=False)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
+    yield from local_cluster()
 
 
 def _job_runs(wh: Warehouse) -> int:

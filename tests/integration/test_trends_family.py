@@ -18,7 +18,7 @@ from perfwarehouse.jobs import get, run_job
 from perfwarehouse.jobs.framework import Plan, plan_job
 from perfwarehouse.jobs.trends import TrendParams
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
-from tests.integration.jobs_support import assert_same_tables, generated_warehouse
+from tests.integration.jobs_support import assert_same_tables, generated_warehouse, local_cluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -99,15 +99,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     """Two worker processes, one thread each (as tests/integration/test_dask.py)."""
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        scheduler_port=0, dashboard_address=":0", memory_limit="2GB")
-    c = distributed.Client(cluster, set_as_default=False)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
+    yield from local_cluster()
 
 
 def test_on_the_cluster_the_client_reads_no_measurement(
