@@ -1,6 +1,9 @@
 """Slow, obvious twins of perfwarehouse.kernels.changepoints and perfwarehouse.changepoints:
 pairwise sums by double loops, the same splitmix64 permutations in pure Python, the
-recursive search written out plainly."""
+recursive search written out plainly. The twin always draws: the tests that
+changepoints.tail_bound settles without drawing (long parts with a clear change, never
+below several hundred points) are beyond the series it can handle, and
+tests/unit/changepoints/test_tail_bound.py checks them against their draws instead."""
 
 from __future__ import annotations
 
