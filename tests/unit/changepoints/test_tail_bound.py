@@ -36,7 +36,7 @@ def test_q_is_at_most_the_energy_form_and_its_maximum_form(m: int, ties: bool) -
         values = np.unique(ranks)
         for tau in range(2, m - 1):
             a, b = tau, m - tau
-            x, y = ranks[:tau], ranks[tau:]
+            x = ranks[:tau]
             h = np.array([np.sum(x <= v) for v in values[:-1]], dtype=float)
             c = np.array([np.sum(ranks <= v) for v in values[:-1]], dtype=float)
             d = h / a - (c - h) / b
