@@ -3,7 +3,7 @@
 Attached to the main CLI by :mod:`perfwarehouse.cli.main` (``cli.add_command(compare)``). The
 statistics are :mod:`perfwarehouse.compare`; this module reads the two sides' trial values
 (``sql/queries/compare_trials.sql``), prints the result and keeps it in the table
-``comparisons`` (``sql/schema/080_comparisons.sql``, written by
+``comparisons`` (declared in ``perfwarehouse/warehouse/contracts.py``, written by
 :func:`perfwarehouse.warehouse.catalog.record_comparison`). Heavy imports happen inside the
 command, so ``perfwarehouse --help`` stays fast.
 """

@@ -1,7 +1,7 @@
 """Jobs ``aa-fpr`` and ``detectable-regression`` (Laaber et al. (PeerJ Preprints 2018), §4.2).
 
 Outputs ``aa_fpr``, ``detectable_regression`` and ``detectable_regression_curve``
-(DDL ``sql/schema/031..033``). The sampling and the scan rule live in
+(declared in ``perfwarehouse/warehouse/contracts.py``). The sampling and the scan rule live in
 :mod:`perfwarehouse.laaber`; these functions only assemble tables.
 """
 
@@ -17,26 +17,13 @@ from perfwarehouse import laaber
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, Tables, param
 from perfwarehouse.jobs.variability import QUERY, with_columns
+from perfwarehouse.warehouse import contracts
 
-AA_FIELDS = (
-    ("strategy", pa.string()), ("n_nodes", pa.int32()), ("trials_per_node", pa.int32()),
-    ("draws", pa.int32()), ("alpha", pa.float64()), ("rejections", pa.int32()),
-    ("fp_rate", pa.float64()), ("nodes_available", pa.int32()), ("nodes_eligible", pa.int32()),
-    ("seed", pa.int64()), ("reason", pa.string()),
-)
-DETECTABLE_FIELDS = (
-    ("strategy", pa.string()), ("n_nodes", pa.int32()), ("trials_per_node", pa.int32()),
-    ("detectable_pct", pa.float64()), ("fp_rate", pa.float64()), ("tp_rate", pa.float64()),
-    ("status", pa.string()), ("reason", pa.string()), ("nodes_available", pa.int32()),
-    ("nodes_eligible", pa.int32()), ("n_runs", pa.int32()), ("n_values", pa.int64()),
-    ("n_outliers", pa.int64()), ("draws", pa.int32()), ("seed", pa.int64()),
-)
-CURVE_KEYS = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric")
-CURVE_FIELDS = (
-    ("strategy", pa.string()), ("n_nodes", pa.int32()), ("trials_per_node", pa.int32()),
-    ("r_pct", pa.float64()), ("fp_rate", pa.float64()), ("tp_rate", pa.float64()),
-    ("passes", pa.bool_()), ("draws", pa.int32()), ("seed", pa.int64()),
-)
+# the columns computed behind the configuration's (part.meta), from the outputs' contracts
+AA_FIELDS = contracts.AA_FPR.fields(contracts.MEASURED)
+DETECTABLE_FIELDS = contracts.DETECTABLE_REGRESSION.fields(contracts.MEASURED)
+CURVE_KEYS = contracts.KEY_NAMES
+CURVE_FIELDS = contracts.DETECTABLE_REGRESSION_CURVE.fields(contracts.CONFIGURATION_KEY)
 
 
 def _check_common(seed: int, draws: int, trials_per_node: int, node_counts: Sequence[int]) -> None:

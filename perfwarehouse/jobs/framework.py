@@ -23,8 +23,8 @@ run on the piece's rows (here, or on the cluster's workers, as the pieces are), 
 ``prepare`` gets the pieces' rows concatenated, so the client never reads all the
 measurements at once.
 
-Results are written to the job's output tables (DDL in ``sql/schema/``, or declared
-with their Arrow schema in ``warehouse/contracts.py``) with the ``job_run_id`` of a row
+Results are written to the job's output tables (each declared with its Arrow schema and
+DDL in ``warehouse/contracts.py``) with the ``job_run_id`` of a row
 in ``job_runs`` that records the parameters, the input batches, the code version and
 the job's own duration.
 """
@@ -354,7 +354,8 @@ def _catalog_tables(warehouse: Warehouse, job: Job,
 
 
 def _schema_of(table: str) -> str:
-    """The DDL of a catalog table (``sql/schema/NNN_<table>.sql``, or its contract)."""
+    """The DDL of a catalog table (``sql/schema/NNN_<table>.sql``, or a result table's
+    contract)."""
     for name, statement in sqlfiles.schema_statements():
         if name.split("_", 1)[1] == table:
             return statement

@@ -2,8 +2,9 @@
 
 Query ``sql/queries/load_trials.sql`` (one row per trial, with its latency
 distribution from ``latency_histograms``), method :func:`perfwarehouse.loadtest.curve.analyse`,
-outputs ``load_curve``, ``peak_rate`` and ``load_law_checks`` (DDL
-``sql/schema/061_load_curve.sql`` to ``063_load_law_checks.sql``). The closed-loop peak
+outputs ``load_curve``, ``peak_rate`` and ``load_law_checks`` (declared in
+``perfwarehouse/warehouse/contracts.py``; the catalog conforms the method's tables to
+them). The closed-loop peak
 throughput and knee follow "On Performance Evaluation" (blog essay, 2019, Figure 2 and
 "Two Experiments You Must Do"); the open-loop peak rate lambda*, R_sat, the width s and
 the accuracy follow Shivam et al., "Cutting Corners: Workbench Automation for Server

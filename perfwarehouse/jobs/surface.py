@@ -2,8 +2,8 @@
 
 Input: the ``peak_rate`` records the workbench controller writes at the end of
 each search (``perfwarehouse agent peak-rate`` / ``agent surface``), one per
-sample, whose settings hold the factors. Output table ``response_surface`` (DDL
-``sql/schema/070_response_surface.sql``): coefficients with t intervals,
+sample, whose settings hold the factors. Output table ``response_surface`` (declared in
+``perfwarehouse/warehouse/contracts.py``): coefficients with t intervals,
 leave-one-out MAPE, and the predicted peak rate at every combination of the
 factor levels (the levels seen in the samples, or ``--levels``). The fit is
 :func:`perfwarehouse.workbench.surface.fit_quadratic`.
@@ -21,16 +21,9 @@ import pyarrow as pa
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, Tables, param
 from perfwarehouse.stats.fractions import confidence as as_confidence
+from perfwarehouse.warehouse import contracts
 
-FIELDS = (
-    ("campaign", pa.string()), ("hardware_type", pa.string()), ("benchmark", pa.string()),
-    ("fixed_settings", pa.string()), ("factors", pa.string()), ("kind", pa.string()),
-    ("term", pa.string()), ("point", pa.string()), ("estimate", pa.float64()),
-    ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("measured", pa.float64()),
-    ("n_samples", pa.int32()), ("n_budget", pa.int32()), ("dof", pa.int32()),
-    ("r_squared", pa.float64()),
-    ("loo_mape", pa.float64()), ("confidence", pa.float64()),
-)
+FIELDS = contracts.RESPONSE_SURFACE.fields()
 # settings the controller adds that say how the search ran, not what was measured
 SEARCH_KEYS = frozenset({"rate_rps", "clients", "search_policy", "search_seeding"})
 

@@ -1,6 +1,6 @@
 """Job ``variability``: RSD per configuration and hardware type (Laaber et al. (PeerJ Preprints 2018), §4.1).
 
-Output table ``variability`` (DDL ``sql/schema/030_variability.sql``). The
+Output table ``variability`` (declared in ``perfwarehouse/warehouse/contracts.py``). The
 statistics are computed by :func:`perfwarehouse.laaber.variability_columns`.
 """
 
@@ -13,19 +13,12 @@ import pyarrow as pa
 
 from perfwarehouse import laaber
 from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.warehouse import contracts
 
 QUERY = "laaber_measurements"
 
-VARIABILITY_FIELDS = (
-    ("n_values", pa.int64()), ("n_outliers", pa.int64()), ("outlier_factor", pa.float64()),
-    ("n_nodes", pa.int32()), ("n_runs", pa.int32()), ("mean", pa.float64()),
-    ("median", pa.float64()), ("rsd_total_pct", pa.float64()),
-    ("rsd_node_mean_pct", pa.float64()), ("rsd_node_sd_pct", pa.float64()),
-    ("n_nodes_rsd", pa.int32()), ("rsd_run_mean_pct", pa.float64()),
-    ("rsd_run_sd_pct", pa.float64()), ("n_runs_rsd", pa.int32()),
-    ("share_nodes_pct", pa.float64()), ("share_runs_pct", pa.float64()),
-    ("share_within_pct", pa.float64()), ("reason", pa.string()),
-)
+# the columns computed behind the configuration's (part.meta), from the output's contract
+VARIABILITY_FIELDS = contracts.VARIABILITY.fields(contracts.MEASURED)
 
 
 @dataclass(frozen=True)

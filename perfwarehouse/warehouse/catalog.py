@@ -18,8 +18,8 @@ import duckdb
 import pyarrow as pa
 
 from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.contracts import COMPARISONS, contract
 from perfwarehouse.warehouse.store import (  # noqa: F401 (transaction: used as catalog.transaction)
-    HISTORY,
     WriteSession,
     configure,
     fetch_one,
@@ -107,7 +107,8 @@ def record_job_run(
     batches: Sequence[int], version: str, started_at: datetime, duration_s: float,
     tables: Mapping[str, pa.Table],
 ) -> int:
-    """Insert a job's result ``tables`` (each gains ``job_run_id``) into their
+    """Insert a job's result ``tables`` (each conformed to its contract,
+    :mod:`perfwarehouse.warehouse.contracts`, and given ``job_run_id``) into their
     ``<name>_history`` tables and its ``job_runs`` row in one transaction; returns the new
     ``job_run_id``. The name ``<name>`` is a view of the latest run per campaign."""
     with session.catalog() as cat:
@@ -117,10 +118,11 @@ def record_job_run(
             for name, table in tables.items():
                 if table.num_rows == 0:
                     continue
-                table = table.append_column(
+                result = contract(name)
+                table = result.conform(table).append_column(
                     "job_run_id", pa.array([job_run_id] * table.num_rows, pa.int64()))
                 cat.register("_result", table)
-                cat.execute(f"INSERT INTO {name}{HISTORY} BY NAME SELECT * FROM _result")
+                cat.execute(f"INSERT INTO {result.stored_as} BY NAME SELECT * FROM _result")
                 cat.unregister("_result")
                 rows += table.num_rows
             cat.execute("INSERT INTO job_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -135,7 +137,9 @@ def record_job_run(
 # -------------------------------------------------------------- comparisons
 def record_comparison(session: WriteSession, rows: pa.Table) -> int:
     """Insert the rows of one ``perfwarehouse compare`` into ``comparisons`` under a new
-    ``comparison_id`` (and ``created_at``, now), both added in front; returns the id."""
+    ``comparison_id`` (and ``created_at``, now), both added in front; returns the id.
+    ``rows`` has the columns of :data:`~perfwarehouse.warehouse.contracts.COMPARISONS`."""
+    rows = COMPARISONS.conform(rows)
     with session.catalog() as cat:
         cid = int(fetch_value(cat, "SELECT coalesce(max(comparison_id), 0) + 1 "
                                    "FROM comparisons"))
@@ -144,7 +148,7 @@ def record_comparison(session: WriteSession, rows: pa.Table) -> int:
             [datetime.now(timezone.utc)] * n, pa.timestamp("us", tz="UTC")))
         full = full.add_column(0, "comparison_id", pa.array([cid] * n, pa.int64()))
         cat.register("_comparison", full)
-        cat.execute("INSERT INTO comparisons BY NAME SELECT * FROM _comparison")
+        cat.execute(f"INSERT INTO {COMPARISONS.stored_as} BY NAME SELECT * FROM _comparison")
         cat.unregister("_comparison")
     return cid
 

@@ -3,17 +3,27 @@ rows with and the DDL of the catalog table they land in.
 
 A job's output table ``<name>`` is stored in ``<name>_history`` (with the ``job_run_id``
 of its run in front) and read through the view ``<name>`` (the latest run per campaign,
-``sql/views/latest_results.sql``). The tables declared here have no file in
-``sql/schema/``: :func:`perfwarehouse.warehouse.sqlfiles.schema_statements` gives their
-DDL in its numbered place (``order``) among the files', so a catalog creates them as
-before. The configuration key (the columns naming one configuration on one hardware
-type in one campaign) is :data:`CONFIGURATION_KEY`, spelled here only.
+``sql/views/latest_results.sql``). Every table a job writes is declared here
+(:data:`CONTRACTS`), and so is ``comparisons``, which ``perfwarehouse compare`` writes
+(:data:`COMPARISONS`); none has a file in ``sql/schema/`` (which keeps the catalog's
+own tables): :func:`perfwarehouse.warehouse.sqlfiles.schema_statements` gives their DDL
+in its numbered place (``order``) among the files', so a catalog creates them as before.
+The configuration key (the columns naming one configuration on one hardware type in one
+campaign) is :data:`CONFIGURATION_KEY`, spelled here only.
+
+A column added to a table after catalogs were made with it names the migration that
+adds it (``since``, "081b"): the contract then also yields ``ALTER TABLE ... ADD COLUMN
+IF NOT EXISTS`` in that numbered place, so an older catalog gains the column (NULL for
+its earlier rows) and a new one, created whole, is unchanged by it.
 
 The Arrow schemas are nullable (a job may leave any cell empty while it builds a row);
 ``not_null`` columns get ``NOT NULL`` in the DDL, which the catalog enforces on insert.
-tests/unit/warehouse/test_contracts.py checks that every contract's DDL creates a
-table whose columns are its Arrow schema, and that the result tables still declared in
-SQL agree with the Arrow columns their jobs build.
+The catalog conforms every table it stores to its contract (:meth:`Contract.conform`:
+the contract's columns, in its order, with its types; an unknown column, or a missing
+``NOT NULL`` one, is an error). tests/unit/warehouse/test_contracts.py checks that
+every contract's DDL creates a table whose columns are its Arrow schema and that every
+table a job writes is a contract; tests/integration/test_old_catalogs.py that catalogs
+made by earlier code migrate to the shape a new catalog has.
 """
 
 from __future__ import annotations
@@ -28,11 +38,14 @@ UTC_MICROS = pa.timestamp("us", tz="UTC")
 
 @dataclass(frozen=True)
 class Column:
-    """One column: its name, Arrow type and whether the catalog refuses NULL in it."""
+    """One column: its name, Arrow type, whether the catalog refuses NULL in it, and the
+    migration that added it to catalogs made before it (``since``, a schema order such
+    as "081b"; None: the table always had it)."""
 
     name: str
     type: pa.DataType
     not_null: bool = False
+    since: str | None = None
 
 
 def columns(*pairs: tuple[str, pa.DataType]) -> tuple[Column, ...]:
@@ -45,36 +58,104 @@ def not_null(cols: tuple[Column, ...], *names: str) -> tuple[Column, ...]:
     unknown = set(names) - {c.name for c in cols}
     if unknown:
         raise KeyError(f"no column {sorted(unknown)}")
-    return tuple(Column(c.name, c.type, c.not_null or c.name in names) for c in cols)
+    return tuple(Column(c.name, c.type, c.not_null or c.name in names, c.since) for c in cols)
+
+
+def added(since: str, *pairs: tuple[str, pa.DataType]) -> tuple[Column, ...]:
+    """Nullable ``Column``s added by the migration ``since`` to older catalogs."""
+    return tuple(Column(n, t, since=since) for n, t in pairs)
+
+
+#: The column in front of every job result row: the run that wrote it (``job_runs``).
+JOB_RUN = (Column("job_run_id", pa.int64(), not_null=True),)
 
 
 @dataclass(frozen=True)
 class Contract:
-    """A job's result table ``table`` (stored as ``<table>_history``)."""
+    """A result table ``table``: stored as ``<table>_history`` behind ``front`` (the
+    ``job_run_id`` of a job's run), or, ``history=False``, as ``<table>`` itself."""
 
     table: str
     order: str  # the place of its DDL among sql/schema's numbered files ("046")
     doc: str  # what a row is (the comment above the DDL)
     columns: tuple[Column, ...]
+    front: tuple[Column, ...] = JOB_RUN  # added by the catalog when it stores the rows
+    history: bool = True
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.front + self.columns]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.table}: a column declared twice")
+        # older catalogs gain the added columns at their end, in migration order; a new
+        # catalog must have them in the same place
+        first = next((i for i, c in enumerate(self.columns) if c.since), len(self.columns))
+        later = self.columns[first:]
+        since = [c.since or "" for c in later]
+        if "" in since or since != sorted(since) or any(c.not_null for c in later):
+            raise ValueError(f"{self.table}: added columns must come last, nullable, in "
+                             "migration order")
+
+    @property
+    def stored_as(self) -> str:
+        """The catalog table holding the rows."""
+        return f"{self.table}{HISTORY}" if self.history else self.table
 
     @property
     def schema(self) -> pa.Schema:
-        """The Arrow schema of the job's rows (without ``job_run_id``)."""
+        """The Arrow schema of the rows a job builds (without the ``front`` columns)."""
         return pa.schema([pa.field(c.name, c.type) for c in self.columns])
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
 
+    def fields(self, after: tuple[Column, ...] = ()) -> tuple[tuple[str, pa.DataType], ...]:
+        """``(name, type)`` of the columns after the leading ``after`` (those a job
+        computes, behind the key columns it copies from its input)."""
+        if [(c.name, c.type) for c in self.columns[:len(after)]] != [
+                (c.name, c.type) for c in after]:
+            raise KeyError(f"{self.table} does not start with {[c.name for c in after]}")
+        return tuple((c.name, c.type) for c in self.columns[len(after):])
+
+    def conform(self, table: pa.Table) -> pa.Table:
+        """``table`` as the contract has it: its columns in the contract's order, cast
+        to its types (a value that does not fit raises). A nullable column ``table``
+        lacks is NULL (as the catalog's ``INSERT ... BY NAME`` fills it: order_effects
+        has the OrderSage-compatible columns only with ``--ordersage-compat``); a
+        missing ``NOT NULL`` column or one not in the contract raises ``ValueError``."""
+        if table.num_rows == 0 and table.num_columns == 0:
+            return self.schema.empty_table()
+        missing = [c.name for c in self.columns
+                   if c.not_null and c.name not in table.column_names]
+        extra = [n for n in table.column_names if n not in self.names]
+        if missing or extra:
+            raise ValueError(f"rows for {self.table}: missing NOT NULL columns {missing}, "
+                             f"columns not in its contract {extra}")
+        return pa.table([table.column(c.name).cast(c.type) if c.name in table.column_names
+                         else pa.nulls(table.num_rows, c.type) for c in self.columns],
+                        schema=self.schema)
+
     def ddl(self) -> str:
-        """``CREATE TABLE IF NOT EXISTS <table>_history`` with ``job_run_id`` first."""
-        width = max(len(c.name) for c in self.columns)
-        lines = [f"    {'job_run_id':<{width}} BIGINT NOT NULL"]
-        lines += [f"    {c.name:<{width}} {sql_type(c.type)}{' NOT NULL' if c.not_null else ''}"
-                  for c in self.columns]
-        comment = "\n".join(f"-- {line}".rstrip() for line in self.doc.strip().splitlines())
-        return (f"{comment}\nCREATE TABLE IF NOT EXISTS {self.table}{HISTORY} (\n"
+        """``CREATE TABLE IF NOT EXISTS`` the stored table: ``front``, then the columns."""
+        cols = self.front + self.columns
+        width = max(len(c.name) for c in cols)
+        lines = [f"    {c.name:<{width}} {sql_type(c.type)}{' NOT NULL' if c.not_null else ''}"
+                 for c in cols]
+        return (f"{_comment(self.doc)}\nCREATE TABLE IF NOT EXISTS {self.stored_as} (\n"
                 + ",\n".join(lines) + "\n);\n")
+
+    def migrations(self) -> list[tuple[str, str]]:
+        """``(NNNx_<table>_<column>, ALTER TABLE ...)`` adding each later column to the
+        catalogs made before it (a no-op on those that have it)."""
+        return [(f"{c.since}_{self.table}_{c.name}",
+                 _comment(f"{c.name} of {self.table}, for catalogs created before it.")
+                 + f"\nALTER TABLE {self.stored_as} ADD COLUMN IF NOT EXISTS {c.name} "
+                 f"{sql_type(c.type)}\n")
+                for c in self.columns if c.since is not None]
+
+
+def _comment(text: str) -> str:
+    return "\n".join(f"-- {line}".rstrip() for line in text.strip().splitlines())
 
 
 def sql_type(t: pa.DataType) -> str:
@@ -97,9 +178,145 @@ def sql_type(t: pa.DataType) -> str:
 CONFIGURATION_KEY = columns(
     ("campaign", pa.string()), ("hardware_type", pa.string()), ("config_id", pa.uint64()),
     ("benchmark", pa.string()), ("settings", pa.string()), ("metric", pa.string()))
+KEY_NAMES = tuple(c.name for c in CONFIGURATION_KEY)
+#: The configuration key with the configuration's unit and whether higher is better
+#: (as ``configurations`` has them; NULL when the source did not say).
+MEASURED = CONFIGURATION_KEY + columns(("unit", pa.string()), ("higher_is_better", pa.bool_()))
 #: A profiled environment (hardware type, or one node).
 ENVIRONMENT_KEY = columns(("campaign", pa.string()), ("hardware_type", pa.string()),
                           ("node", pa.string()))
+#: A load-test configuration family (benchmark + settings but the load) on one hardware
+#: type, and its loop (closed | open).
+LOAD_FAMILY = columns(("campaign", pa.string()), ("hardware_type", pa.string()),
+                      ("benchmark", pa.string()), ("family", pa.string()),
+                      ("loop", pa.string()))
+
+
+# ------------------------------------------------------------ OrderSage
+ORDER_EFFECTS = Contract("order_effects", "020", """
+order_effects: fixed- vs random-order comparison of every configuration on
+every hardware type (perfwarehouse analyze order-effects;
+Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5). One row per (campaign, configuration, hardware
+type) and job run. CIs and the CI case are NULL when a group has too few
+values for the confidence (ci_*_n_required says how many it would need).
+""", not_null(columns(
+    ("campaign", pa.string()), ("benchmark", pa.string()), ("settings", pa.string()),
+    ("metric", pa.string()), ("hardware_type", pa.string()), ("n_fixed", pa.int64()),
+    ("n_random", pa.int64()), ("kw_h", pa.float64()), ("kw_p", pa.float64()),
+    ("reject_alpha", pa.bool_()), ("reject_bonferroni", pa.bool_()), ("eta2", pa.float64()),
+    ("delta_pct", pa.float64()), ("delta_median_pct", pa.float64()),
+    ("median_fixed", pa.float64()), ("ci_fixed_low", pa.float64()),
+    ("ci_fixed_high", pa.float64()), ("median_random", pa.float64()),
+    ("ci_random_low", pa.float64()), ("ci_random_high", pa.float64()),
+    ("ci_case", pa.int32()), ("config_id", pa.uint64()), ("unit", pa.string()),
+    ("higher_is_better", pa.bool_()), ("family_by", pa.string()), ("family", pa.string()),
+    ("m", pa.int64()), ("alpha", pa.float64()), ("correction", pa.string()),
+    ("p_adjusted", pa.float64()), ("reject_adjusted", pa.bool_()),
+    ("order_matters", pa.bool_()), ("kw_df", pa.int32()), ("all_tied", pa.bool_()),
+    ("small_sample", pa.bool_()), ("mean_fixed", pa.float64()), ("mean_random", pa.float64()),
+    ("ci_method", pa.string()), ("ci_confidence", pa.float64()),
+    ("ci_fixed_coverage", pa.float64()), ("ci_fixed_n_required", pa.int32()),
+    ("ci_random_coverage", pa.float64()), ("ci_random_n_required", pa.int32()),
+    ("ordersage_compat", pa.bool_()), ("cv_fixed", pa.float64()), ("cv_random", pa.float64()),
+    ("cv_all", pa.float64()), ("inner_diff", pa.float64())),
+    "campaign", "benchmark", "settings", "metric", "hardware_type", "n_fixed", "n_random",
+    "reject_alpha", "reject_bonferroni", "config_id", "family_by", "family", "m", "alpha",
+    "correction", "reject_adjusted", "order_matters", "all_tied", "small_sample", "ci_method",
+    "ci_confidence", "ordersage_compat"))
+
+PREDECESSOR_EFFECTS = Contract("predecessor_effects", "021", """
+predecessor_effects: within random-order runs, each configuration's trials
+grouped by the test that ran immediately before (perfwarehouse analyze
+predecessor-effects "beyond the paper"). One row per (campaign,
+configuration, hardware type) and job run: Kruskal-Wallis across the
+predecessors, and the worst predecessor (largest median shift against the
+rest of the configuration's random trials) with both medians' CIs.
+""", not_null(columns(
+    ("campaign", pa.string()), ("benchmark", pa.string()), ("settings", pa.string()),
+    ("metric", pa.string()), ("hardware_type", pa.string()), ("config_id", pa.uint64()),
+    ("unit", pa.string()), ("higher_is_better", pa.bool_()), ("family_by", pa.string()),
+    ("family", pa.string()), ("m", pa.int64()), ("n_random", pa.int64()),
+    ("n_unknown_predecessor", pa.int64()), ("n_predecessors", pa.int64()),
+    ("kw_h", pa.float64()), ("kw_df", pa.int32()), ("kw_p", pa.float64()),
+    ("all_tied", pa.bool_()), ("eta2", pa.float64()), ("alpha", pa.float64()),
+    ("reject_alpha", pa.bool_()), ("reject_bonferroni", pa.bool_()),
+    ("order_matters", pa.bool_()), ("min_trials", pa.int64()), ("n_candidates", pa.int64()),
+    ("worst_predecessor_benchmark", pa.string()), ("worst_predecessor_settings", pa.string()),
+    ("worst_is_run_start", pa.bool_()), ("worst_n", pa.int64()),
+    ("worst_median", pa.float64()), ("worst_ci_low", pa.float64()),
+    ("worst_ci_high", pa.float64()), ("worst_ci_coverage", pa.float64()),
+    ("rest_n", pa.int64()), ("rest_median", pa.float64()), ("rest_ci_low", pa.float64()),
+    ("rest_ci_high", pa.float64()), ("median_shift_pct", pa.float64()),
+    ("ci_case", pa.int32()), ("ci_confidence", pa.float64()), ("mwu_p", pa.float64()),
+    ("mwu_p_adjusted", pa.float64())),
+    "campaign", "benchmark", "settings", "metric", "hardware_type", "config_id", "family_by",
+    "family", "m", "n_random", "n_unknown_predecessor", "n_predecessors", "all_tied", "alpha",
+    "reject_alpha", "reject_bonferroni", "order_matters", "min_trials", "n_candidates",
+    "ci_confidence"))
+
+
+# ------------------------------------------------------------ Laaber et al.
+VARIABILITY = Contract("variability", "030", """
+variability: result variability of each configuration on each hardware type
+(Laaber et al. (PeerJ Preprints 2018), §4.1; job `variability`). Outliers (values >=
+outlier_factor x the configuration's median) are dropped first and counted. RSD =
+100 * sd / |mean| in percent (sample sd): over all values (total), per node (mean and
+sd across nodes) and per run (mean and sd across runs); the share_* columns split the
+sum of squares between nodes, between runs of a node and within runs (they add to 100).
+NULL where undefined, with the reason.
+""", not_null(MEASURED + columns(
+    ("n_values", pa.int64()), ("n_outliers", pa.int64()), ("outlier_factor", pa.float64()),
+    ("n_nodes", pa.int32()), ("n_runs", pa.int32()), ("mean", pa.float64()),
+    ("median", pa.float64()), ("rsd_total_pct", pa.float64()),
+    ("rsd_node_mean_pct", pa.float64()), ("rsd_node_sd_pct", pa.float64()),
+    ("n_nodes_rsd", pa.int32()), ("rsd_run_mean_pct", pa.float64()),
+    ("rsd_run_sd_pct", pa.float64()), ("n_runs_rsd", pa.int32()),
+    ("share_nodes_pct", pa.float64()), ("share_runs_pct", pa.float64()),
+    ("share_within_pct", pa.float64()), ("reason", pa.string())),
+    *KEY_NAMES, "n_values", "n_outliers", "outlier_factor", "n_nodes", "n_runs",
+    "n_nodes_rsd", "n_runs_rsd"))
+
+AA_FPR = Contract("aa_fpr", "031", """
+aa_fpr: A/A false-positive rate of the two-sided Wilcoxon rank-sum test (Laaber et al. (PeerJ Preprints 2018)
+section 4.2.1; job `aa-fpr`): control and test groups drawn `draws` times
+from the same configuration with `n_nodes` nodes (strategy `trial`: the same nodes,
+trials_per_node different trials each; `instance`: independently drawn nodes, one
+trial each), rejections at p < alpha. fp_rate NULL (with reason) when too few nodes.
+""", not_null(MEASURED + columns(
+    ("strategy", pa.string()), ("n_nodes", pa.int32()), ("trials_per_node", pa.int32()),
+    ("draws", pa.int32()), ("alpha", pa.float64()), ("rejections", pa.int32()),
+    ("fp_rate", pa.float64()), ("nodes_available", pa.int32()), ("nodes_eligible", pa.int32()),
+    ("seed", pa.int64()), ("reason", pa.string())),
+    *KEY_NAMES, "strategy", "n_nodes", "trials_per_node", "draws", "alpha", "nodes_available",
+    "nodes_eligible", "seed"))
+
+DETECTABLE_REGRESSION = Contract("detectable_regression", "032", """
+detectable_regression: the minimal detectable regression in percent (Laaber et al. (PeerJ Preprints 2018) section
+4.2.2, Algorithm 1 as corrected by job `detectable-regression`) of each
+configuration, hardware type, sampling strategy (`instance` | `trial`) and number of
+nodes. status: `detectable` (detectable_pct set, with the FP and TP rates at it),
+`none` (no r of R passes: detectable_pct NULL) or `insufficient` (too few nodes or
+trials to draw the groups). reason says why for the last two.
+""", not_null(MEASURED + columns(
+    ("strategy", pa.string()), ("n_nodes", pa.int32()), ("trials_per_node", pa.int32()),
+    ("detectable_pct", pa.float64()), ("fp_rate", pa.float64()), ("tp_rate", pa.float64()),
+    ("status", pa.string()), ("reason", pa.string()), ("nodes_available", pa.int32()),
+    ("nodes_eligible", pa.int32()), ("n_runs", pa.int32()), ("n_values", pa.int64()),
+    ("n_outliers", pa.int64()), ("draws", pa.int32()), ("seed", pa.int64())),
+    *KEY_NAMES, "strategy", "n_nodes", "trials_per_node", "status", "nodes_available",
+    "nodes_eligible", "n_runs", "n_values", "n_outliers", "draws", "seed"))
+
+DETECTABLE_REGRESSION_CURVE = Contract("detectable_regression_curve", "033", """
+detectable_regression_curve: the false- and true-positive rates behind
+detectable_regression, one row per configuration, hardware type, strategy, number of
+nodes and tested regression r_pct (Laaber et al. (PeerJ Preprints 2018) Figures 6 and 7). passes = fp_rate <= the
+maximum and tp_rate >= the minimum. Cells with too few nodes have no rows.
+""", not_null(CONFIGURATION_KEY + columns(
+    ("strategy", pa.string()), ("n_nodes", pa.int32()), ("trials_per_node", pa.int32()),
+    ("r_pct", pa.float64()), ("fp_rate", pa.float64()), ("tp_rate", pa.float64()),
+    ("passes", pa.bool_()), ("draws", pa.int32()), ("seed", pa.int64())),
+    *KEY_NAMES, "strategy", "n_nodes", "trials_per_node", "r_pct", "fp_rate", "tp_rate",
+    "passes", "draws", "seed"))
 
 
 # ------------------------------------------------------------ TriScale and trends
@@ -174,6 +391,128 @@ with Sen's CI; drifting when the time CI excludes 0.
     ("ci_low_pct_per_100_runs", pa.float64()), ("ci_high_pct_per_100_runs", pa.float64()),
     ("confidence", pa.float64()), ("drifting", pa.bool_())))
 
+# ------------------------------------------------------------ load tests
+LOAD_CURVE = Contract("load_curve", "061", """
+load_curve: one row per load-test configuration family (benchmark + settings but the
+load, on one hardware type) and load level (clients N in a closed loop, offered
+rate_rps in an open loop); job `load` (perfwarehouse/loadtest/curve.py). Statistics
+over the level's consistent trials (n_used; operational-law check per trial in
+load_law_checks); a level without one uses all, has consistent = false and takes no
+part in peak_rate. throughput (req/s) and mean_ms are the mean over trials with a
+Student-t CI (ci_method t) or the median with an order-statistic CI (rank), at
+`confidence`; mean_accuracy is equation 2 of Shivam et al. (USENIX ATC 2008).
+pNN_ms: pooled from the trials' stored distributions with Woodruff CIs
+(latency_source histogram) or from the trials' own percentiles (trial-percentiles).
+throughput_law: X = N/(R + Z) at the level's mean response time (closed loop).
+region: the CI of the response metric against [R_sat - s R_sat, R_sat + s R_sat]
+(below, overlap, above; NULL without --r-sat). error_rate: errors / requests.
+""", not_null(LOAD_FAMILY + columns(
+    ("load", pa.float64()), ("clients", pa.float64()), ("think_time_s", pa.float64()),
+    ("rate_rps", pa.float64()), ("n_trials", pa.int64()), ("n_used", pa.int64()),
+    ("n_inconsistent", pa.int64()), ("consistent", pa.bool_()), ("reason", pa.string()),
+    ("confidence", pa.float64()), ("ci_method", pa.string()), ("throughput", pa.float64()),
+    ("throughput_median", pa.float64()), ("throughput_low", pa.float64()),
+    ("throughput_high", pa.float64()), ("throughput_law", pa.float64()),
+    ("arrival_rate", pa.float64()), ("mean_ms", pa.float64()), ("mean_low_ms", pa.float64()),
+    ("mean_high_ms", pa.float64()), ("mean_accuracy", pa.float64()),
+    *((f"p{p}{part}", pa.float64()) for p in ("50", "90", "99", "999")
+      for part in ("_ms", "_low_ms", "_high_ms")),
+    ("max_ms", pa.float64()), ("latency_source", pa.string()), ("error_rate", pa.float64()),
+    ("law_residual", pa.float64()), ("region", pa.string())),
+    "campaign", "hardware_type", "benchmark", "family", "loop", "load", "n_trials", "n_used",
+    "n_inconsistent", "consistent", "confidence", "ci_method"))
+
+PEAK_RATE = Contract("peak_rate", "062", """
+peak_rate: one row per load-test configuration family (job `load`). Closed loop
+(On Performance Evaluation, 2019, Figure 2): the highest throughput of a consistent
+level with its CI (peak_low, peak_high; with ci_method t simultaneous over the k
+levels, Bonferroni, as the largest of k means is biased up), the N at the peak, the knee (the
+smallest N reaching knee_fraction of the peak), falls_after_peak (a larger N whose
+throughput CI lies wholly below the peak's) and drop_pct at the largest N. Open loop
+(Shivam et al., USENIX ATC 2008, sections 2-3): lambda_star = the highest consistent
+offered rate whose response_metric (mean or a percentile) is <= r_sat_ms;
+lambda_low = the highest rate whose CI is wholly <= R_sat, lambda_high = the lowest
+rate above lambda_star whose CI is wholly > R_sat (the true peak rate lies between,
+at about the confidence); r_star_* the response time at lambda_star with its CI,
+accuracy its equation 2, region its place against [R_sat -+ width R_sat]. reason
+says what is missing or what to test next.
+""", not_null(LOAD_FAMILY + columns(
+    ("n_levels", pa.int64()), ("n_inconsistent_levels", pa.int64()),
+    ("confidence", pa.float64()), ("peak_throughput", pa.float64()),
+    ("peak_low", pa.float64()), ("peak_high", pa.float64()), ("peak_clients", pa.float64()),
+    ("knee_clients", pa.float64()), ("knee_fraction", pa.float64()),
+    ("falls_after_peak", pa.bool_()), ("last_throughput", pa.float64()),
+    ("drop_pct", pa.float64()), ("response_metric", pa.string()), ("r_sat_ms", pa.float64()),
+    ("width", pa.float64()), ("lambda_star", pa.float64()), ("lambda_low", pa.float64()),
+    ("lambda_high", pa.float64()), ("r_star_ms", pa.float64()),
+    ("r_star_low_ms", pa.float64()), ("r_star_high_ms", pa.float64()),
+    ("accuracy", pa.float64()), ("region", pa.string()), ("reason", pa.string())),
+    "campaign", "hardware_type", "benchmark", "family", "loop", "n_levels",
+    "n_inconsistent_levels", "confidence"))
+
+LOAD_LAW_CHECKS = Contract("load_law_checks", "063", """
+load_law_checks: one row per load-test trial (job `load`): the operational law
+checked (N = X(R+Z) closed loop, flow balance / offered load open loop, U = XS where
+utilization is measured; the worst one), the value it expects (requests in the
+system, arrival rate, utilization), the relative residual, consistent (NULL when
+nothing could be checked) and the reason when not (perfwarehouse/loadtest/laws.py).
+""", not_null(LOAD_FAMILY + columns(
+    ("load", pa.float64()), ("run_id", pa.string()), ("position", pa.int32()),
+    ("node", pa.string()), ("throughput", pa.float64()), ("mean_ms", pa.float64()),
+    ("law", pa.string()), ("expected", pa.float64()), ("residual", pa.float64()),
+    ("consistent", pa.bool_()), ("reason", pa.string())),
+    "campaign", "hardware_type", "benchmark", "family", "run_id", "position"))
+
+RESPONSE_SURFACE = Contract("response_surface", "070", """
+response_surface: the quadratic response surface of the peak rate in the factors
+(Shivam et al., USENIX ATC 2008, section 5.5; job `surface`), per campaign, hardware
+type, benchmark and the settings that are not factors (`fixed_settings`). Two kinds of
+rows: kind = 'coefficient' (term '1', 'A', 'A*B', 'A^2' ... with its least-squares
+estimate and Student's t interval at `confidence`, NULL without residual degrees of
+freedom) and kind = 'prediction' (one per combination of the factor levels, `point` a
+JSON object of factor values, `estimate` the predicted peak rate, `measured` the mean
+peak rate found there, NULL where no search ran). n_samples, n_budget (samples whose
+search ran out of budget: their best estimate is used unless --no-budget-estimates),
+dof, r_squared and loo_mape (leave-one-out mean absolute percentage error as a
+fraction) repeat on every row of a surface.
+""", not_null(columns(
+    ("campaign", pa.string()), ("hardware_type", pa.string()), ("benchmark", pa.string()),
+    ("fixed_settings", pa.string()), ("factors", pa.string()), ("kind", pa.string()),
+    ("term", pa.string()), ("point", pa.string()), ("estimate", pa.float64()),
+    ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("measured", pa.float64()),
+    ("n_samples", pa.int32()), ("n_budget", pa.int32()), ("dof", pa.int32()),
+    ("r_squared", pa.float64()), ("loo_mape", pa.float64()), ("confidence", pa.float64())),
+    "campaign", "hardware_type", "benchmark", "fixed_settings", "factors", "kind",
+    "n_samples", "n_budget", "dof", "confidence"))
+
+
+# ------------------------------------------------------------ compare
+COMPARISONS = Contract("comparisons", "080", """
+comparisons: what `perfwarehouse compare` compared and found, one row per
+configuration and hardware type of one comparison (comparison_id). The sides: campaign,
+revision (NULL = every revision) and --where filter. change_pct = 100 (contender /
+baseline - 1) of the typical trial value (log-scale Hodges-Lehmann shift) with its
+distribution-free CI at `confidence`; p_value two-sided rank-sum, p_adjusted by
+`correction` over the comparison's configurations; verdict slower|faster|no change|
+inconclusive at threshold_pct; more_trials: extra trials an inconclusive row needs.
+""", not_null(columns(
+    ("baseline_campaign", pa.string()), ("baseline_revision", pa.string()),
+    ("baseline_where", pa.string()), ("contender_campaign", pa.string()),
+    ("contender_revision", pa.string()), ("contender_where", pa.string()),
+    ("confidence", pa.float64()), ("threshold_pct", pa.float64()), ("correction", pa.string()),
+    ("hardware_type", pa.string()), ("config_id", pa.uint64()), ("benchmark", pa.string()),
+    ("settings", pa.string()), ("metric", pa.string()), ("unit", pa.string()),
+    ("higher_is_better", pa.bool_()), ("n_baseline", pa.int64()), ("n_contender", pa.int64()),
+    ("median_baseline", pa.float64()), ("median_contender", pa.float64()),
+    ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
+    ("p_value", pa.float64()), ("p_adjusted", pa.float64()), ("verdict", pa.string()),
+    ("more_trials", pa.int64()), ("reason", pa.string())),
+    "baseline_campaign", "contender_campaign", "confidence", "threshold_pct", "correction",
+    "hardware_type", "config_id", "n_baseline", "n_contender", "verdict"),
+    front=(Column("comparison_id", pa.int64(), not_null=True),
+           Column("created_at", UTC_MICROS, not_null=True)), history=False)
+
+
 # ------------------------------------------------------------ change points
 CHANGE_POINTS = Contract("change_points", "081", """
 change_points: `analyze change-points`: per configuration and hardware type, the
@@ -192,8 +531,8 @@ lies beyond +-min_effect %) make the action list, largest first (081b/081c add t
 catalogs created before them, NULL for their earlier runs). paired_with: the benchmark the
 series was divided by, run by run (--baseline; the values are then ratios), and
 n_unpaired: its trials left out for want of a baseline value in their run (081d/081e).
-""", not_null(CONFIGURATION_KEY + columns(
-    ("unit", pa.string()), ("higher_is_better", pa.bool_()), ("ordered_by", pa.string()),
+""", not_null(MEASURED + columns(
+    ("ordered_by", pa.string()),
     ("n_points", pa.int64()), ("position", pa.int64()), ("revision", pa.string()),
     ("revision_time", UTC_MICROS), ("started_at", UTC_MICROS),
     ("revision_before", pa.string()), ("n_before", pa.int64()), ("n_after", pa.int64()),
@@ -201,17 +540,30 @@ n_unpaired: its trials left out for want of a baseline value in their run (081d/
     ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
     ("confidence", pa.float64()), ("p_value", pa.float64()), ("alpha", pa.float64()),
     ("direction", pa.string()), ("reason", pa.string()),
-    ("abs_change_pct", pa.float64()), ("action", pa.bool_()),
-    ("paired_with", pa.string()), ("n_unpaired", pa.int64()),
-), "campaign", "hardware_type", "config_id", "ordered_by", "n_points", "confidence", "alpha"))
+) + added("081b", ("abs_change_pct", pa.float64())) + added("081c", ("action", pa.bool_()))
+  + added("081d", ("paired_with", pa.string())) + added("081e", ("n_unpaired", pa.int64())),
+    "campaign", "hardware_type", "config_id", "ordered_by", "n_points", "confidence", "alpha"))
 
-#: Every contract, by table name.
+#: The contract of every table a job writes, by table name.
 CONTRACTS: dict[str, Contract] = {c.table: c for c in (
-    TRISCALE_CONVERGENCE, TRISCALE_KPI, TRISCALE_VARIABILITY, TRISCALE_INDEPENDENCE,
-    TRISCALE_PROFILE, TRISCALE_PROFILE_ACF, TRENDS, CHANGE_POINTS)}
+    ORDER_EFFECTS, PREDECESSOR_EFFECTS, VARIABILITY, AA_FPR, DETECTABLE_REGRESSION,
+    DETECTABLE_REGRESSION_CURVE, TRISCALE_CONVERGENCE, TRISCALE_KPI, TRISCALE_VARIABILITY,
+    TRISCALE_INDEPENDENCE, TRISCALE_PROFILE, TRISCALE_PROFILE_ACF, TRENDS, LOAD_CURVE,
+    PEAK_RATE, LOAD_LAW_CHECKS, RESPONSE_SURFACE, CHANGE_POINTS)}
+#: Every result table: the jobs' and ``comparisons``.
+TABLES: dict[str, Contract] = {**CONTRACTS, COMPARISONS.table: COMPARISONS}
+
+
+def contract(table: str) -> Contract:
+    """The contract of the result table ``table`` (a ``KeyError`` that says so)."""
+    if table not in TABLES:
+        raise KeyError(f"{table!r} has no contract in perfwarehouse/warehouse/contracts.py")
+    return TABLES[table]
 
 
 def statements() -> list[tuple[str, str]]:
-    """``(NNN_<table>, DDL)`` of every contract, as ``sqlfiles.schema_statements`` lists
-    a schema file (its stem and text)."""
-    return [(f"{c.order}_{c.table}", c.ddl()) for c in CONTRACTS.values()]
+    """``(NNN_<table>, DDL)`` of every contract and ``(NNNx_<table>_<column>, ALTER
+    ...)`` of each column added later, as ``sqlfiles.schema_statements`` lists a schema
+    file (its stem and text)."""
+    return [(f"{c.order}_{c.table}", c.ddl()) for c in TABLES.values()] + [
+        m for c in TABLES.values() for m in c.migrations()]

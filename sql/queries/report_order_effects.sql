@@ -1,6 +1,6 @@
 -- report_order_effects: the order-effects report's rows (Duplyakin et al. (OrderSage, USENIX ATC 2023), §3 and §5):
 -- one row per configuration and hardware type from the latest
--- `order-effects` job run of each campaign (table order_effects, sql/schema/020).
+-- `order-effects` job run of each campaign (table order_effects, declared in perfwarehouse/warehouse/contracts.py).
 -- Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
     SELECT campaign, job_run_id FROM latest_job_runs

@@ -1,7 +1,7 @@
 -- report_predecessor_effects: the predecessor section of the order-effects report
 -- (beyond the paper): one row per configuration and hardware type from the
 -- latest `predecessor-effects` job run of each campaign (table predecessor_effects,
--- sql/schema/021), with the worst predecessor's median CI as % of the median after
+-- declared in perfwarehouse/warehouse/contracts.py), with the worst predecessor's median CI as % of the median after
 -- any other test. Parameters: $campaign (NULL: every campaign).
 WITH latest AS (
     SELECT campaign, job_run_id FROM latest_job_runs

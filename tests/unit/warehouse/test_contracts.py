@@ -1,8 +1,9 @@
 """The result-table contracts (perfwarehouse/warehouse/contracts.py): each declares a
 table once and yields both the Arrow schema its job builds rows with and the DDL of the
-catalog table; DuckDB reads the DDL back as that schema. The result tables still
-declared in SQL agree with the Arrow columns their code builds. No table is declared
-twice."""
+catalog table; DuckDB reads the DDL back as that schema. Every table a job writes is a
+contract, and none is declared in sql/schema/; the DDL agrees with the Arrow columns the
+code builds. No table is declared twice. Columns added later migrate older catalogs
+(tests/integration/test_old_catalogs.py opens catalogs made by earlier code)."""
 
 from __future__ import annotations
 
@@ -124,3 +125,121 @@ def test_a_contract_refuses_what_it_cannot_declare() -> None:
     odd = Contract("odd", "999", "odd", (Column("x", pa.float16()),))
     with pytest.raises(TypeError):
         odd.ddl()
+
+
+# ------------------------------------------------ every result table, one contract each
+def test_every_table_a_job_writes_is_a_contract_and_no_sql_file_declares_one(
+        tmp_path) -> None:
+    from perfwarehouse.warehouse.store import Warehouse, result_tables
+
+    written = {name for job in JOBS for name in job.outputs}  # derived, not listed
+    assert written == set(CONTRACTS)
+    assert all(contracts.contract(name) is CONTRACTS[name] for name in written)
+    wh = Warehouse(tmp_path / "wh", lock_timeout_s=5.0)
+    with wh.writing("test"):
+        pass
+    with wh.catalog() as con:  # every <name>_history a catalog has is a job's contract
+        assert set(result_tables(con)) == set(CONTRACTS)
+    stored = {c.stored_as for c in contracts.TABLES.values()}
+    assert "comparisons" in stored
+    for path in (sqlfiles.sql_root() / "schema").glob("*.sql"):
+        text = path.read_text()
+        assert not any(f"EXISTS {t} " in text or f"EXISTS {t}(" in text or f"TABLE {t} " in text
+                       for t in stored), f"{path.name} declares a result table: a contract's"
+    with pytest.raises(KeyError, match="no contract"):
+        contracts.contract("no_such_table")
+
+
+def test_the_comparisons_table_is_its_contract_behind_its_id_and_time() -> None:
+    c = contracts.COMPARISONS
+    schema, nullable = _created(c.ddl(), "comparisons")
+    assert c.stored_as == "comparisons" and c.table not in CONTRACTS
+    assert _plain(schema)[:2] == [("comparison_id", "int64"), ("created_at", "timestamp[us, tz=UTC]")]
+    assert not nullable["comparison_id"] and not nullable["created_at"]
+    assert _plain(pa.schema(list(schema)[2:])) == _plain(c.schema)
+    assert {x.name: not x.not_null for x in c.columns} == {
+        k: v for k, v in nullable.items() if k not in ("comparison_id", "created_at")}
+    # the compare columns end it, as compare_table builds them
+    assert c.fields()[-len(COMPARE_FIELDS):] == COMPARE_FIELDS
+
+
+# ------------------------------------------------ columns added to older catalogs
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple]:
+    return con.execute("SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+                       "WHERE table_name = ? ORDER BY column_index", [table]).fetchall()
+
+
+def test_an_added_column_migrates_an_older_table_to_the_new_shape() -> None:
+    base = columns(("a", pa.int64()), ("b", pa.string()))
+    before = Contract("t", "090", "t: before", not_null(base, "a"))
+    after = Contract("t", "090", "t: after", not_null(base, "a")
+                     + contracts.added("090b", ("c", pa.float64()))
+                     + contracts.added("090c", ("d", pa.list_(pa.string()))))
+    assert before.migrations() == []
+    names = [n for n, _ in after.migrations()]
+    assert names == ["090b_t_c", "090c_t_d"]
+    old, new = duckdb.connect(), duckdb.connect()
+    try:
+        old.execute(before.ddl())
+        old.execute("INSERT INTO t_history VALUES (1, 2, 'x')")
+        for con in (old, new):
+            con.execute(after.ddl())  # a no-op on the old table
+            for _, statement in after.migrations():
+                con.execute(statement)  # a no-op on the new one
+        assert _columns(old, "t_history") == _columns(new, "t_history")
+        assert [c[0] for c in _columns(old, "t_history")] == ["job_run_id", "a", "b", "c", "d"]
+        assert old.execute("SELECT * FROM t_history").fetchall() == [(1, 2, "x", None, None)]
+    finally:
+        old.close()
+        new.close()
+
+
+def test_the_change_points_migrations_are_generated_in_their_numbered_places() -> None:
+    names = [n for n, _ in sqlfiles.schema_statements()]
+    added = ["081b_change_points_abs_change_pct", "081c_change_points_action",
+             "081d_change_points_paired_with", "081e_change_points_n_unpaired"]
+    at = names.index("081_change_points")
+    assert names[at + 1:at + 5] == added
+    assert [c.name for c in contracts.CHANGE_POINTS.columns[-4:]] == [
+        "abs_change_pct", "action", "paired_with", "n_unpaired"]
+
+
+def test_a_contract_refuses_added_columns_it_could_not_migrate() -> None:
+    a = columns(("a", pa.int64()))
+    with pytest.raises(ValueError, match="last"):  # older catalogs gain it at the end
+        Contract("t", "090", "t", contracts.added("090b", ("c", pa.int64())) + a)
+    with pytest.raises(ValueError, match="migration order"):
+        Contract("t", "090", "t", a + contracts.added("090c", ("c", pa.int64()))
+                 + contracts.added("090b", ("d", pa.int64())))
+    with pytest.raises(ValueError, match="nullable"):  # ADD COLUMN cannot fill old rows
+        Contract("t", "090", "t", a + not_null(contracts.added("090b", ("c", pa.int64())), "c"))
+    with pytest.raises(ValueError, match="twice"):
+        Contract("t", "090", "t", a + columns(("job_run_id", pa.int64())))
+
+
+# ------------------------------------------------ rows conformed to their contract
+def test_conform_orders_and_casts_and_refuses_a_wrong_set_of_columns() -> None:
+    c = Contract("t", "090", "t", not_null(columns(("a", pa.int32()), ("b", pa.string()),
+                                                   ("c", pa.float64())), "c"))
+    got = c.conform(pa.table({"c": pa.array([1, 2], pa.int64()), "a": [3, None],
+                              "b": pa.array([None, None], pa.null())}))
+    assert got.schema == c.schema
+    assert got.to_pylist() == [{"a": 3, "b": None, "c": 1.0}, {"a": None, "b": None, "c": 2.0}]
+    # a nullable column the rows lack is NULL, as INSERT ... BY NAME fills it
+    assert c.conform(pa.table({"c": [5.0]})).to_pylist() == [{"a": None, "b": None, "c": 5.0}]
+    assert c.conform(pa.table({})).schema == c.schema  # a job's empty output
+    with pytest.raises(ValueError, match=r"missing NOT NULL columns \['c'\]"):
+        c.conform(pa.table({"a": [1], "b": ["x"]}))
+    with pytest.raises(ValueError, match=r"not in its contract \['d'\]"):
+        c.conform(pa.table({"a": [1], "b": ["x"], "c": [1.0], "d": [0]}))
+    with pytest.raises(pa.ArrowInvalid):  # a value that does not fit is not wrapped
+        c.conform(pa.table({"a": [2**40], "b": ["x"], "c": [1.0]}))
+
+
+def test_the_fields_after_a_key_are_the_contracts_tail() -> None:
+    v = contracts.VARIABILITY
+    tail = v.fields(contracts.MEASURED)
+    assert [n for n, _ in tail] == list(v.names[len(contracts.MEASURED):])
+    assert v.fields() == tuple((x.name, x.type) for x in v.columns)
+    with pytest.raises(KeyError, match="does not start with"):
+        contracts.LOAD_CURVE.fields(contracts.CONFIGURATION_KEY)
