@@ -272,3 +272,18 @@ def test_the_command_line_starts_without_heavy_modules(argv: list[str]) -> None:
                             cwd=REPO, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "HEAVY=", result.stdout
+
+
+def test_the_stats_package_names_resolve_lazily() -> None:
+    """perfwarehouse.stats imports its modules on first use: every name of its __all__
+    resolves, and importing the package alone loads neither scipy.stats nor a module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, perfwarehouse.stats as s; "
+            "assert 'scipy.stats' not in sys.modules, 'scipy.stats imported'; "
+            "assert not [m for m in sys.modules if m.startswith('perfwarehouse.stats.')]; "
+            "[getattr(s, n) for n in s.__all__]; print(len(s.__all__))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "12"
