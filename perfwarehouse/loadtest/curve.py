@@ -56,6 +56,7 @@ import pyarrow.compute as pc
 
 from perfwarehouse.kernels.latency import pooled_quantiles
 from perfwarehouse.loadtest import histograms, intervals, laws
+from perfwarehouse.stats import means
 
 LOAD_KEYS = {"closed": "clients", "open": "rate_rps"}
 LOOPS = ("closed", "open", None)  # codes 0, 1, 2
@@ -209,7 +210,7 @@ def group_stats(values: np.ndarray, gid: np.ndarray, n_groups: int, confidence: 
     low = np.full(n_groups, np.nan)
     high = np.full(n_groups, np.nan)
     if method == "t":
-        half = intervals.mean_half_width(sd, n, confidence)
+        half = means.mean_half_width(sd, n, confidence)
         low, high = mean - half, mean + half
         estimate = mean
     else:
@@ -376,7 +377,7 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
         "mean_ms": _float_array(rt.estimate),
         "mean_low_ms": _float_array(rt.low),
         "mean_high_ms": _float_array(rt.high),
-        "mean_accuracy": _float_array(intervals.accuracy(rt.low, rt.high)),
+        "mean_accuracy": _float_array(means.accuracy(rt.low, rt.high)),
         **{f"{name}_{part}": _float_array(vals[i]) for name, vals in pct.items()
            for i, part in enumerate(("ms", "low_ms", "high_ms"))},
         "max_ms": _float_array(max_ms),
@@ -463,7 +464,7 @@ def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int
     weight = np.where(unknown[gsorted], 1.0, weight)
     max_k = int(np.max(np.diff(group_starts), initial=1)) + 1
     qtab = np.full(max_k + 1, np.nan)
-    qtab[2:] = intervals.critical_value(confidence, np.arange(2, max_k + 1))
+    qtab[2:] = means.critical_value(confidence, np.arange(2, max_k + 1))
     return pooled_quantiles(group_starts, begins[used].astype(np.int64),
                             ends[used].astype(np.int64), flat_index, flat_frac, weight, ps,
                             qtab, histograms.N_BUCKETS, histograms.LOW_MS,
@@ -530,7 +531,7 @@ def _none(x: float) -> float | None:
 @lru_cache(maxsize=4096)
 def _critical(confidence: float, n: float) -> float:
     # n is a count held as a float: critical_value takes any number (np.asarray, float64)
-    return float(intervals.critical_value(confidence, n))  # type: ignore[arg-type]
+    return float(means.critical_value(confidence, n))  # type: ignore[arg-type]
 
 
 def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options
@@ -606,7 +607,7 @@ def _open_peak(ok: list[int], load: list[float],
     region = intervals.region_decision(low[star], high[star], r_sat, options.width)
     out.update(lambda_star=float(load[star]), r_star_ms=float(point[star]),
                r_star_low_ms=_none(low[star]), r_star_high_ms=_none(high[star]),
-               accuracy=_none(float(intervals.accuracy(low[star], high[star]))),
+               accuracy=_none(float(means.accuracy(low[star], high[star]))),
                region=str(region))
     if not above:
         out["reason"] = ("no load tested is surely above R_sat: lambda* may be higher; "

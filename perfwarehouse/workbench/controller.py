@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.workbench import policies
-from perfwarehouse.workbench.confidence import accuracy, crosses_zero, t_interval, trials_for
+from perfwarehouse.stats.means import accuracy_of, crosses_zero, t_interval, trials_for
 
 POLICIES = ("binsearch", "linear", "model")
 BELOW, ABOVE, CANDIDATE, PENDING = "below", "above", "candidate", "pending"
@@ -139,7 +139,8 @@ class LoadSummary:
             mean = math.fsum(responses) / len(responses)
         if len(responses) >= 2:
             ci = t_interval(responses, spec.confidence)
-            low, high, acc = ci.low, ci.high, ci.accuracy
+            low, high = ci.low, ci.high
+            acc = accuracy_of(low, high) if low is not None and high is not None else None
         if failures >= spec.max_failures:
             verdict = ABOVE
         elif len(responses) >= spec.min_trials and low is not None and high is not None:
@@ -276,7 +277,7 @@ def describe_interval(low: float | None, high: float | None, acc: float | None) 
 def _bracket_text(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return ""
-    return f" (λ* lies in [{low:g}, {high:g}], accuracy {accuracy(low, high):.3f})"
+    return f" (λ* lies in [{low:g}, {high:g}], accuracy {accuracy_of(low, high):.3f})"
 
 
 def _max_trials_note(spec: SearchSpec, current: LoadSummary) -> str:
@@ -313,7 +314,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
         if current.accuracy >= spec.accuracy:
             return done("converged", "candidate")
         low, high = policies.bracket(loads)
-        if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+        if low is not None and high is not None and accuracy_of(low, high) >= spec.accuracy:
             return done("converged", "step-knee",
                         f"load {current.load:g} is a candidate (accuracy {current.accuracy:.3f}) "
                         f"inside the bracket [{low:g}, {high:g}], which meets the target")
@@ -324,7 +325,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
         notes = notes + (f"load {current.load:g}: the load generator failed "
                          f"{current.failures} times; counted as saturated",)
     low, high = policies.bracket(loads)
-    if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+    if low is not None and high is not None and accuracy_of(low, high) >= spec.accuracy:
         return done("converged", "step-knee")
     if out_of_time:
         return done("budget", "budget-s",
@@ -349,7 +350,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
                                            f"load {high:g}: a smaller --start-load (or a larger "
                                            "--r-sat) would settle it")
         assert low is not None and high is not None
-        met = accuracy(low, high) >= spec.accuracy
+        met = accuracy_of(low, high) >= spec.accuracy
         return done("converged" if met else "budget", "resolution",
                     f"the bracket [{low:g}, {high:g}] cannot narrow below the load resolution "
                     f"{spec.resolution:g}")
@@ -367,6 +368,6 @@ def _result(spec: SearchSpec, loads: tuple[LoadSummary, ...], status: str, reaso
         return SearchResult(status, reason, current.load, max(lows) if lows else None,
                             min(highs) if highs else None, (current.ci_low, current.ci_high),
                             current.accuracy, "response", loads, notes)
-    bracket_accuracy = accuracy(low, high) if low is not None and high is not None else None
+    bracket_accuracy = accuracy_of(low, high) if low is not None and high is not None else None
     return SearchResult(status, reason, low, low, high, None, bracket_accuracy,
                         "bracket" if bracket_accuracy is not None else "", loads, notes)
