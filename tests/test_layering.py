@@ -272,3 +272,113 @@ def test_the_command_line_starts_without_heavy_modules(argv: list[str]) -> None:
                             cwd=REPO, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "HEAVY=", result.stdout
+
+
+# ------------------------------------------------------------ one shape per method package
+#: the method packages with the shape (changepoints joins once it is reshaped: issue 26)
+SHAPED = tuple(m for m in METHODS if m != "changepoints")
+SHAPE_MODULES = ("parameters", "analysis", "results")
+CITATION = r"(19|20)\d\d.*?(section|§|Section|Algorithm|equation)|(section|§|Section)[^.]*(19|20)\d\d"
+
+
+def shape_problems(package: str, found: list[tuple[str, ast.Module]]) -> list[str]:
+    """What keeps ``package`` from the method packages' shape (docs/architecture.md):
+
+    * ``__init__.py``: a docstring naming the paper (a year) and its section, and only
+      imports from the package and ``__all__``, every name of which it imports;
+    * ``parameters.py``: the defaults (every ``DEFAULT_*`` of the package) and option
+      checks; imports no other module of the package;
+    * ``results.py``: the result types (every ``*Result`` class of the package); imports
+      at most ``parameters``;
+    * ``analysis.py``: the pure entry points; a package of several methods may instead
+      keep each in a module named after it; any module besides these three is such a
+      sub-method, named in the package docstring (``:mod:`.name```).
+    """
+    import re
+
+    trees = {m.removeprefix(package + "."): t for m, t in found
+             if m == package or m.startswith(package + ".")}
+    problems = [f"{package} has no {name}.py" for name in ("parameters", "results")
+                if name not in trees]
+    if "analysis" not in trees and set(trees) <= {package, "parameters", "results"}:
+        problems.append(f"{package} has no analysis.py (nor a module per method)")
+    init = trees.get(package)
+    if init is None:
+        return [f"{package} has no __init__.py"]
+    doc = ast.get_docstring(init) or ""
+    if not re.search(CITATION, doc, re.S):
+        problems.append(f"{package}/__init__.py's docstring names no paper (year) and section")
+    exported: set[str] = set()
+    listed: list[str] | None = None
+    for node in init.body[1:] if doc else init.body:
+        if isinstance(node, ast.ImportFrom):
+            if node.module == "__future__":
+                continue
+            if not (node.module or "").startswith(f"perfwarehouse.{package}."):
+                problems.append(f"{package}/__init__.py imports {node.module} (only its own "
+                                "modules)")
+            exported |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
+            listed = list(ast.literal_eval(node.value))
+        else:
+            problems.append(f"{package}/__init__.py holds code (line {node.lineno}): "
+                            "only imports and __all__")
+    if not listed:
+        problems.append(f"{package}/__init__.py has no __all__")
+    else:
+        problems += [f"{package}.__all__ names {n}, which it does not import"
+                     for n in listed if n not in exported]
+    named = set(re.findall(r":mod:`[~.]*(?:perfwarehouse\.)?(?:" + package + r"\.)?(\w+)`", doc))
+    for module, tree in trees.items():
+        where = package if module == package else f"{package}.{module}"
+        if module in (package, *SHAPE_MODULES):
+            pass
+        elif module not in named:
+            problems.append(f"{package}.{module} is neither parameters, analysis, results "
+                            f"nor a sub-method named in {package}/__init__.py (:mod:`.{module}`)")
+        for node in tree.body:
+            defined = ([ast.unparse(t) for t in node.targets] if isinstance(node, ast.Assign)
+                       else [ast.unparse(node.target)] if isinstance(node, ast.AnnAssign)
+                       else [])
+            if module != "parameters" and any(d.startswith("DEFAULT_") for d in defined):
+                problems.append(f"{where} defines {defined[0]} (defaults live in "
+                                "parameters.py)")
+            if (module != "results" and isinstance(node, ast.ClassDef)
+                    and node.name.endswith("Result")):
+                problems.append(f"{where} defines {node.name} (result types live "
+                                "in results.py)")
+        if module in ("parameters", "results"):
+            allowed = {f"{package}.parameters"} if module == "results" else set()
+            for name in imports(tree):
+                target = ours(name)
+                if (target and target.startswith(package + ".") and not any(
+                        target == a or target.startswith(a + ".") for a in allowed)):
+                    problems.append(f"{package}.{module} imports {target} (it is a leaf)")
+    return problems
+
+
+@pytest.mark.parametrize("package", SHAPED)
+def test_every_method_package_has_the_shape(package: str) -> None:
+    assert shape_problems(package, modules()) == []
+
+
+def test_the_shape_checker_catches_a_package_without_it() -> None:
+    """The shapes before issue 26: all the code in ``__init__.py`` (compare), an
+    ``__init__`` without ``__all__`` (fleet), a result type and a default outside their
+    homes, an unnamed extra module."""
+    found = [("compare", ast.parse('"""Compare (Hodges & Lehmann 1963, section 4)."""\n'
+                                   "DEFAULT_CONFIDENCE = 0.95\n"
+                                   "class Comparison:\n    pass\n")),
+             ("fleet", ast.parse('"""The fleet analysis."""\n')),
+             ("fleet.analysis", ast.parse("class TrendResult:\n    pass\n")),
+             ("fleet.extra", ast.parse("DEFAULT_DAYS = 90\n"))]
+    compare = shape_problems("compare", found)
+    assert "compare has no parameters.py" in compare
+    assert "compare has no analysis.py (nor a module per method)" in compare
+    assert any("compare/__init__.py holds code" in p for p in compare)
+    assert "compare/__init__.py has no __all__" in compare
+    fleet = shape_problems("fleet", found)
+    assert any("names no paper" in p for p in fleet)
+    assert any("fleet.analysis defines TrendResult" in p for p in fleet)
+    assert any("fleet.extra defines DEFAULT_DAYS" in p for p in fleet)
+    assert any("fleet.extra is neither" in p for p in fleet)

@@ -56,35 +56,12 @@ import pyarrow.compute as pc
 
 from perfwarehouse.kernels.latency import pooled_quantiles
 from perfwarehouse.loadtest import histograms, intervals, laws
+from perfwarehouse.loadtest.parameters import PERCENTILES, Options
+from perfwarehouse.loadtest.results import PEAK_FIELDS
 from perfwarehouse.stats import means
 
 LOAD_KEYS = {"closed": "clients", "open": "rate_rps"}
 LOOPS = ("closed", "open", None)  # codes 0, 1, 2
-PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9))
-
-
-@dataclass(frozen=True)
-class Options:
-    """Parameters of :func:`analyse` (fractions, not percent)."""
-
-    confidence: float = 0.95
-    law_tolerance: float = laws.DEFAULT_TOLERANCE
-    r_sat_ms: float | None = None
-    width: float = 0.10
-    percentile: float | None = None  # None: the mean response time; else e.g. 99.0
-    ci_method: str = "t"
-    knee_fraction: float = 0.95
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.confidence < 1.0:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
-        if self.ci_method not in ("t", "rank"):
-            raise ValueError(f"ci_method must be 't' or 'rank', got {self.ci_method!r}")
-        if self.r_sat_ms is not None:
-            intervals.peak_region(self.r_sat_ms, self.width)
-        if self.percentile is not None and self.percentile not in dict(
-                (p, k) for k, p in PERCENTILES):
-            raise ValueError(f"percentile must be one of 50, 90, 99, 99.9, got {self.percentile!r}")
 
 
 # ------------------------------------------------------------------ settings
@@ -109,14 +86,19 @@ def _num(value: object) -> float:
         return math.nan
 
 
-def parse_settings(text: str) -> LoadSettings:
-    """The load of a trial's settings (canonical JSON) and its family (the rest)."""
+def settings_object(text: str | None) -> dict[str, Any]:
+    """A trial's settings (canonical JSON) as a dict; empty when there are none or the
+    text is not a JSON object."""
     try:
         obj = json.loads(text) if text else {}
     except ValueError:
-        obj = {}
-    if not isinstance(obj, dict):
-        obj = {}
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def parse_settings(text: str) -> LoadSettings:
+    """The load of a trial's settings (canonical JSON) and its family (the rest)."""
+    obj = settings_object(text)
     loop = obj.get("loop") if obj.get("loop") in LOAD_KEYS else None
     load = _num(obj.get(LOAD_KEYS[loop])) if loop else math.nan
     generator = obj.get("generator")
@@ -469,23 +451,6 @@ def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int
                             ends[used].astype(np.int64), flat_index, flat_frac, weight, ps,
                             qtab, histograms.N_BUCKETS, histograms.LOW_MS,
                             float(histograms.PER_DECADE))
-
-
-# ------------------------------------------------------------------ the peak
-PEAK_FIELDS = (
-    ("campaign", pa.string()), ("hardware_type", pa.string()), ("benchmark", pa.string()),
-    ("family", pa.string()), ("loop", pa.string()), ("n_levels", pa.int64()),
-    ("n_inconsistent_levels", pa.int64()), ("confidence", pa.float64()),
-    ("peak_throughput", pa.float64()), ("peak_low", pa.float64()), ("peak_high", pa.float64()),
-    ("peak_clients", pa.float64()), ("knee_clients", pa.float64()),
-    ("knee_fraction", pa.float64()), ("falls_after_peak", pa.bool_()),
-    ("last_throughput", pa.float64()), ("drop_pct", pa.float64()),
-    ("response_metric", pa.string()), ("r_sat_ms", pa.float64()), ("width", pa.float64()),
-    ("lambda_star", pa.float64()), ("lambda_low", pa.float64()), ("lambda_high", pa.float64()),
-    ("r_star_ms", pa.float64()), ("r_star_low_ms", pa.float64()),
-    ("r_star_high_ms", pa.float64()), ("accuracy", pa.float64()), ("region", pa.string()),
-    ("reason", pa.string()),
-)
 
 
 def peak_rate(curve: pa.Table, options: Options,

@@ -23,13 +23,13 @@ and requests per second).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from perfwarehouse.stats.means import accuracy, accuracy_or_none, check_confidence
+from perfwarehouse.loadtest.parameters import peak_region
+from perfwarehouse.loadtest.results import RankInterval
+from perfwarehouse.stats.means import accuracy_or_none, check_confidence
 from perfwarehouse.stats.order_statistics import (
     _median_rank,
     clean_sample,
@@ -38,28 +38,6 @@ from perfwarehouse.stats.order_statistics import (
 )
 
 Region = Literal["below", "overlap", "above", "unknown"]
-
-
-@dataclass(frozen=True)
-class RankInterval:
-    """Distribution-free CI ``[low, high]`` of the p-quantile of a sample.
-
-    ``point`` is the sample p-quantile (numpy's linear interpolation), ``coverage``
-    the exact binomial coverage of ``[x(low_index), x(high_index)]`` (1-based);
-    ``low = high = None`` when no pair of order statistics reaches the confidence,
-    with ``n_required`` the smallest sample size that would.
-    """
-
-    point: float
-    low: float | None
-    high: float | None
-    p: float
-    n: int
-    coverage: float
-    low_index: int
-    high_index: int
-    n_required: int | None
-    accuracy: float | None
 
 
 # --------------------------------------------------------- rank-based (median)
@@ -110,17 +88,6 @@ def median_rank_ci(x: object, confidence: float = 0.95) -> RankInterval:
     """Distribution-free CI of the median of ``x`` (the order statistics of
     :func:`perfwarehouse.stats.median_ci`)."""
     return percentile_rank_ci(x, 0.5, confidence)
-
-
-# -------------------------------------------------------------- the peak region
-def peak_region(r_sat: float, width: float) -> tuple[float, float]:
-    """The peak-rate region ``[R_sat - s R_sat, R_sat + s R_sat]`` of Shivam et al.
-    (Table 2 and section 4); ``width`` is s as a fraction (0.1 = 10 %)."""
-    if not r_sat > 0 or not math.isfinite(r_sat):
-        raise ValueError(f"R_sat must be a positive number, got {r_sat!r}")
-    if not 0.0 <= width < 1.0:
-        raise ValueError(f"the width s must be a fraction in [0, 1), got {width!r}")
-    return r_sat * (1.0 - width), r_sat * (1.0 + width)
 
 
 def region_decision(low: object, high: object, r_sat: float, width: float) -> np.ndarray:

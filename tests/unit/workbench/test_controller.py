@@ -9,6 +9,8 @@ import pytest
 from scipy import stats as sps
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.stats.means import accuracy_of as accuracy
+from perfwarehouse.stats.means import t_interval
 from perfwarehouse.workbench import (
     Done,
     LoadSummary,
@@ -19,8 +21,6 @@ from perfwarehouse.workbench import (
     Trial,
     replay,
 )
-from perfwarehouse.stats.means import accuracy_of as accuracy
-from perfwarehouse.stats.means import t_interval
 from perfwarehouse.workbench.simulate import SimulatedServer
 
 SEEDS = 60
