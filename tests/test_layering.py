@@ -274,6 +274,106 @@ def test_the_command_line_starts_without_heavy_modules(argv: list[str]) -> None:
     assert result.stdout.strip().splitlines()[-1] == "HEAVY=", result.stdout
 
 
+# ------------------------------------------------------------------ thin jobs named alike
+#: job modules' shared helpers live in these (non-job) modules of perfwarehouse.jobs
+JOB_HELPERS = ("jobs", "jobs.framework", "jobs.configurations", "jobs.series", "jobs.row_order",
+               "jobs.laaber_rows", "jobs.parallel", "jobs.dask_runner")
+
+
+def job_attribute(name: str, jobs_in_module: int) -> str:
+    """The rule for a job's constant: ``JOB`` in a module of one job; in a module of
+    several, ``JOB_`` and the job's name in capitals (``kpi`` -> ``JOB_KPI``)."""
+    return "JOB" if jobs_in_module == 1 else "JOB_" + name.upper().replace("-", "_")
+
+
+def job_problems(found: list[tuple[str, ast.Module]],
+                 catalog: list[tuple[str, str]]) -> list[str]:
+    """What breaks the jobs' rules, given the modules and the catalog's (name, target)
+    pairs: every constant named by :func:`job_attribute` and listed in the catalog under
+    its job's name; no job module imports another job module; every job's parameters
+    extend ``JobParams`` and none declares ``campaign`` again."""
+    problems = []
+    trees = dict(found)
+    targets: dict[str, list[tuple[str, str]]] = {}
+    for name, target in catalog:
+        module, attribute = target.split(":")
+        targets.setdefault(module.removeprefix("perfwarehouse."), []).append((name, attribute))
+    job_modules = set(targets)
+    params_bases = {"JobParams"}  # and the helper modules' classes that extend it
+    for module, tree in found:
+        if module in JOB_HELPERS:
+            params_bases |= {c.name for c in tree.body if isinstance(c, ast.ClassDef)
+                             and {ast.unparse(b) for b in c.bases} & {"JobParams"}}
+    for module, entries in targets.items():
+        for name, attribute in entries:
+            if attribute != job_attribute(name, len(entries)):
+                problems.append(f"{module}:{attribute} (job {name}) should be called "
+                                f"{job_attribute(name, len(entries))}")
+    for module, tree in found:
+        if not module.startswith("jobs."):
+            continue
+        if module not in job_modules and module not in JOB_HELPERS:
+            problems.append(f"{module} is neither a job module (in the CATALOG) nor a "
+                            "helper module (JOB_HELPERS)")
+        declared = {e[1]: e[0] for e in targets.get(module, [])}
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and ast.unparse(node.value.func) == "Job"):
+                attribute = ast.unparse(node.targets[0])
+                kw = {k.arg: k.value for k in node.value.keywords}
+                job_name = ast.literal_eval(kw["name"]) if "name" in kw else None
+                if declared.get(attribute) != job_name:
+                    problems.append(f"{module}:{attribute} (job {job_name}) is not in the "
+                                    "CATALOG under its name")
+                params = ast.unparse(kw.get("params", ast.Constant(None)))
+                classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+                if params not in classes or not {
+                        ast.unparse(b) for b in classes[params].bases} & params_bases:
+                    problems.append(f"{module}:{attribute}'s parameters {params} do not "
+                                    "extend JobParams in its module")
+            if isinstance(node, ast.ClassDef) and module != "jobs.framework":
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and ast.unparse(item.target) == "campaign":
+                        problems.append(f"{module}.{node.name} declares campaign again "
+                                        "(JobParams declares it)")
+        if module in job_modules:
+            for name in imports(tree):
+                target = ours(name)
+                while target is not None and target not in trees and "." in target:
+                    target = target.rsplit(".", 1)[0]  # from module import name
+                if target in job_modules and target != module:
+                    problems.append(f"job module {module} imports the job module {target}")
+    return problems
+
+
+def catalog_targets() -> list[tuple[str, str]]:
+    from perfwarehouse.jobs import CATALOG
+
+    return [(e.name, e.target) for e in CATALOG]
+
+
+def test_jobs_are_thin_and_named_alike() -> None:
+    assert job_problems(modules(), catalog_targets()) == []
+
+
+def test_the_job_checker_catches_a_misnamed_job_and_a_sibling_import() -> None:
+    """The shapes the jobs had before issue 26: a constant named after its job in a module
+    of one job, a job module importing a sibling's helpers, campaign declared per job."""
+    found = [(m, t) for m, t in modules() if m not in ("jobs.trends", "jobs.surface")] + [
+        ("jobs.trends", ast.parse("TRENDS = Job(name='trends', params=P)\n"
+                                  "class P(JobParams):\n    pass\n")),
+        ("jobs.surface", ast.parse("from perfwarehouse.jobs.trends import P\n"
+                                   "class S:\n    campaign: str | None = None\n"
+                                   "JOB = Job(name='surface', params=S)\n"))]
+    catalog = [(n, t.replace("trends:JOB", "trends:TRENDS")) for n, t in catalog_targets()]
+    found_problems = job_problems(found, catalog)
+    assert any("jobs.trends:TRENDS (job trends) should be called JOB" in p
+               for p in found_problems)
+    assert "job module jobs.surface imports the job module jobs.trends" in found_problems
+    assert any("jobs.surface.S declares campaign again" in p for p in found_problems)
+    assert any("parameters S do not extend JobParams" in p for p in found_problems)
+
+
 # ------------------------------------------------------------ one shape per method package
 #: the method packages with the shape (changepoints joins once it is reshaped: issue 26)
 SHAPED = tuple(m for m in METHODS if m != "changepoints")
