@@ -287,3 +287,213 @@ def test_the_stats_package_names_resolve_lazily() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "12"
+
+
+# ------------------------------------------------------------------ thin jobs named alike
+#: job modules' shared helpers live in these (non-job) modules of perfwarehouse.jobs
+JOB_HELPERS = ("jobs", "jobs.framework", "jobs.configurations", "jobs.series", "jobs.row_order",
+               "jobs.laaber_rows", "jobs.parallel", "jobs.dask_runner")
+
+
+def job_attribute(name: str, jobs_in_module: int) -> str:
+    """The rule for a job's constant: ``JOB`` in a module of one job; in a module of
+    several, ``JOB_`` and the job's name in capitals (``kpi`` -> ``JOB_KPI``)."""
+    return "JOB" if jobs_in_module == 1 else "JOB_" + name.upper().replace("-", "_")
+
+
+def job_problems(found: list[tuple[str, ast.Module]],
+                 catalog: list[tuple[str, str]]) -> list[str]:
+    """What breaks the jobs' rules, given the modules and the catalog's (name, target)
+    pairs: every constant named by :func:`job_attribute` and listed in the catalog under
+    its job's name; no job module imports another job module; every job's parameters
+    extend ``JobParams`` and none declares ``campaign`` again."""
+    problems = []
+    trees = dict(found)
+    targets: dict[str, list[tuple[str, str]]] = {}
+    for name, target in catalog:
+        module, attribute = target.split(":")
+        targets.setdefault(module.removeprefix("perfwarehouse."), []).append((name, attribute))
+    job_modules = set(targets)
+    params_bases = {"JobParams"}  # and the helper modules' classes that extend it
+    for module, tree in found:
+        if module in JOB_HELPERS:
+            params_bases |= {c.name for c in tree.body if isinstance(c, ast.ClassDef)
+                             and {ast.unparse(b) for b in c.bases} & {"JobParams"}}
+    for module, entries in targets.items():
+        for name, attribute in entries:
+            if attribute != job_attribute(name, len(entries)):
+                problems.append(f"{module}:{attribute} (job {name}) should be called "
+                                f"{job_attribute(name, len(entries))}")
+    for module, tree in found:
+        if not module.startswith("jobs."):
+            continue
+        if module not in job_modules and module not in JOB_HELPERS:
+            problems.append(f"{module} is neither a job module (in the CATALOG) nor a "
+                            "helper module (JOB_HELPERS)")
+        declared = {e[1]: e[0] for e in targets.get(module, [])}
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and ast.unparse(node.value.func) == "Job"):
+                attribute = ast.unparse(node.targets[0])
+                kw = {k.arg: k.value for k in node.value.keywords}
+                job_name = ast.literal_eval(kw["name"]) if "name" in kw else None
+                if declared.get(attribute) != job_name:
+                    problems.append(f"{module}:{attribute} (job {job_name}) is not in the "
+                                    "CATALOG under its name")
+                params = ast.unparse(kw.get("params", ast.Constant(None)))
+                classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+                if params not in classes or not {
+                        ast.unparse(b) for b in classes[params].bases} & params_bases:
+                    problems.append(f"{module}:{attribute}'s parameters {params} do not "
+                                    "extend JobParams in its module")
+            if isinstance(node, ast.ClassDef) and module != "jobs.framework":
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and ast.unparse(item.target) == "campaign":
+                        problems.append(f"{module}.{node.name} declares campaign again "
+                                        "(JobParams declares it)")
+        if module in job_modules:
+            for name in imports(tree):
+                target = ours(name)
+                while target is not None and target not in trees and "." in target:
+                    target = target.rsplit(".", 1)[0]  # from module import name
+                if target in job_modules and target != module:
+                    problems.append(f"job module {module} imports the job module {target}")
+    return problems
+
+
+def catalog_targets() -> list[tuple[str, str]]:
+    from perfwarehouse.jobs import CATALOG
+
+    return [(e.name, e.target) for e in CATALOG]
+
+
+def test_jobs_are_thin_and_named_alike() -> None:
+    assert job_problems(modules(), catalog_targets()) == []
+
+
+def test_the_job_checker_catches_a_misnamed_job_and_a_sibling_import() -> None:
+    """The shapes the jobs had before issue 26: a constant named after its job in a module
+    of one job, a job module importing a sibling's helpers, campaign declared per job."""
+    found = [(m, t) for m, t in modules() if m not in ("jobs.trends", "jobs.surface")] + [
+        ("jobs.trends", ast.parse("TRENDS = Job(name='trends', params=P)\n"
+                                  "class P(JobParams):\n    pass\n")),
+        ("jobs.surface", ast.parse("from perfwarehouse.jobs.trends import P\n"
+                                   "class S:\n    campaign: str | None = None\n"
+                                   "JOB = Job(name='surface', params=S)\n"))]
+    catalog = [(n, t.replace("trends:JOB", "trends:TRENDS")) for n, t in catalog_targets()]
+    found_problems = job_problems(found, catalog)
+    assert any("jobs.trends:TRENDS (job trends) should be called JOB" in p
+               for p in found_problems)
+    assert "job module jobs.surface imports the job module jobs.trends" in found_problems
+    assert any("jobs.surface.S declares campaign again" in p for p in found_problems)
+    assert any("parameters S do not extend JobParams" in p for p in found_problems)
+
+
+# ------------------------------------------------------------ one shape per method package
+#: the method packages with the shape (changepoints joins once it is reshaped: issue 26)
+SHAPED = tuple(m for m in METHODS if m != "changepoints")
+SHAPE_MODULES = ("parameters", "analysis", "results")
+CITATION = r"(19|20)\d\d.*?(section|§|Section|Algorithm|equation)|(section|§|Section)[^.]*(19|20)\d\d"
+
+
+def shape_problems(package: str, found: list[tuple[str, ast.Module]]) -> list[str]:
+    """What keeps ``package`` from the method packages' shape (docs/architecture.md):
+
+    * ``__init__.py``: a docstring naming the paper (a year) and its section, and only
+      imports from the package and ``__all__``, every name of which it imports;
+    * ``parameters.py``: the defaults (every ``DEFAULT_*`` of the package) and option
+      checks; imports no other module of the package;
+    * ``results.py``: the result types (every ``*Result`` class of the package); imports
+      at most ``parameters``;
+    * ``analysis.py``: the pure entry points; a package of several methods may instead
+      keep each in a module named after it; any module besides these three is such a
+      sub-method, named in the package docstring (``:mod:`.name```).
+    """
+    import re
+
+    trees = {m.removeprefix(package + "."): t for m, t in found
+             if m == package or m.startswith(package + ".")}
+    problems = [f"{package} has no {name}.py" for name in ("parameters", "results")
+                if name not in trees]
+    if "analysis" not in trees and set(trees) <= {package, "parameters", "results"}:
+        problems.append(f"{package} has no analysis.py (nor a module per method)")
+    init = trees.get(package)
+    if init is None:
+        return [f"{package} has no __init__.py"]
+    doc = ast.get_docstring(init) or ""
+    if not re.search(CITATION, doc, re.S):
+        problems.append(f"{package}/__init__.py's docstring names no paper (year) and section")
+    exported: set[str] = set()
+    listed: list[str] | None = None
+    for node in init.body[1:] if doc else init.body:
+        if isinstance(node, ast.ImportFrom):
+            if node.module == "__future__":
+                continue
+            if not (node.module or "").startswith(f"perfwarehouse.{package}."):
+                problems.append(f"{package}/__init__.py imports {node.module} (only its own "
+                                "modules)")
+            exported |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
+            listed = list(ast.literal_eval(node.value))
+        else:
+            problems.append(f"{package}/__init__.py holds code (line {node.lineno}): "
+                            "only imports and __all__")
+    if not listed:
+        problems.append(f"{package}/__init__.py has no __all__")
+    else:
+        problems += [f"{package}.__all__ names {n}, which it does not import"
+                     for n in listed if n not in exported]
+    named = set(re.findall(r":mod:`[~.]*(?:perfwarehouse\.)?(?:" + package + r"\.)?(\w+)`", doc))
+    for module, tree in trees.items():
+        where = package if module == package else f"{package}.{module}"
+        if module in (package, *SHAPE_MODULES):
+            pass
+        elif module not in named:
+            problems.append(f"{package}.{module} is neither parameters, analysis, results "
+                            f"nor a sub-method named in {package}/__init__.py (:mod:`.{module}`)")
+        for node in tree.body:
+            defined = ([ast.unparse(t) for t in node.targets] if isinstance(node, ast.Assign)
+                       else [ast.unparse(node.target)] if isinstance(node, ast.AnnAssign)
+                       else [])
+            if module != "parameters" and any(d.startswith("DEFAULT_") for d in defined):
+                problems.append(f"{where} defines {defined[0]} (defaults live in "
+                                "parameters.py)")
+            if (module != "results" and isinstance(node, ast.ClassDef)
+                    and node.name.endswith("Result")):
+                problems.append(f"{where} defines {node.name} (result types live "
+                                "in results.py)")
+        if module in ("parameters", "results"):
+            allowed = {f"{package}.parameters"} if module == "results" else set()
+            for name in imports(tree):
+                target = ours(name)
+                if (target and target.startswith(package + ".") and not any(
+                        target == a or target.startswith(a + ".") for a in allowed)):
+                    problems.append(f"{package}.{module} imports {target} (it is a leaf)")
+    return problems
+
+
+@pytest.mark.parametrize("package", SHAPED)
+def test_every_method_package_has_the_shape(package: str) -> None:
+    assert shape_problems(package, modules()) == []
+
+
+def test_the_shape_checker_catches_a_package_without_it() -> None:
+    """The shapes before issue 26: all the code in ``__init__.py`` (compare), an
+    ``__init__`` without ``__all__`` (fleet), a result type and a default outside their
+    homes, an unnamed extra module."""
+    found = [("compare", ast.parse('"""Compare (Hodges & Lehmann 1963, section 4)."""\n'
+                                   "DEFAULT_CONFIDENCE = 0.95\n"
+                                   "class Comparison:\n    pass\n")),
+             ("fleet", ast.parse('"""The fleet analysis."""\n')),
+             ("fleet.analysis", ast.parse("class TrendResult:\n    pass\n")),
+             ("fleet.extra", ast.parse("DEFAULT_DAYS = 90\n"))]
+    compare = shape_problems("compare", found)
+    assert "compare has no parameters.py" in compare
+    assert "compare has no analysis.py (nor a module per method)" in compare
+    assert any("compare/__init__.py holds code" in p for p in compare)
+    assert "compare/__init__.py has no __all__" in compare
+    fleet = shape_problems("fleet", found)
+    assert any("names no paper" in p for p in fleet)
+    assert any("fleet.analysis defines TrendResult" in p for p in fleet)
+    assert any("fleet.extra defines DEFAULT_DAYS" in p for p in fleet)
+    assert any("fleet.extra is neither" in p for p in fleet)

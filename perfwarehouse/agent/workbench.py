@@ -61,8 +61,8 @@ from perfwarehouse.agent.runner import (
     run_command,
 )
 from perfwarehouse.errors import PerfwarehouseError, TrialParseError, UsageError
+from perfwarehouse.stats.means import crosses_zero
 from perfwarehouse.workbench import Done, Run, Search, SearchResult, SearchSpec, Trial
-from perfwarehouse.workbench.confidence import crosses_zero
 from perfwarehouse.workbench.seeding import SeedChoice, nearest_seed
 
 FORMATS = ("native", "wrk", "hey", "redis-benchmark", "k6", "locust", "sysbench", "jmeter")

@@ -25,14 +25,13 @@ def _job_command(job: Any) -> click.Command:
     """The ``analyze`` command of one job: its parameters become options."""
 
     def callback(**kwargs: Any) -> None:
-        from perfwarehouse.jobs.framework import run_job
+        from perfwarehouse.jobs.framework import campaigns_of, run_job
 
         ctx = click.get_current_context()
         names = {f.name for f in dataclasses.fields(job.params) if not f.metadata.get("internal")}
         params = job.params(**{k: v for k, v in kwargs.items() if k in names})
-        campaign = getattr(params, "campaign", None)
         result = run_job(warehouse(ctx), job, params,
-                         campaigns=[campaign] if campaign else None, reporter=reporter(ctx),
+                         campaigns=campaigns_of(params), reporter=reporter(ctx),
                          scheduler=settings(ctx).scheduler)
         rows = sum(t.num_rows for t in result.tables.values())
         found = _job_verdict(job.name, result.tables)
@@ -93,11 +92,7 @@ def _analyze_all_command() -> click.Command:
         from perfwarehouse.jobs.parallel import run_jobs
 
         ctx = click.get_current_context()
-        runs = []
-        for job in JOBS:
-            names = {f.name for f in dataclasses.fields(job.params)}
-            runs.append((job, job.params(campaign=campaign) if "campaign" in names
-                         else job.params()))
+        runs = [(job, job.params(campaign=campaign)) for job in JOBS]
         for job, result in run_jobs(warehouse(ctx), runs,
                                     campaigns=[campaign] if campaign else None,
                                     processes=processes, reporter=reporter(ctx),

@@ -18,75 +18,15 @@ its measurements). Pure: the trials of both periods in, one row per configuratio
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from perfwarehouse.fleet.parameters import DAY_S, FleetParams, Period
+from perfwarehouse.fleet.results import FleetSummary, Trend, TwoGroupTest
 from perfwarehouse.stats import kruskal
 from perfwarehouse.stats import theil_sen as _theil_sen
-
-DEFAULT_PERIOD_DAYS = 90
-DAY_S = 86400.0
-
-
-@dataclass(frozen=True)
-class FleetParams:
-    """Decision rules of the fleet report."""
-
-    alpha: float = 0.05
-    """Family-wise error rate, split over the configurations of a campaign (Bonferroni)."""
-    drift_threshold_pct: float = 0.5
-    """Smallest trend (% of the median per 30 days) worth calling a drift."""
-    min_trials: int = 10
-    """Fewest trials in a period for a trend or an RSD."""
-    min_trend_span: float = 0.25
-    """Fewest fraction of the period the trials must span for a trend: a slope fitted
-    over a few hours says nothing about 30 days."""
-    trend_bins: int = 300
-    """The trend is fitted to the medians of the trials in this many equal time bins of
-    the period (fewer where bins are empty): robust, and fast for any number of trials."""
-    min_group: int = 3
-    """Fewest fixed- and random-order trials in a period for the order comparison."""
-    outlier_factor: float = 10.0
-    """Values at least this many times the median are outliers for the RSD."""
-
-
-@dataclass(frozen=True)
-class Period:
-    """The reported period [since, until) and the previous one [previous_since, since)."""
-
-    since: datetime
-    until: datetime
-
-    @property
-    def previous_since(self) -> datetime:
-        return self.since - (self.until - self.since)
-
-    @property
-    def days(self) -> float:
-        return (self.until - self.since).total_seconds() / DAY_S
-
-
-def choose_period(since: datetime | None, until: datetime | None, last_at: datetime | None,
-                  default_days: int = DEFAULT_PERIOD_DAYS) -> Period | None:
-    """The period [since, until) asked for; missing ends default to the UTC day after the
-    newest trial and to ``default_days`` before the end. None when there is no data and
-    no end."""
-    if until is None and since is not None and last_at is None:
-        return None
-    if until is None:
-        if last_at is None:
-            return None
-        day = last_at.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        # the warehouse holds times up to 9999-12-31 (UTC): the day after may not exist
-        until = day + timedelta(days=1) if day.year < 9999 or day.month < 12 or day.day < 31 \
-            else datetime.max.replace(tzinfo=timezone.utc)
-    since = since or until - timedelta(days=default_days)
-    return Period(since, until)
-
 
 # ------------------------------------------------------------------ analysis
 KEYS = ["campaign", "hardware_type", "config_id"]
@@ -236,24 +176,6 @@ def _decide(per_period: pl.DataFrame, trends: pl.DataFrame, params: FleetParams)
     ).sort(KEYS)
 
 
-# ------------------------------------------------------------- summaries
-@dataclass(frozen=True)
-class FleetSummary:
-    """What the fleet report shows about the whole fleet, from :func:`analyse`'s rows."""
-
-    by_type: pl.DataFrame
-    """Per hardware type: configurations and trials in each period, drifting, order-
-    dependent (new, resolved) counts, the median RSD of its configurations before and
-    now, and the change of that median in %."""
-    rsd_by_type: pl.DataFrame
-    """``hardware_type``, ``period`` (previous | this), ``rsd_pct``: the median RSD over
-    the configurations with an RSD in both periods."""
-    rsd_prev_median: float | None
-    """The median RSD, over every configuration with an RSD in both periods, before and
-    now (None when there is none)."""
-    rsd_now_median: float | None
-
-
 def summarise(result: pl.DataFrame) -> FleetSummary:
     """The per-hardware-type and fleet-wide summaries of :func:`analyse`'s ``result``."""
     by_type = (result.group_by("hardware_type").agg(
@@ -305,24 +227,6 @@ def relative_values(trials: pa.Table | pl.DataFrame, keys: pl.DataFrame, since_s
         value_pct=(pl.col("value") / pl.col("median") - 1) * 100 * sign,
         trend_pct=pl.col("worse_pct") * (pl.col("started_s") - mid) / (30 * DAY_S),
     )
-
-
-# ------------------------------------------------------------ statistics
-@dataclass(frozen=True)
-class TwoGroupTest:
-    """Kruskal-Wallis of two groups: p-value and η²_H = (H - k + 1)/(n - k)."""
-
-    pvalue: float
-    eta2: float
-
-
-@dataclass(frozen=True)
-class Trend:
-    """Theil-Sen slope of y against x with its two-sided CI."""
-
-    slope: float
-    low: float
-    high: float
 
 
 def kruskal_two(a: np.ndarray, b: np.ndarray) -> TwoGroupTest | None:

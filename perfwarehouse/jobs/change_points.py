@@ -26,7 +26,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
 from perfwarehouse.warehouse import contracts
 
 QUERY = "change_point_series"
@@ -38,8 +38,7 @@ FIELDS = tuple((f.name, f.type) for f in SCHEMA)
 
 
 @dataclass(frozen=True)
-class ChangePointParams:
-    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+class ChangePointParams(JobParams):
     by: str = param("revision", "Order each series by revision time, then start (revision), "
                     "or by start only (time).", choices=("revision", "time"))
     alpha: float = param(0.01, "Level of the permutation tests: a series without change gets "

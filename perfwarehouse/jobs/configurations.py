@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfwarehouse.errors import AnalysisError, UsageError
+from perfwarehouse.jobs.framework import JobParams, param
 from perfwarehouse.stats.fractions import confidence as as_confidence
 
 # --family-by: a column of the measurements view that is an attribute of the
@@ -30,6 +31,20 @@ from perfwarehouse.stats.fractions import confidence as as_confidence
 FAMILY_COLUMNS = ("campaign", "benchmark", "metric", "unit", "higher_is_better", "hardware_type")
 _SETTINGS_KEY = re.compile(r"^settings\.([A-Za-z0-9_][A-Za-z0-9_.\-]*)$")
 NO_FAMILY = "(none)"  # family value of a configuration whose family attribute is NULL
+
+
+@dataclass(frozen=True)
+class FamilyParams(JobParams):
+    """The parameters of the jobs that decide over a family of comparisons (order and
+    predecessor effects, Duplyakin et al. (OrderSage, USENIX ATC 2023), Algorithm 1):
+    its error rate, what makes a family, and what their ``prepare`` finds."""
+
+    alpha: float = param(0.05, "Family-wise error rate of the Kruskal-Wallis decisions.")
+    family_by: str = param(
+        "campaign", "What makes a family of comparisons (m, Bonferroni): campaign, benchmark, "
+        "metric, unit, higher_is_better, hardware_type or settings.KEY (e.g. settings.kind).")
+    family_sizes: tuple = param((), "(campaign, family, m) found by prepare.", internal=True)
+    configurations: Any = param(None, "Configuration names found by prepare.", internal=True)
 
 
 def family_query_params(family_by: str) -> dict[str, str]:
@@ -147,3 +162,70 @@ def rows_by_family(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dic
     for row in rows:
         families.setdefault((row["campaign"], row["family"]), []).append(row)
     return families
+
+
+def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
+    """The configurations found by prepare, and each row's index among them.
+
+    Rows carry ``row_key`` = hash(campaign, hardware type) XOR config_id; the
+    numba hash coder is seeded with the configurations' keys, so a row's code is
+    its configuration's row number. The keys of the configurations are distinct
+    (checked) and every row's configuration is one of them (the first pass read
+    the same files), so a row's key names its configuration exactly.
+    """
+    from perfwarehouse.kernels import order_effects as kernels
+
+    index = params.configurations
+    if not isinstance(index, ConfigurationIndex):
+        raise AnalysisError("this job needs its prepare step (run it with run_job)")
+    labels = index.table
+    seeds = labels.column("row_key").to_numpy()
+    rows = table.column("row_key").to_numpy()
+    codes, first_row = kernels.dense_codes(rows, rows, seeds, seeds)
+    if first_row.size != labels.num_rows:
+        raise AnalysisError("the measurements changed while the job ran (a configuration "
+                            "appeared that the first pass did not see); run it again")
+    return labels, codes
+
+
+#: The names of a configuration in the order-effects and predecessor-effects tables.
+NAME_COLUMNS = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric",
+                "unit", "higher_is_better", "family")
+
+
+def block_rows(labels: pa.Table, start: int, stop: int, family_by: str,
+               result: dict[str, Any], extra: tuple[str, ...] = ()) -> pa.Table:
+    """The rows of the configurations [start, stop) of the prepare table: their names
+    (:data:`NAME_COLUMNS` and ``extra``), ``family_by``, then the ``result`` columns
+    (one value per configuration of the prepare table, sliced to the block)."""
+    out = labels.select([*NAME_COLUMNS, *extra]).slice(start, stop - start)
+    out = out.append_column("family_by", pa.array([family_by] * out.num_rows, pa.string()))
+    for name, column in result.items():
+        out = out.append_column(name, column.slice(start, stop - start))
+    return out
+
+
+def campaign_block(labels: pa.Table, code: int, rows: np.ndarray) -> tuple[int, int]:
+    """The rows [start, stop) of the configurations of the campaign of configuration
+    ``code`` (the prepare table is sorted by campaign); ``rows`` (values per
+    configuration) must be zero outside."""
+    campaign = labels.column("campaign")[code].as_py()
+    block = np.flatnonzero(pc.equal(labels.column("campaign"), campaign).to_numpy(
+        zero_copy_only=False))
+    start, stop = int(block[0]), int(block[-1]) + 1
+    if block.size != stop - start or rows[:start].any() or rows[stop:].any():
+        raise AnalysisError("a partition of the order-effects jobs holds more than one campaign")
+    return start, stop
+
+
+def family_label(campaign: str, family: str, family_by: str) -> str:
+    return campaign if family_by == "campaign" else f"{campaign} [{family_by}={family}]"
+
+
+def describe(row: dict[str, Any], prefix: str = "") -> str:
+    """benchmark [settings] [metric] of a result row, without the empty parts."""
+    settings = row[f"{prefix}settings"]
+    metric = row.get(f"{prefix}metric", "result")
+    return (f"{row[f'{prefix}benchmark']}"
+            + ("" if settings in (None, "{}") else f" {settings}")
+            + ("" if metric in (None, "result") else f" {metric}"))

@@ -15,8 +15,8 @@ import pyarrow as pa
 
 from perfwarehouse import laaber
 from perfwarehouse.errors import UsageError
-from perfwarehouse.jobs.framework import Job, Tables, param
-from perfwarehouse.jobs.variability import QUERY, with_columns
+from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
+from perfwarehouse.jobs.laaber_rows import QUERY, with_columns
 from perfwarehouse.warehouse import contracts
 
 # the columns computed behind the configuration's (part.meta), from the outputs' contracts
@@ -39,8 +39,7 @@ def _check_common(seed: int, draws: int, trials_per_node: int, node_counts: Sequ
 
 # ------------------------------------------------------------------------ aa-fpr
 @dataclass(frozen=True)
-class AAParams:
-    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+class AAParams(JobParams):
     seed: int = param(1, "Seed of the random draws; the same seed gives the same table.")
     draws: int = param(100, "Random control/test draws per configuration and cell.")
     n_nodes: tuple[int, ...] = param((1, 5, 10, 20), "Node counts k to test.")
@@ -105,7 +104,7 @@ def summarize_aa(tables: Tables, params: AAParams) -> list[str]:
     return lines
 
 
-AA_FPR = Job(
+JOB_AA_FPR = Job(
     name="aa-fpr",
     help="A/A false-positive rate of the two-sided Wilcoxon rank-sum test for k nodes, "
          "per configuration and hardware type (Laaber et al. 4.2.1).",
@@ -121,8 +120,7 @@ AA_FPR = Job(
 
 # ---------------------------------------------------------- detectable-regression
 @dataclass(frozen=True)
-class DetectableParams:
-    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+class DetectableParams(JobParams):
     seed: int = param(1, "Seed of the random draws; the same seed gives the same table.")
     draws: int = param(100, "Random control/test draws per configuration and cell "
                             "(the same draws serve every r).")
@@ -239,7 +237,7 @@ def summarize_detectable(tables: Tables, params: DetectableParams) -> list[str]:
     return lines
 
 
-DETECTABLE_REGRESSION = Job(
+JOB_DETECTABLE_REGRESSION = Job(
     name="detectable-regression",
     help="Smallest regression (in %) each configuration can reliably detect on each "
          "hardware type, for instance- and trial-based sampling with k nodes, with the "

@@ -69,12 +69,29 @@ def param(default: Any, help: str, **extra: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class JobParams:
+    """The parameters every job accepts; each job's parameter dataclass extends it
+    (``@dataclass(frozen=True) class MyParams(JobParams)``), so they are declared once.
+
+    ``campaign`` scopes the run: the command line passes it to :func:`run_job` as
+    ``campaigns=[campaign]`` (see :func:`campaigns_of`).
+    """
+
+    campaign: str | None = param(None, "Only this campaign.  [default: every campaign]")
+
+
+def campaigns_of(params: JobParams) -> list[str] | None:
+    """The ``campaigns`` argument of :func:`run_job` that ``params.campaign`` asks for."""
+    return [params.campaign] if params.campaign else None
+
+
+@dataclass(frozen=True)
 class Job:
     """One analysis, exposed as ``perfwarehouse analyze <name>``."""
 
     name: str
     help: str
-    params: type
+    params: type[JobParams]
     query: str
     compute: Callable[[pa.Table, Any], Tables]
     outputs: tuple[str, ...]

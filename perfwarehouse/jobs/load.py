@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.fractions import fraction
 
@@ -28,8 +28,7 @@ PERCENTILE_CHOICES = ("50", "90", "99", "99.9")
 
 
 @dataclass(frozen=True)
-class LoadParams:
-    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+class LoadParams(JobParams):
     confidence: float = param(0.95, "Confidence of every CI (a fraction, or percent).")
     law_tolerance: float = param(
         0.10, "Largest relative residual of an operational law (N = X(R+Z), flow balance, "
@@ -49,7 +48,7 @@ class LoadParams:
 
 def options(params: LoadParams) -> object:
     """The method's options from the job parameters (one-line errors for bad ones)."""
-    from perfwarehouse.loadtest.curve import Options
+    from perfwarehouse.loadtest import Options
 
     r_sat = None
     if params.r_sat not in (None, ""):
@@ -80,14 +79,9 @@ def compute(table: pa.Table, params: LoadParams) -> Tables:
 
 def family_label(benchmark: str, family: str, loop: str | None) -> str:
     """``benchmark (generator, closed loop; key=value ...)``: a family in words."""
-    import json
+    from perfwarehouse.loadtest.curve import settings_object
 
-    try:
-        obj = json.loads(family) if family else {}
-    except ValueError:
-        obj = {}
-    if not isinstance(obj, dict):
-        obj = {}
+    obj = settings_object(family)
     parts = [str(obj.pop("generator"))] if "generator" in obj else []
     obj.pop("loop", None)
     if loop:
@@ -158,7 +152,7 @@ def summarize(tables: Tables, params: LoadParams) -> list[str]:
     return lines
 
 
-LOAD = Job(
+JOB = Job(
     name="load",
     help="Load-test campaigns: load curve per family and load level with CIs, operational-law "
          "checks (N = X(R+Z), flow balance, U = XS) and the peak throughput / peak rate "

@@ -39,21 +39,24 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from perfwarehouse.errors import AnalysisError
 from perfwarehouse.jobs.configurations import (
-    ConfigurationIndex,
+    FamilyParams,
     any_in_family,
+    block_rows,
+    campaign_block,
     check_alpha,
     confidence_value,
+    describe,
+    family_label,
     family_query_params,
+    label_codes,
     prepare_families,
     rows_by_family,
     sorted_by_family,
 )
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.ordersage.orders import compare_orders, nullable
+from perfwarehouse.ordersage import compare_orders, nullable
 from perfwarehouse.stats.corrections import adjust_pvalues
 
 # scipy, numba and the kernels are imported where they are used: the CLI imports
@@ -63,12 +66,7 @@ OUTPUT = "order_effects"
 
 
 @dataclass(frozen=True)
-class OrderEffectsParams:
-    campaign: str | None = param(None, "Analyse only this campaign.  [default: every campaign]")
-    alpha: float = param(0.05, "Family-wise error rate of the Kruskal-Wallis decisions.")
-    family_by: str = param(
-        "campaign", "What makes a family of comparisons (m, Bonferroni): campaign, benchmark, "
-        "metric, unit, higher_is_better, hardware_type or settings.KEY (e.g. settings.kind).")
+class OrderEffectsParams(FamilyParams):
     ci_confidence: str | None = param(
         None, "Confidence of the median CIs, 0.95 or 95.  [default: 1 - alpha/m, family-wise]")
     ci_method: str = param("exact", "Median CI: exact binomial order statistics or Le Boudec's "
@@ -78,8 +76,6 @@ class OrderEffectsParams:
     ordersage_compat: bool = param(
         False, "Reproduce the OrderSage tool's node_stats.csv numbers (eta^2 = H/(n-1), its CI "
         "indices and CI case rule, its failure handling, p <= alpha decisions).")
-    family_sizes: tuple = param((), "(campaign, family, m) found by prepare.", internal=True)
-    configurations: Any = param(None, "Configuration names found by prepare.", internal=True)
 
 
 def query_params(params: OrderEffectsParams) -> dict[str, Any]:
@@ -108,50 +104,7 @@ def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
     rows = (result["n_fixed"].to_numpy(zero_copy_only=False)
             + result["n_random"].to_numpy(zero_copy_only=False))
     start, stop = campaign_block(labels, first_code, rows)
-    out = labels.select(["campaign", "hardware_type", "config_id", "benchmark", "settings",
-                         "metric", "unit", "higher_is_better", "family", "m"])
-    out = out.slice(start, stop - start)
-    out = out.append_column("family_by", pa.array([params.family_by] * out.num_rows, pa.string()))
-    for name, column in result.items():
-        out = out.append_column(name, column.slice(start, stop - start))
-    return {OUTPUT: out}
-
-
-def label_codes(table: pa.Table, params: Any) -> tuple[pa.Table, np.ndarray]:
-    """The configurations found by prepare, and each row's index among them.
-
-    Rows carry ``row_key`` = hash(campaign, hardware type) XOR config_id; the
-    numba hash coder is seeded with the configurations' keys, so a row's code is
-    its configuration's row number. The keys of the configurations are distinct
-    (checked) and every row's configuration is one of them (the first pass read
-    the same files), so a row's key names its configuration exactly.
-    """
-    from perfwarehouse.kernels import order_effects as kernels
-
-    index = params.configurations
-    if not isinstance(index, ConfigurationIndex):
-        raise AnalysisError("this job needs its prepare step (run it with run_job)")
-    labels = index.table
-    seeds = labels.column("row_key").to_numpy()
-    rows = table.column("row_key").to_numpy()
-    codes, first_row = kernels.dense_codes(rows, rows, seeds, seeds)
-    if first_row.size != labels.num_rows:
-        raise AnalysisError("the measurements changed while the job ran (a configuration "
-                            "appeared that the first pass did not see); run it again")
-    return labels, codes
-
-
-def campaign_block(labels: pa.Table, code: int, rows: np.ndarray) -> tuple[int, int]:
-    """The rows [start, stop) of the configurations of the campaign of configuration
-    ``code`` (the prepare table is sorted by campaign); ``rows`` (values per
-    configuration) must be zero outside."""
-    campaign = labels.column("campaign")[code].as_py()
-    block = np.flatnonzero(pc.equal(labels.column("campaign"), campaign).to_numpy(
-        zero_copy_only=False))
-    start, stop = int(block[0]), int(block[-1]) + 1
-    if block.size != stop - start or rows[:start].any() or rows[stop:].any():
-        raise AnalysisError("a partition of the order-effects jobs holds more than one campaign")
-    return start, stop
+    return {OUTPUT: block_rows(labels, start, stop, params.family_by, result, extra=("m",))}
 
 
 # ------------------------------------------------------------- across campaigns
@@ -211,19 +164,6 @@ def summarize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> list[s
                          f"p = {r['kw_p']:.3g}, delta = {delta}, eta2 = {eta}, "
                          f"CI case {r['ci_case'] if r['ci_case'] is not None else 'n/a'}")
     return lines
-
-
-def family_label(campaign: str, family: str, family_by: str) -> str:
-    return campaign if family_by == "campaign" else f"{campaign} [{family_by}={family}]"
-
-
-def describe(row: dict[str, Any], prefix: str = "") -> str:
-    """benchmark [settings] [metric] of a result row, without the empty parts."""
-    settings = row[f"{prefix}settings"]
-    metric = row.get(f"{prefix}metric", "result")
-    return (f"{row[f'{prefix}benchmark']}"
-            + ("" if settings in (None, "{}") else f" {settings}")
-            + ("" if metric in (None, "result") else f" {metric}"))
 
 
 JOB = Job(

@@ -35,17 +35,22 @@ import pyarrow.compute as pc
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.configurations import (
+    FamilyParams,
     any_in_family,
+    block_rows,
+    campaign_block,
     check_alpha,
     confidence_value,
+    describe,
+    family_label,
     family_query_params,
+    label_codes,
     prepare_families,
     rows_by_family,
     sorted_by_family,
 )
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.jobs.order_effects import campaign_block, describe, family_label, label_codes
-from perfwarehouse.ordersage.predecessors import NO_WORST, compare_predecessors
+from perfwarehouse.ordersage import NO_WORST, compare_predecessors
 
 OUTPUT = "predecessor_effects"
 RUN_START = -1  # predecessor code of a run's first trial
@@ -54,19 +59,12 @@ NO_SEED = np.empty(0, np.uint64)  # dense_codes without seeds
 
 
 @dataclass(frozen=True)
-class PredecessorParams:
-    campaign: str | None = param(None, "Analyse only this campaign.  [default: every campaign]")
-    alpha: float = param(0.05, "Family-wise error rate of the Kruskal-Wallis decisions.")
-    family_by: str = param(
-        "campaign", "What makes a family of comparisons (m, Bonferroni): campaign, benchmark, "
-        "metric, unit, higher_is_better, hardware_type or settings.KEY (e.g. settings.kind).")
+class PredecessorParams(FamilyParams):
     ci_confidence: str = param(
         "0.95", "Confidence of the worst predecessor's and the rest's median CIs (0.95 or 95); "
         "predecessor groups are small, so this is not family-wise by default.")
     min_trials: int = param(3, "Trials a predecessor group needs to be a worst-predecessor "
                             "candidate.")
-    family_sizes: tuple = param((), "(campaign, family, m) found by prepare.", internal=True)
-    configurations: Any = param(None, "Configuration names found by prepare.", internal=True)
 
 
 def query_params(params: PredecessorParams) -> dict[str, Any]:
@@ -104,11 +102,7 @@ def compute(table: pa.Table, params: PredecessorParams) -> dict[str, pa.Table]:
         min_trials=int(params.min_trials))
     start, stop = campaign_block(labels, int(codes[0]), np.bincount(codes, minlength=n_labels))
     block = slice(start, stop)
-    names = labels.select(["campaign", "hardware_type", "config_id", "benchmark", "settings",
-                           "metric", "unit", "higher_is_better", "family"])
-    names = names.slice(start, stop - start)
-    out = names.append_column("family_by",
-                              pa.array([params.family_by] * names.num_rows, pa.string()))
+    out = block_rows(labels, start, stop, params.family_by, {})
     out = out.append_column("n_unknown_predecessor", pa.array(unknown[block], pa.int64()))
     worst = result.pop("worst_test")[block]
     is_start = worst == RUN_START

@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.jobs.framework import Job, param
+from perfwarehouse.jobs.framework import Job, JobParams, param
 from perfwarehouse.jobs.series import with_time
 from perfwarehouse.triscale.analysis import profile
 from perfwarehouse.warehouse import contracts
@@ -47,8 +47,7 @@ MIN_BINS = 3  # the least a profile (an ACF and a trend) is computed from
 
 
 @dataclass(frozen=True)
-class ProfileParams:
-    campaign: str | None = param(None, "Only this campaign.")
+class ProfileParams(JobParams):
     by: str = param("hardware_type", "Profile each hardware type, or each node.",
                     choices=("hardware_type", "node"))
     bin_hours: float = param(1.0, "Width of the regular time grid's bins, in hours.")
@@ -144,7 +143,7 @@ def summarize_profile(tables: dict[str, pa.Table], params: ProfileParams) -> lis
     return lines or [f"profile: {t.num_rows} environments, no seasonal period found"]
 
 
-PROFILE = Job(
+JOB = Job(
     name="profile", help="Profile each hardware type (or node) over time: convergence, "
     "autocorrelation and seasonal periods (Jacob et al. (TriScale, JSys 2021), §4.6).", params=ProfileParams,
     query="profile_trials", compute=compute_profile, row_order=("config_id", "t"),

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.warehouse import contracts
 
@@ -29,8 +29,7 @@ SEARCH_KEYS = frozenset({"rate_rps", "clients", "search_policy", "search_seeding
 
 
 @dataclass(frozen=True)
-class SurfaceParams:
-    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+class SurfaceParams(JobParams):
     factors: str = param("", "Comma-separated factor names (numeric settings), e.g. A,B.")
     levels: str = param("", "Predict at every combination of these levels: "
                             "'A=1,2,3;B=10,20' (default: the levels seen in the samples).")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from perfwarehouse.jobs.framework import Job, param
+from perfwarehouse.jobs.framework import Job, JobParams, param
 from perfwarehouse.jobs.series import DAY_S, TRIAL_VALUES_ORDER, Trials, with_time
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
@@ -27,8 +27,7 @@ from perfwarehouse.warehouse import contracts
 
 
 @dataclass(frozen=True)
-class TrendParams:
-    campaign: str | None = param(None, "Only this campaign.")
+class TrendParams(JobParams):
     confidence: float = param(0.95, "Family-wise confidence of the CIs (95 or 0.95).")
     correction: str = param("bonferroni", "Multiple-comparison correction across series.",
                             choices=("bonferroni", "none"))
@@ -103,7 +102,7 @@ def summarize_trends(tables: dict[str, pa.Table], params: TrendParams) -> list[s
     return lines
 
 
-TRENDS = Job(
+JOB = Job(
     name="trends", help="Theil-Sen slope of each configuration's values against time and run "
     "index, as % of the median per 30 days, with CI.", params=TrendParams,
     query="triscale_trial_values", compute=compute_trends, outputs=("trends",),

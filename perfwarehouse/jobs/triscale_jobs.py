@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.jobs.framework import Job, param
+from perfwarehouse.jobs.framework import Job, JobParams, param
 from perfwarehouse.jobs.series import (
     SERIES_BY,
     TRIAL_VALUES_ORDER,
@@ -46,8 +46,7 @@ def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
 
 # ------------------------------------------------------------------ convergence
 @dataclass(frozen=True)
-class ConvergenceParams:
-    campaign: str | None = param(None, "Only this campaign.")
+class ConvergenceParams(JobParams):
     measure: str = param("0.5", "Run metric: a percentile (0.5 or 50) or mean, min, max.")
     confidence: float = param(0.95, "Confidence of the slope's CI (95 or 0.95).")
     tolerance: float = param(0.05, "Tolerance on the [-1, 1] slope (5 or 0.05).")
@@ -106,7 +105,7 @@ def convergence_query_params(params: ConvergenceParams) -> dict[str, int]:
     return {"min_values": int(params.min_values)}
 
 
-CONVERGENCE = Job(
+JOB_CONVERGENCE = Job(
     name="convergence", help="TriScale run metrics with the convergence test, one row per trial "
     "with iterations (Jacob et al. (TriScale, JSys 2021), §4.1).", params=ConvergenceParams, query="triscale_trial_runs",
     compute=compute_convergence, outputs=("triscale_convergence",),
@@ -116,8 +115,7 @@ CONVERGENCE = Job(
 
 # ------------------------------------------------------------------------- KPI
 @dataclass(frozen=True)
-class KPIParams:
-    campaign: str | None = param(None, "Only this campaign.")
+class KPIParams(JobParams):
     percentile: float = param(0.5, "Percentile of the KPI (50 or 0.5).")
     confidence: float = param(0.95, "Confidence of the KPI (95 or 0.95).")
     bound: str = param("auto", "Which bound: auto = the worse side (lower bound when higher is "
@@ -177,7 +175,7 @@ def summarize_kpi(tables: dict[str, pa.Table], params: KPIParams) -> list[str]:
             f"{t.num_rows - independent:,} are descriptive only; {missing:,} too short for a KPI"]
 
 
-KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a percentile with "
+JOB_KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a percentile with "
           "the independence test (Jacob et al. (TriScale, JSys 2021), §4.2).", params=KPIParams, query="triscale_trial_values",
           compute=compute_kpi, outputs=("triscale_kpi",), summarize=summarize_kpi,
           per_configuration=True, row_order=TRIAL_VALUES_ORDER, relative_cost=2.0)
@@ -185,8 +183,7 @@ KPI = Job(name="kpi", help="TriScale KPI of each series: a one-sided bound of a 
 
 # --------------------------------------------------------- variability score
 @dataclass(frozen=True)
-class VariabilityParams:
-    campaign: str | None = param(None, "Only this campaign.")
+class VariabilityParams(JobParams):
     series_by: str = param("month", "Sequels: a configuration's series per ...",
                            choices=SERIES_BY[1:])
     kpi_percentile: float = param(0.5, "Percentile of each sequel's KPI.")
@@ -241,7 +238,7 @@ def summarize_variability(tables: dict[str, pa.Table], params: VariabilityParams
             f"relative score {100 * float(np.median(np.abs(scores))):.2f} %"]
 
 
-VARIABILITY = Job(
+JOB_VARIABILITY_SCORE = Job(
     name="variability-score", help="TriScale variability score of each configuration across its "
     "sequels' KPIs (Jacob et al. (TriScale, JSys 2021), §4.3).", params=VariabilityParams, query="triscale_trial_values",
     compute=compute_variability, outputs=("triscale_variability",),
@@ -250,8 +247,7 @@ VARIABILITY = Job(
 
 # ---------------------------------------------------------------- independence
 @dataclass(frozen=True)
-class IndependenceParams:
-    campaign: str | None = param(None, "Only this campaign.")
+class IndependenceParams(JobParams):
     series_by: str = param("campaign", "A series = a configuration's trials in one ...",
                            choices=SERIES_BY)
     method: str = param("default", "default (Bonferroni band + trend) or triscale.",
@@ -284,7 +280,7 @@ def summarize_independence(tables: dict[str, pa.Table], params: IndependencePara
             f"{sum(not v for v in trend):,} have a trend; most violated lags: {common or 'none'}"]
 
 
-INDEPENDENCE = Job(
+JOB_INDEPENDENCE = Job(
     name="independence", help="Independence test of each series of trial values in time order "
     "(Jacob et al. (TriScale, JSys 2021), §4.5).", params=IndependenceParams, query="triscale_trial_values",
     compute=compute_independence, outputs=("triscale_independence",),

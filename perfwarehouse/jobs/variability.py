@@ -12,37 +12,19 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse import laaber
-from perfwarehouse.jobs.framework import Job, Tables, param
+from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
+from perfwarehouse.jobs.laaber_rows import QUERY, with_columns
 from perfwarehouse.warehouse import contracts
-
-QUERY = "laaber_measurements"
 
 # the columns computed behind the configuration's (part.meta), from the output's contract
 VARIABILITY_FIELDS = contracts.VARIABILITY.fields(contracts.MEASURED)
 
 
 @dataclass(frozen=True)
-class VariabilityParams:
-    campaign: str | None = param(None, "Only this campaign (default: every campaign).")
+class VariabilityParams(JobParams):
     outlier_factor: float = param(
         10.0, "Drop values >= this many times the configuration's median before "
         "computing RSDs (Laaber et al. (PeerJ Preprints 2018): 10, one order of magnitude); 0 keeps everything.")
-
-
-def with_columns(meta: pa.Table, columns: dict[str, object],
-                 fields: tuple[tuple[str, pa.DataType], ...]) -> pa.Table:
-    """``meta`` plus ``columns`` typed by ``fields`` (NaN becomes NULL for floats)."""
-    table = meta
-    for name, dtype in fields:
-        values = columns[name]
-        if isinstance(values, np.ndarray) and values.dtype.kind == "f":
-            array = pa.array(values, dtype, mask=np.isnan(values))
-        elif isinstance(values, np.ndarray):
-            array = pa.array(values.astype(dtype.to_pandas_dtype()), dtype)
-        else:
-            array = pa.array(values, dtype)
-        table = table.append_column(name, array)
-    return table
 
 
 def compute(table: pa.Table, params: VariabilityParams) -> Tables:
@@ -78,7 +60,7 @@ def summarize(tables: Tables, params: VariabilityParams) -> list[str]:
     return lines
 
 
-VARIABILITY = Job(
+JOB = Job(
     name="variability",
     help="Relative standard deviation (RSD) of every configuration on every hardware type: "
          "total, per node and per run, after outlier removal (Laaber et al. 4.1).",

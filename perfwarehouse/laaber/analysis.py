@@ -41,18 +41,24 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
 
 import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.kernels import laaber as kernels
+from perfwarehouse.laaber.parameters import (
+    REGRESSIONS_PCT,
+    HigherIsBetterMode,
+    Strategy,
+    check_higher_is_better_mode,
+    check_strategy,
+)
+from perfwarehouse.laaber.results import (
+    AAResult,
+    DetectableRegressionResult,
+    VariabilityBreakdown,
+)
 
-REGRESSIONS_PCT: tuple[int, ...] = (1, 2, 3, 4, 5, 10, 15, 20, 25, 50, 75, 100)
-Strategy = Literal["instance", "trial"]
-HigherIsBetterMode = Literal["divide", "cost"]
-HIGHER_IS_BETTER_MODES: tuple[str, ...] = ("divide", "cost")
-STRATEGIES: tuple[str, ...] = ("instance", "trial")
 _STRATEGY_CODE = {"instance": kernels.STRATEGY_INSTANCE, "trial": kernels.STRATEGY_TRIAL}
 META_COLUMNS = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric",
                 "unit", "higher_is_better")
@@ -330,29 +336,6 @@ def variability_reason(row: dict[str, float]) -> str | None:
     return "; ".join(notes) or None
 
 
-@dataclass(frozen=True)
-class VariabilityBreakdown:
-    """Variability of one configuration (Laaber et al. (PeerJ Preprints 2018), §4.1). RSDs in percent; None when undefined."""
-
-    n_values: int
-    n_outliers: int
-    n_nodes: int
-    n_runs: int
-    mean: float | None
-    median: float | None
-    rsd_total_pct: float | None
-    rsd_node_mean_pct: float | None
-    rsd_node_sd_pct: float | None
-    n_nodes_rsd: int
-    rsd_run_mean_pct: float | None
-    rsd_run_sd_pct: float | None
-    n_runs_rsd: int
-    share_nodes_pct: float | None
-    share_runs_pct: float | None
-    share_within_pct: float | None
-    reason: str | None
-
-
 def _py(x: object) -> object:
     if isinstance(x, (np.floating, float)):
         return None if np.isnan(x) else float(x)
@@ -439,8 +422,7 @@ def sample_medians(
 ) -> tuple[Eligibility, np.ndarray, np.ndarray, np.ndarray]:
     """Draw ``draws`` control/test pairs per configuration: their medians, or with
     ``with_ranksum`` the rank-sum p-values (medians NaN); NaN where too few nodes."""
-    if strategy not in _STRATEGY_CODE:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    check_strategy(strategy)
     if k < 1 or draws < 1 or trials_per_node < 1:
         raise ValueError("k, draws and trials_per_node must be positive")
     el = eligibility(layout, strategy, k, trials_per_node, disjoint)
@@ -475,8 +457,7 @@ def regression_counts(
     such metrics as costs (1 / median), where an r % regression is x (1 + r/100)
     exactly as for a time, so both directions get the same detection power.
     """
-    if higher_is_better_mode not in HIGHER_IS_BETTER_MODES:
-        raise ValueError(f"higher_is_better_mode must be one of {HIGHER_IS_BETTER_MODES}")
+    check_higher_is_better_mode(higher_is_better_mode)
     r = np.asarray(regressions_pct, dtype=np.float64)[None, None, :]
     hib = np.asarray(higher_is_better, dtype=bool)[:, None, None]
     mc = median_control[:, :, None]
@@ -516,44 +497,6 @@ def scan_detectable(
     return answer
 
 
-@dataclass(frozen=True)
-class AAResult:
-    """A/A false-positive rate of the two-sided rank-sum test (Laaber et al. (PeerJ Preprints 2018), §4.2.1)."""
-
-    strategy: str
-    n_nodes: int
-    trials_per_node: int
-    draws: int
-    rejections: int | None
-    fp_rate: float | None
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class DetectableRegressionResult:
-    """Minimal detectable regression of one configuration and sampling cell (Laaber et al. (PeerJ Preprints 2018), §4.2.2).
-
-    ``detectable_pct`` is None when no r passes (``reason`` says why) or when
-    there are too few nodes or trials; ``r_pct``, ``fp_rate`` and ``tp_rate``
-    are the whole curve (empty when the cell could not be drawn).
-    """
-
-    strategy: str
-    n_nodes: int
-    trials_per_node: int
-    draws: int
-    detectable_pct: float | None
-    r_pct: tuple[float, ...]
-    fp_rate: tuple[float, ...]
-    tp_rate: tuple[float, ...]
-    reason: str | None
-
-
-def _check_strategy(strategy: str) -> None:
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
-
-
 def aa_false_positive_rate(
     values: Sequence[float] | np.ndarray, node: Sequence[object] | np.ndarray,
     run: Sequence[object] | np.ndarray, *, strategy: Strategy = "trial", n_nodes: int = 1,
@@ -561,7 +504,7 @@ def aa_false_positive_rate(
     outlier_factor: float = 10.0, key: int = 0, disjoint: bool = False,
 ) -> AAResult:
     """A/A testing of one configuration: how often the rank-sum test rejects at ``alpha``."""
-    _check_strategy(strategy)
+    check_strategy(strategy)
     layout = layout_of_one(values, node, run, outlier_factor=outlier_factor)
     per_node = trials_per_node if strategy == "trial" else 1
     el, _mc, _mt, p = sample_medians(layout, np.array([key], dtype=np.uint64), strategy=strategy,
@@ -602,7 +545,7 @@ def detectable_regression(
     None (unknown direction) counts as lower is better; see
     :func:`regression_counts` for ``higher_is_better_mode``.
     """
-    _check_strategy(strategy)
+    check_strategy(strategy)
     layout = layout_of_one(values, node, run, outlier_factor=outlier_factor)
     per_node = trials_per_node if strategy == "trial" else 1
     el, mc, mt, _p = sample_medians(layout, np.array([key], dtype=np.uint64), strategy=strategy,

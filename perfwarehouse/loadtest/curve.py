@@ -56,34 +56,12 @@ import pyarrow.compute as pc
 
 from perfwarehouse.kernels.latency import pooled_quantiles
 from perfwarehouse.loadtest import histograms, intervals, laws
+from perfwarehouse.loadtest.parameters import PERCENTILES, Options
+from perfwarehouse.loadtest.results import PEAK_FIELDS
+from perfwarehouse.stats import means
 
 LOAD_KEYS = {"closed": "clients", "open": "rate_rps"}
 LOOPS = ("closed", "open", None)  # codes 0, 1, 2
-PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9))
-
-
-@dataclass(frozen=True)
-class Options:
-    """Parameters of :func:`analyse` (fractions, not percent)."""
-
-    confidence: float = 0.95
-    law_tolerance: float = laws.DEFAULT_TOLERANCE
-    r_sat_ms: float | None = None
-    width: float = 0.10
-    percentile: float | None = None  # None: the mean response time; else e.g. 99.0
-    ci_method: str = "t"
-    knee_fraction: float = 0.95
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.confidence < 1.0:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
-        if self.ci_method not in ("t", "rank"):
-            raise ValueError(f"ci_method must be 't' or 'rank', got {self.ci_method!r}")
-        if self.r_sat_ms is not None:
-            intervals.peak_region(self.r_sat_ms, self.width)
-        if self.percentile is not None and self.percentile not in dict(
-                (p, k) for k, p in PERCENTILES):
-            raise ValueError(f"percentile must be one of 50, 90, 99, 99.9, got {self.percentile!r}")
 
 
 # ------------------------------------------------------------------ settings
@@ -108,14 +86,19 @@ def _num(value: object) -> float:
         return math.nan
 
 
-def parse_settings(text: str) -> LoadSettings:
-    """The load of a trial's settings (canonical JSON) and its family (the rest)."""
+def settings_object(text: str | None) -> dict[str, Any]:
+    """A trial's settings (canonical JSON) as a dict; empty when there are none or the
+    text is not a JSON object."""
     try:
         obj = json.loads(text) if text else {}
     except ValueError:
-        obj = {}
-    if not isinstance(obj, dict):
-        obj = {}
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def parse_settings(text: str) -> LoadSettings:
+    """The load of a trial's settings (canonical JSON) and its family (the rest)."""
+    obj = settings_object(text)
     loop = obj.get("loop") if obj.get("loop") in LOAD_KEYS else None
     load = _num(obj.get(LOAD_KEYS[loop])) if loop else math.nan
     generator = obj.get("generator")
@@ -209,7 +192,7 @@ def group_stats(values: np.ndarray, gid: np.ndarray, n_groups: int, confidence: 
     low = np.full(n_groups, np.nan)
     high = np.full(n_groups, np.nan)
     if method == "t":
-        half = intervals.mean_half_width(sd, n, confidence)
+        half = means.mean_half_width(sd, n, confidence)
         low, high = mean - half, mean + half
         estimate = mean
     else:
@@ -376,7 +359,7 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
         "mean_ms": _float_array(rt.estimate),
         "mean_low_ms": _float_array(rt.low),
         "mean_high_ms": _float_array(rt.high),
-        "mean_accuracy": _float_array(intervals.accuracy(rt.low, rt.high)),
+        "mean_accuracy": _float_array(means.accuracy(rt.low, rt.high)),
         **{f"{name}_{part}": _float_array(vals[i]) for name, vals in pct.items()
            for i, part in enumerate(("ms", "low_ms", "high_ms"))},
         "max_ms": _float_array(max_ms),
@@ -463,28 +446,11 @@ def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int
     weight = np.where(unknown[gsorted], 1.0, weight)
     max_k = int(np.max(np.diff(group_starts), initial=1)) + 1
     qtab = np.full(max_k + 1, np.nan)
-    qtab[2:] = intervals.critical_value(confidence, np.arange(2, max_k + 1))
+    qtab[2:] = means.critical_value(confidence, np.arange(2, max_k + 1))
     return pooled_quantiles(group_starts, begins[used].astype(np.int64),
                             ends[used].astype(np.int64), flat_index, flat_frac, weight, ps,
                             qtab, histograms.N_BUCKETS, histograms.LOW_MS,
                             float(histograms.PER_DECADE))
-
-
-# ------------------------------------------------------------------ the peak
-PEAK_FIELDS = (
-    ("campaign", pa.string()), ("hardware_type", pa.string()), ("benchmark", pa.string()),
-    ("family", pa.string()), ("loop", pa.string()), ("n_levels", pa.int64()),
-    ("n_inconsistent_levels", pa.int64()), ("confidence", pa.float64()),
-    ("peak_throughput", pa.float64()), ("peak_low", pa.float64()), ("peak_high", pa.float64()),
-    ("peak_clients", pa.float64()), ("knee_clients", pa.float64()),
-    ("knee_fraction", pa.float64()), ("falls_after_peak", pa.bool_()),
-    ("last_throughput", pa.float64()), ("drop_pct", pa.float64()),
-    ("response_metric", pa.string()), ("r_sat_ms", pa.float64()), ("width", pa.float64()),
-    ("lambda_star", pa.float64()), ("lambda_low", pa.float64()), ("lambda_high", pa.float64()),
-    ("r_star_ms", pa.float64()), ("r_star_low_ms", pa.float64()),
-    ("r_star_high_ms", pa.float64()), ("accuracy", pa.float64()), ("region", pa.string()),
-    ("reason", pa.string()),
-)
 
 
 def peak_rate(curve: pa.Table, options: Options,
@@ -530,7 +496,7 @@ def _none(x: float) -> float | None:
 @lru_cache(maxsize=4096)
 def _critical(confidence: float, n: float) -> float:
     # n is a count held as a float: critical_value takes any number (np.asarray, float64)
-    return float(intervals.critical_value(confidence, n))  # type: ignore[arg-type]
+    return float(means.critical_value(confidence, n))  # type: ignore[arg-type]
 
 
 def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options
@@ -606,7 +572,7 @@ def _open_peak(ok: list[int], load: list[float],
     region = intervals.region_decision(low[star], high[star], r_sat, options.width)
     out.update(lambda_star=float(load[star]), r_star_ms=float(point[star]),
                r_star_low_ms=_none(low[star]), r_star_high_ms=_none(high[star]),
-               accuracy=_none(float(intervals.accuracy(low[star], high[star]))),
+               accuracy=_none(float(means.accuracy(low[star], high[star]))),
                region=str(region))
     if not above:
         out["reason"] = ("no load tested is surely above R_sat: lambda* may be higher; "

@@ -7,17 +7,9 @@ Automation for Server Benchmarking", USENIX Annual Technical Conference 2008
 (Duke University), section 2.1 (equations 1 and 2) and section 4 (the peak-rate
 region [R_sat - s R_sat, R_sat + s R_sat] and the overlap test of Algorithm 2).
 
-Why Student's t and not the paper's z
---------------------------------------
-Equation 1 of Shivam et al. gives the CI of a mean response time over t trials as
-``mu -+ z_p sigma / sqrt(t)`` with ``z_p`` a quantile of the unit normal. With the
-sample standard deviation in place of sigma and the 2 to 10 trials a workbench
-runs at one load, the pivot ``(mean - mu) / (s / sqrt(t))`` follows Student's t with
-t - 1 degrees of freedom (for normal trial means), whose quantiles are much larger:
-at 95 % t(1) = 12.71, t(2) = 4.30, t(4) = 2.78, t(9) = 2.26 against z = 1.96. The
-z interval of two trials covers the true mean only about 70 % of the time instead
-of 95 %. :func:`mean_ci` therefore uses t by default; ``method="z"`` reproduces
-equation 1 for comparison (both converge as t grows).
+The CI of a mean, its critical value and its accuracy (equations 1 and 2) live in
+:mod:`perfwarehouse.stats.means` (shared with the workbench controller), with the reason
+this package uses Student's t rather than the paper's z.
 
 A rank-based (distribution-free) alternative for the median or any percentile
 of the trials reuses the binomial order statistics of
@@ -31,13 +23,13 @@ and requests per second).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
 
+from perfwarehouse.loadtest.parameters import peak_region
+from perfwarehouse.loadtest.results import RankInterval
+from perfwarehouse.stats.means import accuracy_or_none, check_confidence
 from perfwarehouse.stats.order_statistics import (
     _median_rank,
     clean_sample,
@@ -45,123 +37,7 @@ from perfwarehouse.stats.order_statistics import (
     lower_bound_index,
 )
 
-Method = Literal["t", "z"]
 Region = Literal["below", "overlap", "above", "unknown"]
-
-
-def _check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be a fraction in (0, 1), got {confidence!r}")
-
-
-@dataclass(frozen=True)
-class MeanInterval:
-    """CI of a mean: ``[low, high]`` around ``mean`` (None when n < 2 or sd undefined).
-
-    ``sd`` is the sample standard deviation (ddof = 1), ``quantile`` the t (or z)
-    quantile used, ``accuracy`` equation 2 of Shivam et al. (a fraction in [0, 1]).
-    """
-
-    mean: float
-    low: float | None
-    high: float | None
-    n: int
-    sd: float | None
-    confidence: float
-    method: Method
-    quantile: float | None
-    accuracy: float | None
-
-
-@dataclass(frozen=True)
-class RankInterval:
-    """Distribution-free CI ``[low, high]`` of the p-quantile of a sample.
-
-    ``point`` is the sample p-quantile (numpy's linear interpolation), ``coverage``
-    the exact binomial coverage of ``[x(low_index), x(high_index)]`` (1-based);
-    ``low = high = None`` when no pair of order statistics reaches the confidence,
-    with ``n_required`` the smallest sample size that would.
-    """
-
-    point: float
-    low: float | None
-    high: float | None
-    p: float
-    n: int
-    coverage: float
-    low_index: int
-    high_index: int
-    n_required: int | None
-    accuracy: float | None
-
-
-# ------------------------------------------------------------------ quantiles
-def critical_value(confidence: float, n: int | np.ndarray, method: Method = "t") -> np.ndarray:
-    """Two-sided critical value: Student's t with n - 1 degrees of freedom (NaN for n < 2),
-    or the normal z of equation 1 (Shivam et al.) when ``method="z"``."""
-    _check_confidence(confidence)
-    n_arr = np.asarray(n, dtype=np.float64)
-    q = (1.0 + confidence) / 2.0
-    if method == "z":
-        return np.where(n_arr >= 1, sps.norm.ppf(q), np.nan)
-    if method != "t":
-        raise ValueError(f"method must be 't' or 'z', got {method!r}")
-    df = np.where(n_arr >= 2, n_arr - 1.0, np.nan)
-    return np.asarray(sps.t.ppf(q, df), dtype=np.float64)
-
-
-# ---------------------------------------------------------------------- means
-def mean_half_width(sd: np.ndarray, n: np.ndarray, confidence: float,
-                    method: Method = "t") -> np.ndarray:
-    """Half width ``q * sd / sqrt(n)`` of the CI of a mean, vectorised (NaN for n < 2)."""
-    n_arr = np.asarray(n, dtype=np.float64)
-    sd_arr = np.asarray(sd, dtype=np.float64)
-    q = critical_value(confidence, n_arr, method)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        half = q * sd_arr / np.sqrt(n_arr)
-    return np.where(n_arr >= 2, half, np.nan)
-
-
-def mean_ci(x: object, confidence: float = 0.95, method: Method = "t") -> MeanInterval:
-    """CI of the mean of ``x`` (NaN dropped): ``mean -+ q sd / sqrt(n)``.
-
-    ``q`` is Student's t quantile with n - 1 degrees of freedom (default), or the
-    normal quantile ``z`` of equation 1 of Shivam et al. (``method="z"``), which
-    is too narrow for few trials (see the module docstring).
-    """
-    _check_confidence(confidence)
-    xs = clean_sample(x)
-    n = xs.size
-    mean = float(np.mean(xs))
-    if n < 2:
-        return MeanInterval(mean, None, None, n, None, confidence, method, None, None)
-    sd = float(np.std(xs, ddof=1))
-    q = float(critical_value(confidence, n, method))
-    half = q * sd / math.sqrt(n)
-    low, high = mean - half, mean + half
-    return MeanInterval(mean, low, high, n, sd, confidence, method, q,
-                        _scalar(accuracy(low, high)))
-
-
-# ------------------------------------------------------------------- accuracy
-def accuracy(low: object, high: object) -> np.ndarray:
-    """Accuracy of a CI ``[low, high]``, equation 2 of Shivam et al. (section 2.1):
-    ``1 - (high - low) / (high + low)`` as a fraction (the paper prints it x 100 %).
-
-    Defined for positive quantities (response times, rates): NaN where
-    ``high + low <= 0`` or an end is missing; can be negative for a very wide CI.
-    """
-    lo = np.asarray(low, dtype=np.float64)
-    hi = np.asarray(high, dtype=np.float64)
-    total = hi + lo
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = 1.0 - (hi - lo) / total
-    return np.where(total > 0, acc, np.nan)
-
-
-def _scalar(value: np.ndarray) -> float | None:
-    v = float(value)
-    return None if math.isnan(v) else v
 
 
 # --------------------------------------------------------- rank-based (median)
@@ -174,7 +50,7 @@ def quantile_rank_indices(n: int, p: float, confidence: float) -> tuple[int, int
     confidence (1 + C)/2 (Thompson 1936), so the pair covers with probability >= C.
     ``(0, 0, best)`` when no pair reaches the confidence.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be a fraction in (0, 1), got {p!r}")
     if p == 0.5:
@@ -205,24 +81,13 @@ def percentile_rank_ci(x: object, p: float, confidence: float = 0.95) -> RankInt
             need += 1
         return RankInterval(point, None, None, p, n, cov, 0, 0, need, None)
     low, high = float(xs[j - 1]), float(xs[k - 1])
-    return RankInterval(point, low, high, p, n, cov, j, k, None, _scalar(accuracy(low, high)))
+    return RankInterval(point, low, high, p, n, cov, j, k, None, accuracy_or_none(low, high))
 
 
 def median_rank_ci(x: object, confidence: float = 0.95) -> RankInterval:
     """Distribution-free CI of the median of ``x`` (the order statistics of
     :func:`perfwarehouse.stats.median_ci`)."""
     return percentile_rank_ci(x, 0.5, confidence)
-
-
-# -------------------------------------------------------------- the peak region
-def peak_region(r_sat: float, width: float) -> tuple[float, float]:
-    """The peak-rate region ``[R_sat - s R_sat, R_sat + s R_sat]`` of Shivam et al.
-    (Table 2 and section 4); ``width`` is s as a fraction (0.1 = 10 %)."""
-    if not r_sat > 0 or not math.isfinite(r_sat):
-        raise ValueError(f"R_sat must be a positive number, got {r_sat!r}")
-    if not 0.0 <= width < 1.0:
-        raise ValueError(f"the width s must be a fraction in [0, 1), got {width!r}")
-    return r_sat * (1.0 - width), r_sat * (1.0 + width)
 
 
 def region_decision(low: object, high: object, r_sat: float, width: float) -> np.ndarray:

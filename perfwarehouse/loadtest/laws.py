@@ -48,14 +48,10 @@ usually means. A trial with nothing to check (no throughput or latency) is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-DEFAULT_TOLERANCE = 0.10
-
-
-LAW_NAMES = ("N = X(R+Z)", "flow balance", "offered load", "U = XS")
+from perfwarehouse.loadtest.parameters import DEFAULT_TOLERANCE
+from perfwarehouse.loadtest.results import LAW_NAMES, LawChecks
 
 #: generator -> why its trials cannot satisfy N = X(R+Z) by construction.
 CLOSED_LAW_UNFIT = {
@@ -84,34 +80,6 @@ def closed_law_unfit(generator: np.ndarray, clients: np.ndarray, throughput: np.
                 out[i] = (f"{tool} prints latency to {step:g} ms: at its rates the rounding "
                           "alone moves X R by more than the tolerance")
     return out
-
-
-@dataclass(frozen=True)
-class LawChecks:
-    """Per trial: ``law_code`` of the law checked (the worst one; an index of
-    :data:`LAW_NAMES`, ``len(LAW_NAMES)`` when nothing could be checked), its ``expected``
-    value (requests in the system for the closed loop, arrival rate for the open loop,
-    utilization), the relative ``residual``, ``checked`` and ``ok`` (within tolerance), and
-    ``reason`` (None when consistent)."""
-
-    law_code: np.ndarray
-    expected: np.ndarray
-    residual: np.ndarray
-    checked: np.ndarray
-    ok: np.ndarray
-    reason: np.ndarray
-
-    @property
-    def law(self) -> np.ndarray:
-        """The law names (None when nothing was checked)."""
-        return np.array(LAW_NAMES + (None,), dtype=object)[self.law_code]
-
-    @property
-    def consistent(self) -> np.ndarray:
-        """True, False, or None (not checked), as an object array."""
-        out = self.ok.astype(object)
-        out[~self.checked] = None
-        return out
 
 
 def _arr(x: object, n: int) -> np.ndarray:

@@ -21,11 +21,14 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from perfwarehouse.ordersage.parameters import DEFAULT_ALPHA, DEFAULT_CI_METHOD, check_ci_method
+from perfwarehouse.ordersage.results import nullable, nullable_int
+
 
 def compare_orders(
     codes: np.ndarray, groups: np.ndarray, values: np.ndarray, n_configs: int, *,
-    m: np.ndarray, alpha: float = 0.05, ci_confidence: float | None = None,
-    ci_method: str = "exact", ordersage_compat: bool = False,
+    m: np.ndarray, alpha: float = DEFAULT_ALPHA, ci_confidence: float | None = None,
+    ci_method: str = DEFAULT_CI_METHOD, ordersage_compat: bool = False,
 ) -> dict[str, pa.Array]:
     """Fixed vs random order, every configuration at once (the pure function of the job).
 
@@ -219,6 +222,7 @@ def interval_indices(n: np.ndarray, confidence: float, method: str
 
     from perfwarehouse.stats.order_statistics import le_boudec_indices, median_interval_index
 
+    check_ci_method(method)
     if method == "exact":
         j, coverage = median_interval_index(n, confidence)
         return j, np.where(j > 0, n - j + 1, 0), coverage
@@ -237,7 +241,7 @@ def interval_indices(n: np.ndarray, confidence: float, method: str
                         n - 1)
         coverage = sps.binom.cdf(hi, n, 0.5) - sps.binom.cdf(lo, n, 0.5)
         return lo + 1, hi + 1, coverage
-    raise ValueError(f"unknown CI method {method!r}")
+    raise AssertionError(f"unhandled CI method {method!r}")
 
 
 def ci_case(median_f: np.ndarray, ci_f: dict[str, np.ndarray], median_r: np.ndarray,
@@ -275,15 +279,5 @@ def _population_cv(values: np.ndarray, sizes: np.ndarray, means: np.ndarray) -> 
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = np.bincount(segment, weights=deviation * deviation, minlength=sizes.size) / sizes
         return np.round(np.sqrt(variance) / means, 3)
-
-
-def nullable(values: np.ndarray) -> pa.Array:
-    values = np.asarray(values, dtype=np.float64)
-    return pa.array(values, mask=np.isnan(values))
-
-
-def nullable_int(values: np.ndarray) -> pa.Array:
-    values = np.asarray(values, dtype=np.int64)
-    return pa.array(values, mask=values < 0)
 
 

@@ -20,13 +20,10 @@ import pyarrow as pa
 from perfwarehouse.ordersage.orders import (
     ci_case,
     cube_minus,
-    nullable,
-    nullable_int,
     segment_median_cis,
     segment_medians,
 )
-
-NO_WORST = -3  # no predecessor group had enough trials
+from perfwarehouse.ordersage.results import NO_WORST, nullable, nullable_int
 
 
 def compare_predecessors(

@@ -43,7 +43,7 @@ from perfwarehouse.reports.page import (
 )
 
 if TYPE_CHECKING:
-    from perfwarehouse.fleet.analysis import FleetParams, FleetSummary, Period
+    from perfwarehouse.fleet import FleetParams, FleetSummary, Period
 
 TOP_DRIFTING = 40
 OVER_TIME = 4
@@ -92,7 +92,7 @@ def build(data: ReportData, request: Request,
 
     The default period is the last 90 days of the campaign's own data (of the newest
     campaign's without ``--campaign``: the report site builds this page per campaign)."""
-    from perfwarehouse.fleet.analysis import (
+    from perfwarehouse.fleet import (
         FleetParams,
         analyse,
         choose_period,

@@ -5,19 +5,17 @@ Every function takes fractions (0.95, not 95), validates its input and returns a
 frozen dataclass. ``method="triscale"`` reproduces the original tool's rules where
 perfwarehouse's default is better; the manual's section (docs/analyses/triscale.md) "Where perfwarehouse differs from
 TriScale (and why)" lists every difference.
+
+* :mod:`.parameters`: the options (fractions, method, measure) and their checks;
+* :mod:`.analysis`: the pure entry points, one per analysis of section 4;
+* :mod:`.results`: their frozen result types;
+* :mod:`.convergence`: the convergence test's view (windows, slope and band) for a chart;
+* :mod:`.planning`: the text of ``perfwarehouse plan-runs`` (experiment sizing).
 """
 
 from __future__ import annotations
 
 from perfwarehouse.triscale.analysis import (
-    ConvergenceResult,
-    IndependenceResult,
-    KPIResult,
-    MetricResult,
-    ProfileResult,
-    SizingResult,
-    VariabilityScore,
-    as_fraction,
     cdf_bounds,
     convergence_test,
     experiment_sizing,
@@ -27,22 +25,43 @@ from perfwarehouse.triscale.analysis import (
     profile,
     variability_score,
 )
+from perfwarehouse.triscale.convergence import ConvergenceView, convergence_view
+from perfwarehouse.triscale.parameters import Measure, Method, as_fraction
+from perfwarehouse.triscale.planning import plan_runs_text
+from perfwarehouse.triscale.results import (
+    CDFBounds,
+    ConvergenceResult,
+    IndependenceResult,
+    KPIResult,
+    MetricResult,
+    ProfileResult,
+    SeasonalPeriod,
+    SizingResult,
+    VariabilityScore,
+)
 
 __all__ = [
+    "CDFBounds",
     "ConvergenceResult",
+    "ConvergenceView",
     "IndependenceResult",
     "KPIResult",
+    "Measure",
+    "Method",
     "MetricResult",
     "ProfileResult",
+    "SeasonalPeriod",
     "SizingResult",
     "VariabilityScore",
     "as_fraction",
     "cdf_bounds",
     "convergence_test",
+    "convergence_view",
     "experiment_sizing",
     "independence_test",
     "kpi",
     "metric",
+    "plan_runs_text",
     "profile",
     "variability_score",
 ]

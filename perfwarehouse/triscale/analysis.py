@@ -8,7 +8,7 @@ or time window; *sequels* are several series, summarised by their KPIs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -16,7 +16,6 @@ from scipy import stats as sps
 
 from perfwarehouse.kernels import windows as win
 from perfwarehouse.stats.acf import acf
-from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import (
     BoundResult,
     clean_sample,
@@ -26,31 +25,24 @@ from perfwarehouse.stats.order_statistics import (
     percentile_interval,
 )
 from perfwarehouse.stats.theil_sen import BRUTE_FORCE_PAIRS, theil_sen, trend_ci_contains_zero
-
-Method = Literal["default", "triscale"]
-Measure = float | str
-_MEASURES = {"mean": "mean", "min": "min", "minimum": "min", "max": "max", "maximum": "max"}
-
-
-# ------------------------------------------------------------------ helpers
-def as_fraction(value: float, name: str = "value", min_pct: float = 1.0) -> float:
-    """95 or 0.95 -> 0.95: :func:`perfwarehouse.stats.fractions.fraction` (its rule: a
-    fraction 0 < x < 1, a percentage ``min_pct <= x < 100``, ``1 <= x < min_pct`` refused
-    as ambiguous); a refusal is a ValueError that says the rule."""
-    return fraction(value, name, min_pct=min_pct)
-
-
-def _fraction(name: str, value: float) -> float:
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise ValueError(f"{name} must be a fraction in (0, 1) (0.95, not 95), got {value!r}")
-    return v
-
-
-def _method(method: str) -> str:
-    if method not in ("default", "triscale"):
-        raise ValueError(f"method must be 'default' or 'triscale', got {method!r}")
-    return method
+from perfwarehouse.triscale.parameters import (
+    Measure,
+    Method,
+    check_fraction,
+    check_method,
+    measure_kind,
+)
+from perfwarehouse.triscale.results import (
+    CDFBounds,
+    ConvergenceResult,
+    IndependenceResult,
+    KPIResult,
+    MetricResult,
+    ProfileResult,
+    SeasonalPeriod,
+    SizingResult,
+    VariabilityScore,
+)
 
 
 def _to_float_x(x: object, n: int) -> np.ndarray:
@@ -83,19 +75,6 @@ def _to_unit(values: np.ndarray, low: float, high: float) -> np.ndarray:
     return (2 * values - (low + high)) / scale
 
 
-# ----------------------------------------------------------- experiment sizing
-@dataclass(frozen=True)
-class SizingResult:
-    """Minimal number of runs (or series): ``one_sided`` for a bound of P_q,
-    ``two_sided`` for the median's interval (= ``one_sided`` for p != 0.5)."""
-
-    one_sided: int
-    two_sided: int
-    percentile: float
-    confidence: float
-    robustness: int
-
-
 def experiment_sizing(p: float, confidence: float, robustness: int = 0,
                       method: Method = "default") -> SizingResult:
     """How many runs a KPI (or series a variability score) needs (Jacob et al. (TriScale, JSys 2021), eq. 2-4, 6).
@@ -107,13 +86,13 @@ def experiment_sizing(p: float, confidence: float, robustness: int = 0,
     r > 0 at max(N(r=0), 2(r+1)) as TriScale does, which can overshoot the
     smallest N when C <= 0.5.
     """
-    p = _fraction("p", p)
-    confidence = _fraction("confidence", confidence)
+    p = check_fraction("p", p)
+    confidence = check_fraction("confidence", confidence)
     if isinstance(robustness, bool) or not isinstance(robustness, (int, np.integer)) or robustness < 0:
         raise ValueError(f"robustness must be a non-negative integer, got {robustness!r}")
     r = int(robustness)
     q = min(p, 1.0 - p)
-    if _method(method) == "triscale":
+    if check_method(method) == "triscale":
         one, two = _triscale_sizing(q, confidence, r)
     else:
         one = _smallest_n(lambda n: float(sps.binom.sf(r, n, q)), confidence,
@@ -150,21 +129,6 @@ def _triscale_sizing(q: float, confidence: float, r: int) -> tuple[int, int]:
     return one, two
 
 
-# ------------------------------------------------------------ convergence test
-@dataclass(frozen=True)
-class ConvergenceResult:
-    """Theil-Sen slope of the points mapped to [-1, 1] and its CI [low, high];
-    ``converged`` when the CI lies inside [-tolerance, tolerance]."""
-
-    converged: bool
-    slope: float
-    low: float
-    high: float
-    confidence: float
-    tolerance: float
-    n: int
-
-
 def convergence_test(y: object, x: object = None, confidence: float = 0.95,
                      tolerance: float = 0.05, bounds: tuple[float, float] | None = None,
                      measure: Measure | None = None,
@@ -184,8 +148,8 @@ def convergence_test(y: object, x: object = None, confidence: float = 0.95,
     rule is TriScale's in both (TriScale's random subsample of 100 points for
     larger inputs is not reproducible, so every point is used).
     """
-    _method(method)
-    confidence = _fraction("confidence", confidence)
+    check_method(method)
+    confidence = check_fraction("confidence", confidence)
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
     yy, xx = _paired(y, x)
@@ -212,7 +176,7 @@ def window_measures(y: np.ndarray, x: np.ndarray, measure: Measure) -> tuple[np.
     width = n // 2
     starts = win.window_starts(n)
     wx = x[starts + width // 2]
-    kind = _measure_kind(measure)
+    kind = measure_kind(measure)
     if kind == "mean":
         wy = np.array([np.mean(y[s: s + width]) for s in starts])
     else:
@@ -222,20 +186,8 @@ def window_measures(y: np.ndarray, x: np.ndarray, measure: Measure) -> tuple[np.
     return wx, wy
 
 
-def _measure_kind(measure: Measure) -> str:
-    if isinstance(measure, str):
-        if measure not in _MEASURES:
-            raise ValueError(f"measure must be a percentile fraction or one of "
-                             f"{sorted(_MEASURES)}, got {measure!r}")
-        return _MEASURES[measure]
-    q = float(measure)
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"a percentile measure is a fraction in [0, 1] (0.95, not 95), got {measure!r}")
-    return "quantile"
-
-
 def _whole_measure(y: np.ndarray, measure: Measure) -> float:
-    kind = _measure_kind(measure)
+    kind = measure_kind(measure)
     if kind == "mean":
         return float(np.mean(y))
     if kind == "min":
@@ -243,20 +195,6 @@ def _whole_measure(y: np.ndarray, measure: Measure) -> float:
     if kind == "max":
         return float(np.max(y))
     return float(np.quantile(y, float(measure), method="nearest"))
-
-
-# ------------------------------------------------------------------- metric
-@dataclass(frozen=True)
-class MetricResult:
-    """A run's metric ``value``; ``converged`` is None when convergence was not tested."""
-
-    value: float
-    converged: bool | None
-    slope: float | None = None
-    low: float | None = None
-    high: float | None = None
-    n: int = 0
-    windows: int = 0
 
 
 def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool = False,
@@ -271,7 +209,7 @@ def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool =
     that fails keeps that value with ``converged=False``; ``method="triscale"``
     returns NaN for it, as TriScale does.
     """
-    _method(method)
+    check_method(method)
     yy, xx = _paired(y, x)
     if not converge:
         return MetricResult(_whole_measure(yy, measure), None, n=int(yy.size))
@@ -284,28 +222,6 @@ def metric(y: object, x: object = None, measure: Measure = 0.5, converge: bool =
         value = math.nan
     return MetricResult(value, test.converged, test.slope, test.low, test.high, int(yy.size),
                         int(wy.size))
-
-
-# ------------------------------------------------------------- independence
-@dataclass(frozen=True)
-class IndependenceResult:
-    """Whether a sequence appears i.i.d.; which half failed.
-
-    ``weakly_stationary``: the trend half (TriScale: the convergence test with
-    C = 0.5, t = 0.1; default: the 1 - alpha/2 Theil-Sen CI contains 0).
-    ``violating_lags``: lags whose |rho_k| is outside ``band``.
-    """
-
-    independent: bool
-    weakly_stationary: bool
-    violating_lags: tuple[int, ...]
-    method: str
-    n: int
-    band: float
-    max_lag: int
-    trend_low: float | None = None
-    trend_high: float | None = None
-    note: str = ""
 
 
 def independence_test(x: object, method: Method = "default", alpha: float = 0.05,
@@ -326,8 +242,8 @@ def independence_test(x: object, method: Method = "default", alpha: float = 0.05
     rank-invariant already (its CI contains 0 exactly when Kendall's test of
     the sequence against its index does not reject).
     """
-    _method(method)
-    alpha = _fraction("alpha", alpha)
+    check_method(method)
+    alpha = check_fraction("alpha", alpha)
     values = clean_sample(x)
     n = int(values.size)
     if n < 2:
@@ -360,27 +276,6 @@ def independence_test(x: object, method: Method = "default", alpha: float = 0.05
                               band, h, trend_low, trend_high)
 
 
-# ---------------------------------------------------------------------- KPI
-@dataclass(frozen=True)
-class KPIResult:
-    """A series' KPI: one-sided bound ``value`` of the p-quantile of its run metrics.
-
-    ``value`` is None (with ``n_required``) when the series is too short.
-    ``descriptive_only`` when the independence test failed (Jacob et al. (TriScale, JSys 2021), §4.5).
-    """
-
-    value: float | None
-    independent: bool
-    n_required: int | None
-    side: str
-    index: int
-    coverage: float
-    n: int
-    weakly_stationary: bool
-    violating_lags: tuple[int, ...]
-    descriptive_only: bool
-
-
 def kpi(values: object, p: float, confidence: float, bound: str | None = None,
         bounds: tuple[float, float] | None = None, method: Method = "default") -> KPIResult:
     """KPI of a series (Jacob et al. (TriScale, JSys 2021), §4.2): independence test, then Thompson's bound.
@@ -389,8 +284,8 @@ def kpi(values: object, p: float, confidence: float, bound: str | None = None,
     the median ``bound`` ("lower" or "upper") must be given. ``bounds`` are the
     y bounds of the weak-stationarity check. NaN dropped.
     """
-    p = _fraction("p", p)
-    confidence = _fraction("confidence", confidence)
+    p = check_fraction("p", p)
+    confidence = check_fraction("confidence", confidence)
     side = bound or ("upper" if p > 0.5 else "lower" if p < 0.5 else None)
     if side not in ("lower", "upper"):
         raise ValueError("for the median, say which bound the KPI is: bound='lower' or 'upper'"
@@ -398,7 +293,7 @@ def kpi(values: object, p: float, confidence: float, bound: str | None = None,
     data = clean_sample(values)
     test = independence_test(data, method, bounds=bounds)
     res: _Bound | BoundResult
-    if _method(method) == "triscale":
+    if check_method(method) == "triscale":
         res = _triscale_bound(np.sort(data), p, confidence, side)
     else:
         res = percentile_bound(data, p, confidence, side)  # type: ignore[arg-type]
@@ -434,26 +329,6 @@ def _triscale_bound(xs: np.ndarray, p: float, confidence: float, side: str) -> _
     return _Bound(float(xs[index - 1]), index, float(sps.binom.sf(m - 1, n, q)), None)
 
 
-# ------------------------------------------------------------ variability score
-@dataclass(frozen=True)
-class VariabilityScore:
-    """Variability score of sequels' KPIs: [low, high] covers [P_p, P_(1-p)];
-    ``score`` = high - low, ``relative`` = score / ((low + high)/2)."""
-
-    low: float | None
-    high: float | None
-    score: float | None
-    relative: float | None
-    independent: bool
-    coverage: float
-    n: int
-    n_required: int | None
-    low_index: int
-    high_index: int
-    weakly_stationary: bool
-    violating_lags: tuple[int, ...] = field(default_factory=tuple)
-
-
 def variability_score(kpis: object, p: float, confidence: float,
                       bounds: tuple[float, float] | None = None,
                       method: Method = "default") -> VariabilityScore:
@@ -464,13 +339,13 @@ def variability_score(kpis: object, p: float, confidence: float,
     bound at C (jointly only 2C - 1), except for the median, where both use the
     median's two-sided interval. None when the sequels are too few. NaN dropped.
     """
-    p = _fraction("p", p)
-    confidence = _fraction("confidence", confidence)
+    p = check_fraction("p", p)
+    confidence = check_fraction("confidence", confidence)
     data = clean_sample(kpis)
     test = independence_test(data, method, bounds=bounds)
     xs = np.sort(data)
     n = int(xs.size)
-    if _method(method) == "triscale":
+    if check_method(method) == "triscale":
         lo_i, hi_i, coverage, need = _triscale_interval(n, p, confidence)
     else:
         res = percentile_interval(data, p, confidence, method="exact")
@@ -503,57 +378,15 @@ def _triscale_interval(n: int, p: float, confidence: float) -> tuple[int, int, f
     return m, n - m + 1, range_coverage(n, q, m), None
 
 
-# ------------------------------------------------------------------ CDF bounds
-@dataclass(frozen=True)
-class CDFBounds:
-    """Lower-bound KPIs of the percentiles (NaN where the sample is too small)."""
-
-    percentiles: np.ndarray
-    values: np.ndarray
-    confidence: float
-
-
 def cdf_bounds(values: object, confidence: float = 0.95,
                percentiles: object = None) -> CDFBounds:
     """CI of a CDF: lower-bound KPIs of the 2nd ... 98th percentiles (Jacob et al. (TriScale, JSys 2021), §5.4)."""
-    confidence = _fraction("confidence", confidence)
+    confidence = check_fraction("confidence", confidence)
     ps = np.arange(1, 50) * 0.02 if percentiles is None else np.asarray(percentiles, float)
     data = clean_sample(values)
     out = np.array([np.nan if (b := percentile_bound(data, float(p), confidence, "lower")).value
                     is None else b.value for p in ps])
     return CDFBounds(ps, out, confidence)
-
-
-# -------------------------------------------------------------------- profile
-@dataclass(frozen=True)
-class SeasonalPeriod:
-    """A candidate seasonal period: an ACF peak above the band at ``lag`` bins."""
-
-    lag: int
-    period_s: float
-    label: str
-    acf: float
-
-
-@dataclass(frozen=True)
-class ProfileResult:
-    """Profile of an environment series (Jacob et al. (TriScale, JSys 2021), §4.6): convergence over time,
-    the ACF at every lag with its 95 % band, and candidate seasonal periods."""
-
-    converged: bool
-    acf: np.ndarray
-    band: float
-    seasonal_periods: tuple[SeasonalPeriod, ...]
-    step_s: float
-    n: int
-    filled: int
-    slope: float
-    low: float
-    high: float
-    candidates: tuple[SeasonalPeriod, ...] = ()
-    strict_band: float = math.nan
-    lag_band: np.ndarray | None = None
-    pairs: np.ndarray | None = None
 
 
 def gappy_acf(d: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

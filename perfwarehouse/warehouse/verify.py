@@ -17,20 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfwarehouse.warehouse.store import DATA, Warehouse, transaction
+from perfwarehouse.warehouse.store import DATA, DataFile, Warehouse, transaction
 
 DAMAGED = "_damaged"  # where `check --forget-damaged` moves the files it drops
 
 
-@dataclass(frozen=True)
-class ListedFile:
-    """A ``data_files`` row and the batch it came from (``ingest_batches.source``)."""
+@dataclass(frozen=True, kw_only=True)
+class ListedFile(DataFile):
+    """A ``data_files`` row (:class:`~perfwarehouse.warehouse.store.DataFile`) with its
+    recorded size and the batch it came from (``ingest_batches.source``)."""
 
-    path: str  # relative to the warehouse root
-    batch_id: int
-    campaign: str
-    hardware_type: str
-    row_count: int
     bytes: int
     source: str | None
 
@@ -54,10 +50,10 @@ def listed_files(warehouse: Warehouse) -> list[ListedFile]:
     """Every ``data_files`` row, read without creating the views (which read the files)."""
     with warehouse.catalog(views=False) as con:
         rows = con.execute(
-            "SELECT f.path, f.batch_id, f.campaign, f.hardware_type, f.row_count, f.bytes, "
-            "b.source FROM data_files f LEFT JOIN ingest_batches b USING (batch_id) "
-            "ORDER BY f.path").fetchall()
-    return [ListedFile(*row) for row in rows]
+            "SELECT f.path, f.batch_id, f.campaign, f.hardware_type, f.row_count, "
+            "f.file_version, f.bytes, b.source FROM data_files f "
+            "LEFT JOIN ingest_batches b USING (batch_id) ORDER BY f.path").fetchall()
+    return [ListedFile(*row[:6], bytes=row[6], source=row[7]) for row in rows]
 
 
 def file_problem(path: Path, listed: ListedFile) -> str | None:

@@ -12,24 +12,40 @@ one trial result gives the next state, whose :attr:`action` is "run load L" or
 "done"; replaying the trials of a spool rebuilds the state, which is how a
 search resumes. The runner (:mod:`perfwarehouse.agent.workbench`) executes the
 actions.
+
+Several methods, each in its module:
+
+* :mod:`.controller`: the search for the peak rate (Algorithm 2), a state machine;
+* :mod:`.policies`: which load to try next (Algorithms 3 and 4, sections 5.1-5.3);
+* :mod:`.seeding`: where to start from earlier searches (section 5.4);
+* :mod:`.surface`: response surfaces from a D-optimal design (Algorithm 1, section 5.5);
+* :mod:`.simulate`: a simulated server with a known peak rate, for tests and benchmarks;
+
+with the search's options in :mod:`.parameters` and what it knows and returns in
+:mod:`.results`. The CI of a mean and its accuracy (equations 1 and 2) are
+:mod:`perfwarehouse.stats.means`, shared with :mod:`perfwarehouse.loadtest`.
 """
 
 from __future__ import annotations
 
-from perfwarehouse.workbench.controller import (
-    POLICIES,
-    Done,
+from perfwarehouse.workbench.controller import Done, Run, Search, replay
+from perfwarehouse.workbench.parameters import POLICIES, SearchSpec
+from perfwarehouse.workbench.results import (
+    ABOVE,
+    BELOW,
+    CANDIDATE,
+    PENDING,
     LoadSummary,
-    Run,
-    Search,
     SearchResult,
-    SearchSpec,
     Trial,
-    replay,
 )
 from perfwarehouse.workbench.seeding import SeedChoice, nearest_seed
 
 __all__ = [
+    "ABOVE",
+    "BELOW",
+    "CANDIDATE",
+    "PENDING",
     "POLICIES",
     "Done",
     "LoadSummary",

@@ -41,117 +41,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.stats.means import accuracy_of, crosses_zero, trials_for
 from perfwarehouse.workbench import policies
-from perfwarehouse.workbench.confidence import accuracy, crosses_zero, t_interval, trials_for
-
-POLICIES = ("binsearch", "linear", "model")
-BELOW, ABOVE, CANDIDATE, PENDING = "below", "above", "candidate", "pending"
-
-
-@dataclass(frozen=True)
-class SearchSpec:
-    """The objective and the budgets of one peak-rate search."""
-
-    r_sat: float  # response-time threshold at the peak rate
-    width: float = 0.1  # s: the region is [r_sat·(1-s), r_sat·(1+s)]
-    confidence: float = 0.95  # c
-    accuracy: float = 0.9  # a, target accuracy (equation 2) at confidence c
-    policy: str = "binsearch"
-    start_load: float = 50.0  # Algorithm 3 starts at 50 requests/s
-    step: float | None = None  # linear: the fixed step (default: start_load)
-    min_trials: int = 2
-    max_trials: int = 20
-    max_loads: int = 30
-    budget_s: float | None = None
-    resolution: float = 1.0  # loads are multiples of this
-    max_failures: int = 2
-
-    @property
-    def region(self) -> tuple[float, float]:
-        return self.r_sat * (1.0 - self.width), self.r_sat * (1.0 + self.width)
-
-    def check(self) -> None:
-        """Refuse options that cannot be honoured (one line saying what to pass)."""
-        problems = [
-            (not self.r_sat > 0, "--r-sat must be positive"),
-            (not 0 < self.width < 1, "--width must lie in (0, 1)"),
-            (not 0 < self.confidence < 1, "--confidence must lie in (0, 1)"),
-            (not 0 < self.accuracy < 1, "--accuracy must lie in (0, 1)"),
-            (self.policy not in POLICIES, f"--policy must be one of {', '.join(POLICIES)}"),
-            (not self.start_load > 0, "--start-load must be positive"),
-            (self.step is not None and not self.step > 0, "--step must be positive"),
-            (self.min_trials < 2, "--min-trials must be at least 2 (an interval needs two)"),
-            (self.max_trials < self.min_trials, "--max-trials must be at least --min-trials"),
-            (self.max_loads < 1, "--max-loads must be at least 1"),
-            (self.budget_s is not None and not self.budget_s > 0, "--budget-s must be positive"),
-            (not self.resolution > 0, "the load resolution must be positive"),
-            (self.max_failures < 1, "max_failures must be at least 1"),
-        ]
-        for bad, message in problems:
-            if bad:
-                raise UsageError(message)
-
-    def round_load(self, load: float) -> float:
-        """``load`` as a multiple of ``resolution`` (at least one resolution step)."""
-        steps = max(1, round(load / self.resolution))
-        return round(steps * self.resolution, 9)
-
-
-@dataclass(frozen=True)
-class Trial:
-    """One trial's result: the statistic (None when the trial failed) and its cost."""
-
-    load: float
-    response: float | None
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class LoadSummary:
-    """What the search knows about one load it visited (``step`` counts from 1)."""
-
-    step: int
-    load: float
-    how: str  # start, seed, binsearch, linear, model, model->binsearch
-    note: str = ""
-    responses: tuple[float, ...] = ()
-    failures: int = 0
-    seconds: float = 0.0
-    verdict: str = PENDING
-    mean: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    accuracy: float | None = None
-
-    @property
-    def trials(self) -> int:
-        return len(self.responses) + self.failures
-
-    def add(self, trial: Trial, spec: SearchSpec) -> LoadSummary:
-        responses = self.responses + ((trial.response,) if trial.response is not None else ())
-        failures = self.failures + (trial.response is None)
-        seconds = self.seconds + trial.seconds
-        verdict, mean, low, high, acc = PENDING, None, None, None, None
-        if responses:
-            mean = math.fsum(responses) / len(responses)
-        if len(responses) >= 2:
-            ci = t_interval(responses, spec.confidence)
-            low, high, acc = ci.low, ci.high, ci.accuracy
-        if failures >= spec.max_failures:
-            verdict = ABOVE
-        elif len(responses) >= spec.min_trials and low is not None and high is not None:
-            region_low, region_high = spec.region
-            if high < region_low:
-                verdict = BELOW
-            elif low > region_high:
-                verdict = ABOVE
-            else:
-                verdict = CANDIDATE
-        return replace(self, responses=responses, failures=failures, seconds=seconds,
-                       verdict=verdict, mean=mean, ci_low=low, ci_high=high, accuracy=acc)
+from perfwarehouse.workbench.parameters import SearchSpec
+from perfwarehouse.workbench.results import (
+    ABOVE,
+    BELOW,
+    CANDIDATE,
+    PENDING,
+    LoadSummary,
+    SearchResult,
+    Trial,
+)
 
 
 @dataclass(frozen=True)
@@ -163,38 +67,6 @@ class Run:
     trial: int
     how: str
     note: str = ""
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """How a search ended, with the best estimate of λ* and what it cost."""
-
-    status: str  # converged | budget
-    reason: str  # candidate | step-knee | resolution | max-trials | max-loads | budget-s | floor
-    lambda_star: float | None
-    lambda_low: float | None  # the bracket around λ* (highest load below, lowest above)
-    lambda_high: float | None
-    response_ci: tuple[float, float] | None  # of the statistic at λ* (a candidate)
-    accuracy: float | None
-    accuracy_of: str  # "response" (the CI at λ*) or "bracket" (equation 2 on the loads)
-    loads: tuple[LoadSummary, ...]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.status == "converged" else 3
-
-    @property
-    def trials(self) -> int:
-        return sum(v.trials for v in self.loads)
-
-    @property
-    def seconds(self) -> float:
-        return math.fsum(v.seconds for v in self.loads)
-
-    @property
-    def loads_visited(self) -> int:
-        return len(self.loads)
 
 
 @dataclass(frozen=True)
@@ -276,7 +148,7 @@ def describe_interval(low: float | None, high: float | None, acc: float | None) 
 def _bracket_text(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return ""
-    return f" (λ* lies in [{low:g}, {high:g}], accuracy {accuracy(low, high):.3f})"
+    return f" (λ* lies in [{low:g}, {high:g}], accuracy {accuracy_of(low, high):.3f})"
 
 
 def _max_trials_note(spec: SearchSpec, current: LoadSummary) -> str:
@@ -313,7 +185,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
         if current.accuracy >= spec.accuracy:
             return done("converged", "candidate")
         low, high = policies.bracket(loads)
-        if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+        if low is not None and high is not None and accuracy_of(low, high) >= spec.accuracy:
             return done("converged", "step-knee",
                         f"load {current.load:g} is a candidate (accuracy {current.accuracy:.3f}) "
                         f"inside the bracket [{low:g}, {high:g}], which meets the target")
@@ -324,7 +196,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
         notes = notes + (f"load {current.load:g}: the load generator failed "
                          f"{current.failures} times; counted as saturated",)
     low, high = policies.bracket(loads)
-    if low is not None and high is not None and accuracy(low, high) >= spec.accuracy:
+    if low is not None and high is not None and accuracy_of(low, high) >= spec.accuracy:
         return done("converged", "step-knee")
     if out_of_time:
         return done("budget", "budget-s",
@@ -349,7 +221,7 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
                                            f"load {high:g}: a smaller --start-load (or a larger "
                                            "--r-sat) would settle it")
         assert low is not None and high is not None
-        met = accuracy(low, high) >= spec.accuracy
+        met = accuracy_of(low, high) >= spec.accuracy
         return done("converged" if met else "budget", "resolution",
                     f"the bracket [{low:g}, {high:g}] cannot narrow below the load resolution "
                     f"{spec.resolution:g}")
@@ -367,6 +239,6 @@ def _result(spec: SearchSpec, loads: tuple[LoadSummary, ...], status: str, reaso
         return SearchResult(status, reason, current.load, max(lows) if lows else None,
                             min(highs) if highs else None, (current.ci_low, current.ci_high),
                             current.accuracy, "response", loads, notes)
-    bracket_accuracy = accuracy(low, high) if low is not None and high is not None else None
+    bracket_accuracy = accuracy_of(low, high) if low is not None and high is not None else None
     return SearchResult(status, reason, low, low, high, None, bracket_accuracy,
                         "bracket" if bracket_accuracy is not None else "", loads, notes)

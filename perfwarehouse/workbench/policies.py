@@ -27,13 +27,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from perfwarehouse.workbench.controller import LoadSummary, SearchSpec
+from perfwarehouse.workbench.parameters import SearchSpec
+from perfwarehouse.workbench.results import ABOVE, BELOW, LoadSummary
 
-BELOW = "below"
-ABOVE = "above"
 MODEL_GROWTH_LIMIT = 8.0
 
 

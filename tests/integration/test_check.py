@@ -83,7 +83,7 @@ def test_file_problem_names_size_footer_and_row_count(tmp_path: Path) -> None:
     size = path.stat().st_size
 
     def listed(rows: int, nbytes: int) -> ListedFile:
-        return ListedFile("measurements/x/f.parquet", 1, "c", "h", rows, nbytes, None)
+        return ListedFile("measurements/x/f.parquet", 1, "c", "h", rows, bytes=nbytes, source=None)
 
     assert file_problem(path, listed(3, size)) is None
     assert file_problem(path, listed(4, size)) == "3 rows, the catalog says 4"

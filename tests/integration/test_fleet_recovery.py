@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from perfwarehouse.fleet import analysis
+from perfwarehouse import fleet as analysis
 from perfwarehouse.reports import fleet, get
 from perfwarehouse.reports.base import ReportData
 from tests.reports_support import longterm_warehouse

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfwarehouse.fleet import analysis as fleet
+from perfwarehouse import fleet
 from tests.naive import fleet as naive
 
 SINCE = datetime(2024, 4, 1, tzinfo=timezone.utc)

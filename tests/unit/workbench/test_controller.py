@@ -9,6 +9,8 @@ import pytest
 from scipy import stats as sps
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.stats.means import accuracy_of as accuracy
+from perfwarehouse.stats.means import t_interval
 from perfwarehouse.workbench import (
     Done,
     LoadSummary,
@@ -19,7 +21,6 @@ from perfwarehouse.workbench import (
     Trial,
     replay,
 )
-from perfwarehouse.workbench.confidence import accuracy, t_interval
 from perfwarehouse.workbench.simulate import SimulatedServer
 
 SEEDS = 60
@@ -265,6 +266,7 @@ def test_replay_rebuilds_the_state() -> None:
 def test_agrees_with_the_loadtest_intervals() -> None:
     """The controller's interval and region decision are those of ``analyze load``."""
     from perfwarehouse.loadtest import intervals
+    from perfwarehouse.stats import means
 
     rng = np.random.default_rng(11)
     spec = SearchSpec(r_sat=40.0, width=0.1)
@@ -272,7 +274,7 @@ def test_agrees_with_the_loadtest_intervals() -> None:
         n = int(rng.integers(2, 12))
         values = list(rng.normal(rng.uniform(20, 60), rng.uniform(0.1, 10), size=n))
         ours = t_interval(values, 0.95)
-        theirs = intervals.mean_ci(values, 0.95)
+        theirs = means.mean_ci(values, 0.95)
         assert math.isclose(ours.low, theirs.low, rel_tol=1e-9, abs_tol=1e-9)
         assert math.isclose(ours.high, theirs.high, rel_tol=1e-9, abs_tol=1e-9)
         verdict = LoadSummary(1, 100.0, "start").add(Trial(100.0, values[0]), spec)
@@ -299,7 +301,7 @@ def test_trials_for_meets_the_target_with_the_same_spread() -> None:
     """With the spread and mean of the trials so far, the number of trials proposed
     reaches the target accuracy (checked with Student's t from scipy), and one fewer
     (when above the present count + 1) does not reach it at the present t."""
-    from perfwarehouse.workbench.confidence import trials_for
+    from perfwarehouse.stats.means import trials_for
 
     rng = np.random.default_rng(11)
     for _ in range(300):
