@@ -107,7 +107,7 @@ def run_ours(series: list[np.ndarray], repeat: int, threads: int
              ) -> tuple[list[float], list[list[int]]]:
     """``detect_all`` on ``threads`` threads (what ``analyze change-points`` runs),
     ``repeat`` passes, each from a cold permutation cache."""
-    import perfwarehouse.changepoints as cp
+    from perfwarehouse.changepoints import analysis as cp
 
     cp.detect(series[0][:50])  # compile (numba cache) outside the timing
     passes, found = [], []
@@ -222,7 +222,7 @@ def stream_levels(args: argparse.Namespace) -> None:
     so their false-alarm rate is P(max Q of a random order > the stream's critical
     value), estimated here with ``--fresh`` permutations from another seed (its standard
     error printed); lengths up to 10 are tested exactly, their level is exact."""
-    import perfwarehouse.changepoints as cp
+    from perfwarehouse.changepoints import analysis as cp
     from perfwarehouse.kernels.changepoints import permutation_maxima
 
     print(f"\n## Level of the first test given its stream ({args.fresh:,} fresh "

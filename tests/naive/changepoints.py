@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 from scipy import stats as sps
 
-import perfwarehouse.changepoints as changepoints
+from perfwarehouse.changepoints import analysis as changepoints
 
 MASK = (1 << 64) - 1
 

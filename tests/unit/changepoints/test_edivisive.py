@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-import perfwarehouse.changepoints as changepoints
 from perfwarehouse.changepoints import FEW_TIES, detect, min_points, search_values
+from perfwarehouse.changepoints import analysis as changepoints
 from perfwarehouse.kernels.changepoints import permutation_maxima, q_curve, segment_split
 from tests.naive.changepoints import (
     edivisive_naive,
@@ -259,7 +259,7 @@ def test_series_tested_on_many_threads_give_the_sequential_results() -> None:
     permutation streams (one per length and tie pattern). Whatever the interleaving, every
     series gets the change points and p-values it gets alone, from an empty cache both
     times."""
-    import perfwarehouse.changepoints as cp
+    from perfwarehouse.changepoints import analysis as cp
 
     rng = np.random.default_rng(11)
     series = []

@@ -21,8 +21,8 @@ import math
 import numpy as np
 import pytest
 
-import perfwarehouse.changepoints as changepoints
-from perfwarehouse.changepoints import detect, points_needed, split_floor
+from perfwarehouse.changepoints import analysis as changepoints
+from perfwarehouse.changepoints.analysis import detect, points_needed, split_floor
 from tests.naive.changepoints import q_naive
 
 OTAVA_SINGLE = [1.02, 0.95, 0.99, 1.00, 1.12, 1.00, 1.01, 0.98, 1.01, 0.96,

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-import perfwarehouse.changepoints as changepoints
-from perfwarehouse.changepoints import SETTLED, detect, split_segment, tail_bound
+from perfwarehouse.changepoints import analysis as changepoints
+from perfwarehouse.changepoints.analysis import SETTLED, detect, split_segment, tail_bound
 from perfwarehouse.kernels.changepoints import q_curve
 
 
