@@ -208,3 +208,47 @@ def test_ingest_auto_reads_a_results_tree_and_lists_the_binary_log(cli, tmp_path
     binary = root / "basicsimulation-20260101000000" / "simulation.log"
     assert f"skipped {binary}: [unsupported-format]" in result.stderr, result.stderr
     assert "Gatling 3.13.1" in result.stderr
+
+
+REPORT = HERE / "report"
+
+
+@pytest.mark.parametrize("name", ["global_stats.json", "stats.json"])
+def test_the_report_s_numbers_are_one_trial_as_json_reads_them(name: str) -> None:
+    import json
+
+    path = REPORT / name
+    doc = json.loads(path.read_text())
+    stats = doc["stats"] if "contents" in doc else doc
+    records = common.parse(VERB, path)
+    common.check_records(records)
+    m = common.metrics_of(records)
+    assert m == {"throughput": stats["meanNumberOfRequestsPerSecond"]["total"],
+                 "requests": stats["numberOfRequests"]["total"],
+                 "errors": stats["numberOfRequests"]["ko"],
+                 "mean": stats["meanResponseTime"]["total"],
+                 "min": stats["minResponseTime"]["total"],
+                 "max": stats["maxResponseTime"]["total"]}
+    attributes = records[0]["attributes"]
+    assert attributes["report_percentiles"] == [stats[f"percentiles{i}"]["total"]
+                                                for i in range(1, 5)]
+    assert records[0]["started_at"] is None and "latency" not in records[0]
+    assert records[0]["benchmark"] == "gatling"
+    # the report of the 3.7 run: its counts and extremes are the log's
+    log = common.metrics_of(common.parse(VERB, GOOD / "gatling_3.7.log"))
+    assert {k: m[k] for k in ("requests", "errors", "min", "max")} == \
+        {k: log[k] for k in ("requests", "errors", "min", "max")}
+
+
+def test_auto_never_reads_the_report_beside_its_log() -> None:
+    """A results directory holds both: reading both would count the run twice."""
+    for name in ("global_stats.json", "stats.json"):
+        path = REPORT / name
+        assert not gatling.sniff(path.read_bytes()[:SNIFF_BYTES], name)
+
+
+def test_ingest_gatling_reads_a_named_report(cli, tmp_path: Path) -> None:
+    path = REPORT / "global_stats.json"
+    result = cli("ingest", "gatling", str(path), "--node", "n1",
+                 "--started-at", "2024-11-23T13:53:20Z", check=True)
+    assert "ingested 6 trials (6 values)" in result.stdout, result.stdout  # a record per metric
