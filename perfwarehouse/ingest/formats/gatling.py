@@ -23,8 +23,9 @@ one report, gives one trial per run, ``position`` 0, 1, ... in the file's order)
   time without a zone there, so its runs take the first user or request start instead;
 * benchmark = ``gatling <simulation class>``; settings: ``generator=gatling`` only.
   The log does not hold the injection profile (``constantUsersPerSec``,
-  ``constantConcurrentUsers`` ...), so no load is set: pass ``--setting clients=N``
-  (closed model) or ``--setting rate_rps=R`` with ``--setting loop=open``. What the log
+  ``constantConcurrentUsers`` ...), so no load is set: pass ``--setting loop=closed
+  --setting clients=N`` (closed model) or ``--setting loop=open --setting rate_rps=R``
+  (open model, in requests/s). What the log
   shows of the users is kept as attributes: ``users`` (users started),
   ``max_active_users`` (most users alive at one instant) and ``scenarios`` (users
   started per scenario);
