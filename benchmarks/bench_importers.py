@@ -1,6 +1,8 @@
 """Importer speed: trials/s per format against json.load of the same file, in the same run.
 
     .venv/bin/python benchmarks/bench_importers.py [--values 1000000] [--repeat 5]
+    .venv/bin/python benchmarks/bench_importers.py --against /tmp/base --repeat 3 \
+        --formats pyperf gotest gbench hyperfine sysbench jmeter gatling
 
 For every registered format with a generator in SCALERS, writes a large file (at
 least ``--values`` values) under benchmarks/out/ by scaling up that format's fixture,
@@ -14,8 +16,14 @@ then, ``--repeat`` times and alternating:
   validation, Parquet, catalog: everything).
 
 Prints medians, trials/s and the ratios to the baseline. The load generators whose
-output is one trial per small file (wrk, hey, k6, Locust stats, sysbench) are listed as
-skipped: a large file of theirs does not exist.
+output is one trial per small file (wrk, hey, k6, Locust stats) are listed as skipped: a
+large file of theirs does not exist (a sysbench log of appended runs and a Gatling
+simulation.log do).
+
+``--against BASE_CHECKOUT`` times only the parse, of this checkout's package and of
+another commit's (its checkout on PYTHONPATH), on the same files, each in a fresh
+interpreter, alternating: CPU seconds (``time.process_time``, the figure to read on a
+shared machine) and wall seconds, medians, with the load average before and after.
 """
 
 from __future__ import annotations
@@ -151,13 +159,42 @@ def scale_jmeter(n_values: int) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
+def scale_sysbench(n_values: int) -> bytes:
+    """A log of sysbench 1.0 cpu runs appended with ``>>`` (a long thread sweep): the
+    fixture's run again and again, its thread count and event rate varied (7 values each)."""
+    run = (FIXTURES / "sysbench" / "good" / "sysbench10_cpu_t2.txt").read_text()
+    out = []
+    for i in range(-(-n_values // 7)):
+        out.append(run.replace("Number of threads: 2", f"Number of threads: {1 + i % 64}")
+                   .replace("1148.30", f"{1000 + i % 997}.30"))
+    return "".join(out).encode()
+
+
+def scale_gatling(n_values: int) -> bytes:
+    """A Gatling 3.7 simulation.log of one run with ``n_values`` requests (1,000 users of
+    ``n_values / 1000`` requests each, their USER records included)."""
+    per_user = max(1, n_values // 1000)
+    out = ["RUN\tcomputerdatabase.BasicSimulation\tbasicsimulation\t1732370000000\t \t3.7.6"]
+    for u in range(-(-n_values // per_user)):
+        t = 1732370000150 + 7 * u
+        out.append(f"USER\tBrowse\tSTART\t{t}")
+        for i in range(per_user):
+            took = 20 + (u * 31 + i * 17) % 180
+            out.append(f"REQUEST\t\trequest_{i % 10}\t{t}\t{t + took}\t"
+                       f"{'KO' if i % 97 == 0 else 'OK'}\t ")
+            t += took + 5
+        out.append(f"USER\tBrowse\tEND\t{t}")
+    return ("\n".join(out) + "\n").encode()
+
+
 #: formats whose output is one trial per (small) file: nothing to scale up
-ONE_TRIAL_FILES = ("hey", "k6", "locust", "sysbench", "wrk")
+ONE_TRIAL_FILES = ("hey", "k6", "locust", "wrk")
 
 SCALERS: dict[str, Callable[[int], bytes]] = {
     "pyperf": scale_pyperf, "gbench": scale_gbench, "hyperfine": scale_hyperfine,
     "jmh": scale_jmh, "gotest": scale_gotest, "asv": scale_asv,
     "redis-benchmark": scale_redis_benchmark, "jmeter": scale_jmeter,
+    "sysbench": scale_sysbench, "gatling": scale_gatling,
 }
 
 
@@ -167,6 +204,74 @@ def _baseline(data: bytes) -> None:
         json.loads(data)
     else:
         [line.split(",") for line in data.decode().splitlines()]
+
+
+#: the parse of one file in a fresh interpreter, timed around ``parse`` only (imports and
+#: reading excluded): argv = format, path; prints [[cpu_s, wall_s, records, latency
+#: samples] (None: the format is not registered there), the package's file]
+_PARSE_ONCE = """
+import json, sys, time
+from perfwarehouse.ingest.formats import IMPORTERS, load
+from perfwarehouse.ingest.formats.records import ImportOptions
+fmt, path = sys.argv[1], sys.argv[2]
+import perfwarehouse
+if fmt not in IMPORTERS:
+    print(json.dumps([None, perfwarehouse.__file__])); sys.exit(0)
+module, data = load(fmt), open(path, "rb").read()
+cpu, wall = time.process_time(), time.perf_counter()
+records = module.parse(data, path, ImportOptions(node="bench-node"))
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+print(json.dumps([[cpu, wall, len(records),
+                   sum(len(r.get("latency", {}).get("samples", [])) for r in records)],
+                  perfwarehouse.__file__]))
+"""
+
+
+def against(base: Path, formats: list[str], n_values: int, repeat: int) -> None:
+    """Parse CPU and wall time of this checkout's package against ``base`` (a checkout of
+    another commit, e.g. ``git worktree add /tmp/base 04494c9``) on the same files, each
+    parse in a fresh interpreter, the two sides alternating (which goes first alternates
+    too), ``repeat`` times; medians, and the load average before and after."""
+    import os
+    import subprocess
+    import sys
+
+    here = HERE.parent
+    out = HERE / "out"
+    out.mkdir(exist_ok=True)
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"{'format':10} {'MB':>6} {'records base/branch':>19} {'samples':>9}  {'base CPU s':>10} "
+          f"{'branch CPU s':>12} {'CPU ratio':>9}  {'base wall s':>11} {'branch wall s':>13}",
+          flush=True)
+    for fmt in formats:
+        path = out / f"large-{fmt}.data"
+        path.write_bytes(SCALERS[fmt](n_values))
+        runs: dict[str, list[list[float]]] = {"base": [], "branch": []}
+        sides = {"base": base, "branch": here}
+        for i in range(repeat):
+            for side in (("base", "branch") if i % 2 == 0 else ("branch", "base")):
+                env = {**os.environ, "PYTHONPATH": str(sides[side])}
+                done = subprocess.run([sys.executable, "-c", _PARSE_ONCE, fmt, str(path)],
+                                      env=env, capture_output=True, text=True, check=True,
+                                      cwd=sides[side])  # -c puts the cwd first on sys.path
+                result, package = json.loads(done.stdout)
+                assert Path(package).is_relative_to(sides[side]), (side, package)
+                if result is not None:
+                    runs[side].append(result)
+
+        def med(side: str, k: int) -> str:
+            return f"{statistics.median(r[k] for r in runs[side]):.2f}" if runs[side] else "n/a"
+
+        cpu = {side: statistics.median(r[0] for r in rows) for side, rows in runs.items()
+               if rows}
+        ratio = f"{cpu['branch'] / cpu['base']:.2f}" if "base" in cpu else "new"
+        last = runs["branch"][-1]
+        counts = f"{runs['base'][-1][2]:,}/{last[2]:,}" if runs["base"] else f"-/{last[2]:,}"
+        print(f"{fmt:10} {path.stat().st_size / 1e6:6.1f} {counts:>19} {last[3]:9,}  "
+              f"{med('base', 0):>10} {med('branch', 0):>12} {ratio:>9}  {med('base', 1):>11} "
+              f"{med('branch', 1):>13}", flush=True)
+        path.unlink()
+    print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 def main() -> None:
@@ -179,7 +284,14 @@ def main() -> None:
     parser.add_argument("--values", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--formats", nargs="*", help="Only these formats (default: all).")
+    parser.add_argument("--against", type=Path, metavar="BASE_CHECKOUT",
+                        help="Compare the parse's CPU and wall time with the package of "
+                             "this checkout of another commit, alternating (no ingest).")
     args = parser.parse_args()
+    if args.against is not None:
+        against(args.against.resolve(), [f for f in args.formats or sorted(SCALERS)
+                                         if f in SCALERS], args.values, args.repeat)
+        return
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     options = ImportOptions(node="bench-node")

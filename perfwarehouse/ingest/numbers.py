@@ -52,9 +52,28 @@ def json_float(text: str) -> float:
     return float(_checked(text))
 
 
+#: bytes -> b"0" for a digit or a point, b" " for any other byte (see :func:`loads`)
+_DIGITS_AND_POINTS = bytes(ord("0") if chr(b) in "0123456789." else ord(" ")
+                           for b in range(256))
+
+
+def may_hold_huge_number(text: str | bytes) -> bool:
+    """Whether ``text`` has a run of more than :data:`NUMBER_MAX_DIGITS` digits and points:
+    a JSON number's mantissa is such a run, so without one no number is too long."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return data.translate(_DIGITS_AND_POINTS).find(b"0" * (NUMBER_MAX_DIGITS + 1)) >= 0
+
+
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     """:func:`json.loads` with numbers of at most :data:`NUMBER_MAX_DIGITS` digits
-    (:class:`HugeNumber` otherwise)."""
+    (:class:`HugeNumber` otherwise).
+
+    The per-number hooks that check the digits cost 15-50 % of a large document's parse
+    (Python calls for every number), so they run only when the text may hold a number
+    that long (:func:`may_hold_huge_number`, one pass in C: 0.6 s on 33 MB); otherwise
+    json's C scanner converts the numbers as the hooks would (``int``, ``float``)."""
+    if not may_hold_huge_number(text):
+        return json.loads(text, **kwargs)
     return json.loads(text, parse_int=json_int, parse_float=json_float, **kwargs)
 
 

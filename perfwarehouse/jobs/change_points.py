@@ -2,7 +2,8 @@
 
 Per configuration and hardware type, the series of trial values (median of each trial's
 iterations) ordered by revision time then start (``--by revision``) or by start (``--by
-time``) is searched with E-divisive means and a permutation test
+time``: trials without a start time, whose files held none, are left out, and the
+summary says how many, ``Job.over_time``) is searched with E-divisive means and a permutation test
 (:mod:`perfwarehouse.changepoints`; Matteson & James, JASA 2014; as Otava and MongoDB
 use it). Output table ``change_points`` (declared in ``perfwarehouse/warehouse/contracts.py``): one row
 per change point, and one row with the reason for every series that has none.
@@ -40,7 +41,8 @@ FIELDS = tuple((f.name, f.type) for f in SCHEMA)
 @dataclass(frozen=True)
 class ChangePointParams(JobParams):
     by: str = param("revision", "Order each series by revision time, then start (revision), "
-                    "or by start only (time).", choices=("revision", "time"))
+                    "or by start only (time: trials without a start time are left out, "
+                    "and the summary says how many).", choices=("revision", "time"))
     alpha: float = param(0.01, "Level of the permutation tests: a series without change gets "
                          "any change point with probability <= alpha (the p-values do not "
                          "depend on it).")
@@ -253,4 +255,5 @@ JOB = Job(
     per_configuration=True,
     row_order=("config_id", "order_time", "started_at", "run_id", "position"),
     relative_cost=4.0,
+    over_time=lambda p: p.by == "time",
 )

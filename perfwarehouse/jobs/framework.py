@@ -115,8 +115,9 @@ class Job:
     # run at once (jobs/parallel.py); it changes the order, never a result
     relative_cost: float = 1.0
     # the job takes the trials' start times as its axis: a trial without one (its file held
-    # none) is left out by compute, and the summary says how many (untimed_note)
-    over_time: bool = False
+    # none) is left out by compute, and the summary says how many (untimed_note); or a
+    # function of the job's parameters saying whether it does (change-points: --by time)
+    over_time: bool | Callable[[Any], bool] = False
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def run_job(
                          slice_rows, _catalog_tables(warehouse, job, files), scheduler=scheduler)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
-    if job.over_time:
+    if job.over_time(params) if callable(job.over_time) else job.over_time:
         summary += untimed_note(warehouse, job, campaigns)
     if not write:
         return JobResult(0, tables, duration, summary)

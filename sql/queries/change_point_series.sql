@@ -2,8 +2,10 @@
 -- configuration, one row per successful trial (campaign, run_id, position, config_id)
 -- with the median of its values. The job orders each series by the revision's time then
 -- the trial's start ($by = 'revision': order_time is the revision time; trials without
--- one last, by start) or by start only ($by = 'time': order_time is NULL): its
--- Job.row_order, applied after reading (an aggregate's rows come in no order).
+-- one last, by start) or by start only ($by = 'time': order_time is NULL; a trial
+-- without a start time, whose file held none, is left out: it has no place in time, and
+-- the job's summary counts such trials, Job.over_time): its Job.row_order, applied after
+-- reading (an aggregate's rows come in no order).
 -- Parameters: $campaign, $hardware_type, $by.
 SELECT campaign, hardware_type, config_id, any_value(benchmark) AS benchmark,
        any_value(settings) AS settings, any_value(metric) AS metric,
@@ -15,3 +17,4 @@ FROM measurements
 WHERE campaign = $campaign AND hardware_type = $hardware_type
   AND status = 'ok' AND value IS NOT NULL AND isfinite(value)
 GROUP BY campaign, hardware_type, config_id, run_id, position
+HAVING $by = 'revision' OR min(started_at) IS NOT NULL

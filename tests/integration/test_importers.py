@@ -83,7 +83,7 @@ def _count_load_trials(fmt: str) -> Callable[[Path], Counter[str]]:
 
 
 TRIALS = "(trials)"
-LOAD_FORMATS = ("hey", "jmeter", "k6", "locust", "redis-benchmark", "sysbench", "wrk")
+LOAD_FORMATS = ("gatling", "hey", "jmeter", "k6", "locust", "redis-benchmark", "sysbench", "wrk")
 
 # format -> independent count of the values per benchmark a fixture holds (load tests:
 # of its trials, compared with the distinct (run_id, position) that land)

@@ -25,6 +25,7 @@ IMPORTERS: dict[str, str] = {
     "sysbench": "perfwarehouse.ingest.formats.sysbench",
     "locust": "perfwarehouse.ingest.formats.locust",
     "jmeter": "perfwarehouse.ingest.formats.jmeter",
+    "gatling": "perfwarehouse.ingest.formats.gatling",
     "k6": "perfwarehouse.ingest.formats.k6",
     "github-action-benchmark": "perfwarehouse.ingest.formats.github_action_benchmark",
 }

@@ -90,7 +90,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
 def _parse_run(all_lines: list[str], first: int, end: int, source: str, run: str,
                position: int) -> list[dict[str, Any]]:
     """The trial of the run in ``all_lines[first:end]`` (``first`` is its banner)."""
-    lines = all_lines[:end]
+    lines = all_lines  # indices stay below end (a slice copied the file up to it: quadratic)
     version = _BANNER.fullmatch(lines[first].strip()).group(1)  # type: ignore[union-attr]
     found: dict[str, Any] = {}
     intervals: dict[float, dict[str, float]] = {}

@@ -21,7 +21,8 @@ from tests.conftest import REPO
 FIXTURES = REPO / "tests" / "fixtures"
 IMPORTERS = FIXTURES / "importers"
 MODULES = {"wrk": "wrk", "hey": "hey", "redis-benchmark": "redis_benchmark",
-           "sysbench": "sysbench", "locust": "locust", "jmeter": "jmeter", "k6": "k6"}
+           "sysbench": "sysbench", "locust": "locust", "jmeter": "jmeter", "k6": "k6",
+           "gatling": "gatling"}
 SCHEMA = json.loads((REPO / "ingest" / "trial-log.schema.json").read_text())
 
 Level = tuple[Any, Any, Any]  # (loop, clients, rate_rps)

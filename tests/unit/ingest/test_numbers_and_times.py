@@ -106,3 +106,43 @@ def test_times_at_the_limits() -> None:
     for bad in (-0.001, times.EPOCH_MAX_S + 1, float("nan"), float("inf")):
         with pytest.raises(TrialParseError, match=r"\[bad-timestamp\]"):
             times.check_epoch_s(bad, "f", 3, "date")
+
+
+def test_loads_without_its_hooks_where_no_number_can_be_too_long() -> None:
+    """numbers.loads skips the per-number hooks when no run of digits and points is
+    longer than the limit: on random documents (numbers of 1 to 2 x the limit digits,
+    points, exponents, signs, digit runs inside strings) it returns what the hooks
+    return, or refuses as they do."""
+    import json
+    import random
+
+    from perfwarehouse.ingest import numbers
+    from perfwarehouse.ingest.limits import NUMBER_MAX_DIGITS as MAX
+
+    rng = random.Random(5)
+
+    def number() -> str:
+        digits = rng.choice([1, 5, 17, MAX - 1, MAX, MAX + 1, 2 * MAX])
+        body = "".join(rng.choice("0123456789") for _ in range(digits)).lstrip("0") or "0"
+        if rng.random() < 0.5 and len(body) > 1:
+            cut = rng.randrange(1, len(body))
+            body = body[:cut] + "." + body[cut:]
+        if rng.random() < 0.3:
+            body += rng.choice(["e", "E"]) + rng.choice(["", "-", "+"]) + str(rng.randrange(300))
+        return rng.choice(["", "-"]) + body
+
+    for _ in range(400):
+        items = [number() for _ in range(rng.randrange(1, 6))]
+        text = "[" + ", ".join(items) + ', "' + "9" * rng.choice([3, MAX + 5]) + '"]'
+        try:
+            expected = json.loads(text, parse_int=numbers.json_int,
+                                  parse_float=numbers.json_float)
+        except numbers.HugeNumber:
+            expected = numbers.HugeNumber
+        try:
+            got = numbers.loads(text)
+        except numbers.HugeNumber:
+            got = numbers.HugeNumber
+        assert repr(got) == repr(expected), text
+        assert numbers.may_hold_huge_number(text) or expected is not numbers.HugeNumber
+        assert numbers.may_hold_huge_number(text.encode()) == numbers.may_hold_huge_number(text)
