@@ -154,13 +154,24 @@ class Report:
                    until: datetime | None = None, png: Path | None = None,
                    stderr: TextIO | None = None, **options: Any) -> tuple[Path, Page]:
         """:meth:`write`, returning the page too (its verdict goes into the index)."""
-        if since and until and since >= until:
-            raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
-                             f"{until:%Y-%m-%d %H:%M}; give a non-empty period")
+        check_period(since, until)
         page = self.page(warehouse, Request(campaign, since, until, tuple(options.items())))
         if out is None:  # the page's name: the report's, or the configuration's own
             out = Path("reports") / f"{page.name}.html"
+        return self.emit(page, Path(out), png, stderr), page
+
+    def emit(self, page: Page, out: Path, png: Path | None = None,
+             stderr: TextIO | None = None) -> Path:
+        """Write a built ``page`` to ``out`` (and its PNGs), naming on ``stderr`` the
+        analyses it lacks."""
         stream = stderr if stderr is not None else sys.stderr
         for notice in page.notices("missing"):
             print(f"report {self.name}: {notice.text}", file=stream)
-        return write_report(page, Path(out), png), page
+        return write_report(page, Path(out), png)
+
+
+def check_period(since: datetime | None, until: datetime | None) -> None:
+    """Refuse an empty period [since, until) in one line."""
+    if since and until and since >= until:
+        raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
+                         f"{until:%Y-%m-%d %H:%M}; give a non-empty period")
