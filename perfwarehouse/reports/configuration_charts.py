@@ -8,6 +8,8 @@ line, circles; random: dashed line, triangles), so the charts read without colou
 
 from __future__ import annotations
 
+from functools import cache
+
 import altair as alt
 import polars as pl
 
@@ -126,13 +128,15 @@ UNIT_TITLE = "@@UNIT_TITLE@@"
 a template's axis titles."""
 
 
+@cache
 def viewer_templates() -> dict[str, dict[str, object]]:
     """The two charts of the site's configuration viewer as Vega-Lite templates: the same
     marks, colours and captions as :func:`order_ecdf` and :func:`values_over_time`, one
     panel per hardware type (a facet), over the named datasets ``ecdf`` (hardware_type,
     order_kind, value, ecdf) and ``trials`` (hardware_type, order_kind, time in ms, value;
     trend rows: time, trend, label, ``end`` on the line's last point), which the viewer
-    fills from the campaign's data file. Built once per site, not per configuration."""
+    fills from the campaign's data file. Built once per process (do not change the
+    dicts returned), not per configuration."""
     facet = alt.Facet("hardware_type:N", title=None,
                       header=alt.Header(labelAnchor="start", labelFontSize=12,
                                         labelFontWeight="bold", labelExpr="'hardware type ' + "

@@ -15,8 +15,8 @@ MB and half an hour. The site writes instead, per campaign::
 A page links a configuration as ``configuration.html#<key>``, where ``<key>`` is the name
 the stand-alone page would have (:func:`~perfwarehouse.reports.configuration.page_name`).
 What a configuration shows is what its stand-alone page shows, read for the whole campaign
-at once (one query per analysis, one for the values, one for the trials) and thinned
-harder: the verdict and the per-hardware-type table of the analyses (the same functions),
+at once (one query per analysis, one for the values, one for the trials, thinned in
+DuckDB) and thinned harder: the verdict and the per-hardware-type table of the analyses (the same functions),
 the ECDF of its values in fixed and random order (:data:`ECDF_POINTS` quantiles per
 group) and its trials over time (:data:`TIME_POINTS` per hardware type, evenly spaced in
 time) with the Theil-Sen line. The charts are the Vega-Lite templates of
@@ -77,7 +77,9 @@ def link(campaign: str, benchmark: str, config_id: int) -> str:
 @dataclass(frozen=True)
 class CampaignDrill:
     """The read step's result: every configuration of one campaign and the rows of each
-    analysis, of its values and of its trials (each with ``config_id``)."""
+    analysis, its values thinned for the ECDF (``report_drilldown_ecdf.sql``: value, rank,
+    n) and its trials thinned in time (``report_drilldown_trials.sql``), each row with its
+    ``config_id``."""
 
     campaign: str
     configurations: list[Configuration]
@@ -104,8 +106,8 @@ def read(data: ReportData, campaign: str) -> CampaignDrill:
     analyses: dict[str, pa.Table | None] = {
         table: data.query(query, **params) if data.has_table(table) else None
         for table, _job, query, _fill in ANALYSES}
-    values = _frame(data.query("configuration_values", **params))
-    trials = _frame(data.query("configuration_trials", **params))
+    values = _frame(data.query("drilldown_ecdf", campaign=campaign, points=ECDF_POINTS))
+    trials = _frame(data.query("drilldown_trials", campaign=campaign, points=TIME_POINTS))
     return CampaignDrill(campaign, configs, analyses, values, trials)
 
 
@@ -116,33 +118,6 @@ def _frame(table: pa.Table) -> pl.DataFrame:
 
 
 # ------------------------------------------------------------------ build
-def _spaced(df: pl.DataFrame, keys: list[str], by: str, points: int) -> pl.DataFrame:
-    """At most ``points`` rows per group of ``keys``, evenly spaced by rank of ``by`` (first
-    and last kept), with each row's ``rank`` (from 0) and its group's size ``n``."""
-    ranked = df.sort([*keys, by]).with_columns(rank=pl.int_range(0, pl.len()).over(keys),
-                                               n=pl.len().over(keys))
-    step = (pl.col("n") - 1) / (points - 1)
-    nearest = ((pl.col("rank") / step).round() * step - pl.col("rank")).abs() < 0.5
-    return ranked.filter((pl.col("n") <= points) | nearest
-                         | (pl.col("rank") == pl.col("n") - 1))
-
-
-def _quantiles(values: pl.DataFrame, points: int) -> pl.DataFrame:
-    """Per (config_id, hardware_type, order_kind), ``points`` values at evenly spaced
-    ranks with their ECDF height (the share of the group at or below: (rank + 1) / n)."""
-    if values.height == 0:
-        return values.with_columns(ecdf=pl.lit(None, pl.Float64))
-    return _spaced(values, ["config_id", "hardware_type", "order_kind"], "value", points
-                   ).with_columns(ecdf=((pl.col("rank") + 1) / pl.col("n")).cast(pl.Float64))
-
-
-def _thinned(trials: pl.DataFrame, points: int) -> pl.DataFrame:
-    """At most ``points`` trials per (config_id, hardware_type), evenly spaced by time."""
-    if trials.height == 0:
-        return trials
-    return _spaced(trials, ["config_id", "hardware_type"], "t", points)
-
-
 def _sig(x: Any) -> Any:
     """A float to 5 significant digits (None, NaN and inf as None: JSON has none)."""
     if x is None or not isinstance(x, float):
@@ -163,25 +138,27 @@ def records(drill: CampaignDrill) -> dict[str, dict[str, Any]]:
                            for k, part in df.partition_by("config_id", as_dict=True).items()}
     # each row's hardware type as its index in the configuration's list, its order kind
     # as 0 fixed, 1 random, 2 other, numbers to 5 significant digits (the file's format)
-    index = pl.DataFrame(
-        [(c.config_id, h, i) for c in drill.configurations
-         for i, h in enumerate(c.hardware_types)],
-        schema={"config_id": drill.values.schema.get("config_id", pl.Int64),
-                "hardware_type": pl.String, "h": pl.Int64}, orient="row")
+    pairs = [(c.config_id, h, i) for c in drill.configurations
+             for i, h in enumerate(c.hardware_types)]
+    index = pl.DataFrame({  # config ids are unsigned 64-bit (the catalog's UBIGINT)
+        "config_id": pl.Series([p[0] for p in pairs], dtype=pl.UInt64),
+        "hardware_type": pl.Series([p[1] for p in pairs], dtype=pl.String),
+        "h": pl.Series([p[2] for p in pairs], dtype=pl.Int64)})
     kind = pl.col("order_kind").replace_strict({"fixed": 0, "random": 1}, default=2,
                                                return_dtype=pl.Int64).alias("k")
 
     def coded(df: pl.DataFrame, *columns: pl.Expr) -> dict[int, list[tuple[Any, ...]]]:
         if df.height == 0:
             return {}
-        df = df.join(index, on=["config_id", "hardware_type"], how="left").select(
+        df = df.with_columns(pl.col("config_id").cast(pl.UInt64)).join(
+            index, on=["config_id", "hardware_type"], how="left").select(
             "config_id", pl.col("h").fill_null(0), kind, *columns)
         return {int(k[0]): part.drop("config_id").rows()
                 for k, part in df.partition_by("config_id", as_dict=True).items()}
 
-    ecdf = coded(_quantiles(drill.values, ECDF_POINTS), pl.col("value").round_sig_figs(5),
-                 pl.col("ecdf").round_sig_figs(5))
-    trials = coded(_thinned(drill.trials, TIME_POINTS),
+    height = ((pl.col("rank") + 1) / pl.col("n")).cast(pl.Float64)  # the share at or below
+    ecdf = coded(drill.values, pl.col("value").round_sig_figs(5), height.round_sig_figs(5))
+    trials = coded(drill.trials,
                    (pl.col("t") / 60).round().cast(pl.Int64), pl.col("value").round_sig_figs(5))
     empty = pa.table({})
     out: dict[str, dict[str, Any]] = {}
