@@ -103,9 +103,12 @@ def _utc(_ctx: click.Context, _param: click.Parameter, value: datetime | None) -
 _DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M"]
 
 OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
-                   help="The HTML file to write.  [default: reports/NAME.html]")
+                   help="The HTML file to write.  [default: reports/NAME.html; one "
+                        "reports/CAMPAIGN/NAME.html each when the page applies to several "
+                        "campaigns]")
 CAMPAIGN = click.Option(["--campaign"], default=None,
-                        help="Report on one campaign only.  [default: every campaign]")
+                        help="The campaign to report on (any kind).  [default: each campaign "
+                             "of a kind the page applies to, one page each, never pooled]")
 PNG = click.Option(["--png", "png"], type=click.Path(path_type=Path, file_okay=False),
                    default=None, help="Also write every chart as a PNG into this directory.")
 SINCE = click.Option(["--since"], type=click.DateTime(_DATE_FORMATS), default=None,
