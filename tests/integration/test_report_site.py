@@ -26,6 +26,7 @@ from perfwarehouse.jobs import get as get_job
 from perfwarehouse.jobs import run_job
 from perfwarehouse.reports.site import KINDS, campaign_slug, write_site
 from perfwarehouse.warehouse.store import Warehouse
+from tests import browser
 from tests.conftest import ORDERSAGE_DIRS
 from tests.reports_support import analyse
 from tests.trial_logs import write
@@ -329,3 +330,20 @@ def test_a_page_written_alone_refuses_what_it_cannot_do(mixed: Warehouse,
     [path] = write_alone(get("variability"), mixed, campaign="load-campaign",
                          out=tmp_path / "v.html", stderr=io.StringIO())
     assert verdict_of(path).startswith("Campaign load-campaign: ")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(browser.chromium() is None,
+                    reason="chromium is not installed (run .ci/setup --browser)")
+def test_the_viewer_draws_a_linked_configuration_offline(site: Path) -> None:
+    """A drill-down link opened in headless Chromium: the viewer draws that configuration
+    (both charts with marks) from the site's own files, with no policy violation."""
+    folder = site / "longterm"
+    page = (folder / "order-effects.html").read_text(encoding="utf-8")
+    key = re.search(r'href="configuration\.html#([^"]+)">drill-down</a>', page).group(1)  # type: ignore[union-attr]
+    loaded = browser.load(folder / "configuration.html", fragment=key)
+    status = loaded.status
+    assert status.get("state") == "done" and status.get("configuration") == key, status
+    assert status.get("drawn") == "2" and status.get("violations") == "0", status
+    title = viewer_data(folder / "configurations.js")["configurations"][key]["title"]
+    assert html.escape(f"Configuration {title}", quote=False) in loaded.dom

@@ -5,6 +5,12 @@
 (function () {
   "use strict";
   var status = document.getElementById("report-status");
+  var violations = 0;
+  document.addEventListener("securitypolicyviolation", function () {
+    violations += 1;
+    status.setAttribute("data-violations", String(violations));
+  });
+  status.setAttribute("data-violations", "0");
   var store = window.PW_CONFIGURATIONS || {configurations: {}};
   var templates = JSON.parse(document.getElementById("viewer-templates").textContent);
   var WORDS = {alarm: "Action needed", ok: "Nothing found", info: "Verdict",
@@ -98,6 +104,8 @@
     }).then(function () {
       status.setAttribute("data-configuration", key);
       status.setAttribute("data-drawn", String(drawn.filter(function (n) { return n > 0; }).length));
+      status.setAttribute("data-resources",
+        String(performance.getEntriesByType("resource").length));
       status.setAttribute("data-state", "done");
     });
   }
