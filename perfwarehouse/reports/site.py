@@ -236,8 +236,9 @@ class Written:
 class CampaignPages:
     campaign: Campaign
     pages: list[Written]
-    viewer: bool = False
-    """Whether the campaign has a configuration viewer (:mod:`~perfwarehouse.reports.drilldown`)."""
+    configurations: int = 0
+    """The configurations in the campaign's drill-down viewer (0: no viewer,
+    :mod:`~perfwarehouse.reports.drilldown`)."""
 
 
 def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = None,
@@ -285,8 +286,10 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 for w in built:
                     write_report(keep_links(w.page, files), out_dir / c.slug / w.href, site=nav)
                     say(f"wrote {out_dir / c.slug / w.href}")
+                count = 0
                 if viewer:
                     recs = drilldown.records(drilldown.read(data, c.name))
+                    count = len(recs)
                     write_text(out_dir / c.slug / drilldown.DATA,
                                drilldown.data_script(c.name, recs))
                     see = [(w.href.removesuffix(".html").replace("-", " "), w.href)
@@ -296,7 +299,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     say(f"wrote {out_dir / c.slug / drilldown.VIEWER} ({len(recs):,} "
                         "configurations)")
                 task.advance(1)
-                done.append(CampaignPages(c, built, viewer))
+                done.append(CampaignPages(c, built, count))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
     index = write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
     say(f"wrote {index}")
@@ -345,6 +348,12 @@ def campaign_level(pages: list[Written]) -> VerdictLevel:
     return "info"
 
 
+def _drilldowns(cp: CampaignPages, prefix: str) -> str:
+    n = cp.configurations
+    return (f'Every configuration of the campaign, one by one: <a href="{_e(prefix)}'
+            f'{drilldown.VIEWER}">{n:,} configuration{"s" if n != 1 else ""}</a>')
+
+
 def campaign_html(cp: CampaignPages) -> str:
     c = cp.campaign
     kind_text = KINDS[c.kind][1]
@@ -358,9 +367,8 @@ def campaign_html(cp: CampaignPages) -> str:
     ]
     if cp.pages:
         body += ['<ul class="index">', *_page_items(cp.pages, ""), "</ul>"]
-    if cp.viewer:
-        body.append(f'<p class="links">Every configuration of the campaign, one by one: '
-                    f'<a href="{drilldown.VIEWER}">configurations</a></p>')
+    if cp.configurations:
+        body.append(f'<p class="links">{_drilldowns(cp, "")}</p>')
     else:
         body.append('<p class="notice">No report page applies to this campaign.</p>')
     body.append("</main></body></html>")
@@ -392,7 +400,9 @@ def index_html(done: list[CampaignPages], extra: list[str]) -> str:
         body.append(f'<li id="c-{_e(c.slug)}"><h2><a href="{_e(c.slug)}/index.html">'
                     f'Campaign {_e(c.name)}</a><span class="campaign-kind">{_e(c.kind)}</span>'
                     f'</h2><p class="intro">{_e(_campaign_summary(c))}</p>'
-                    '<ul class="index">' + "".join(_page_items(cp.pages, c.slug + "/"))
+                    + (f'<p class="links">{_drilldowns(cp, c.slug + "/")}</p>'
+                       if cp.configurations else "")
+                    + '<ul class="index">' + "".join(_page_items(cp.pages, c.slug + "/"))
                     + "</ul></li>")
     body.append("</ul></main></body></html>")
     return "\n".join(body)
