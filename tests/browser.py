@@ -72,9 +72,9 @@ _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no
 
 
 def load(page: Path, budget_ms: int = 120_000, timeout_s: float = 300,
-         window: tuple[int, int] | None = None) -> Loaded:
+         window: tuple[int, int] | None = None, fragment: str = "") -> Loaded:
     """Open ``page`` in headless Chromium (a ``window`` of width x height pixels, when
-    given) and return what it recorded."""
+    given; at ``#fragment``, when given) and return what it recorded."""
     exe = chromium()
     if exe is None:
         raise RuntimeError("chromium is not installed (run .ci/setup --browser)")
@@ -82,7 +82,8 @@ def load(page: Path, budget_ms: int = 120_000, timeout_s: float = 300,
     with tempfile.TemporaryDirectory(prefix="pw-chromium-") as profile:
         result = subprocess.run(
             [exe, *_FLAGS, *size, f"--user-data-dir={profile}",
-             f"--virtual-time-budget={budget_ms}", "--dump-dom", page.resolve().as_uri()],
+             f"--virtual-time-budget={budget_ms}", "--dump-dom",
+             page.resolve().as_uri() + (f"#{fragment}" if fragment else "")],
             capture_output=True, text=True, timeout=timeout_s, check=False)
     if result.returncode != 0 or not result.stdout:
         raise RuntimeError(f"chromium failed ({result.returncode}): {result.stderr[-2000:]}")

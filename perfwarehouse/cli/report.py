@@ -16,13 +16,18 @@ def _report_command(rep: Any) -> click.Command:
     """The ``report`` command of one report page."""
 
     def callback(**kwargs: Any) -> None:
+        from perfwarehouse.reports.site import CAMPAIGN_PAGES, write_alone
+
         ctx = click.get_current_context()
         # a page reads and analyses up to millions of trials (the fleet page: ~15 s on the
         # demo's campaign): say so while it works
         with reporter(ctx).task(f"report {rep.name}: reading and building the page",
                                 total=None, unit="pages"):
-            path = rep.write(warehouse(ctx), **kwargs)
-        echo(f"wrote {path}")
+            # a campaign's page is written per campaign, never pooled (issue 30)
+            paths = (write_alone(rep, warehouse(ctx), **kwargs) if rep.name in CAMPAIGN_PAGES
+                     else [rep.write(warehouse(ctx), **kwargs)])
+        for path in paths:
+            echo(f"wrote {path}")
 
     return click.Command(rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
                          params=list(rep.options))

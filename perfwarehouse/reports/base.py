@@ -103,9 +103,12 @@ def _utc(_ctx: click.Context, _param: click.Parameter, value: datetime | None) -
 _DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M"]
 
 OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
-                   help="The HTML file to write.  [default: reports/NAME.html]")
+                   help="The HTML file to write.  [default: reports/NAME.html; one "
+                        "reports/CAMPAIGN/NAME.html each when the page applies to several "
+                        "campaigns]")
 CAMPAIGN = click.Option(["--campaign"], default=None,
-                        help="Report on one campaign only.  [default: every campaign]")
+                        help="The campaign to report on (any kind).  [default: each campaign "
+                             "of a kind the page applies to, one page each, never pooled]")
 PNG = click.Option(["--png", "png"], type=click.Path(path_type=Path, file_okay=False),
                    default=None, help="Also write every chart as a PNG into this directory.")
 SINCE = click.Option(["--since"], type=click.DateTime(_DATE_FORMATS), default=None,
@@ -154,13 +157,24 @@ class Report:
                    until: datetime | None = None, png: Path | None = None,
                    stderr: TextIO | None = None, **options: Any) -> tuple[Path, Page]:
         """:meth:`write`, returning the page too (its verdict goes into the index)."""
-        if since and until and since >= until:
-            raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
-                             f"{until:%Y-%m-%d %H:%M}; give a non-empty period")
+        check_period(since, until)
         page = self.page(warehouse, Request(campaign, since, until, tuple(options.items())))
         if out is None:  # the page's name: the report's, or the configuration's own
             out = Path("reports") / f"{page.name}.html"
+        return self.emit(page, Path(out), png, stderr), page
+
+    def emit(self, page: Page, out: Path, png: Path | None = None,
+             stderr: TextIO | None = None) -> Path:
+        """Write a built ``page`` to ``out`` (and its PNGs), naming on ``stderr`` the
+        analyses it lacks."""
         stream = stderr if stderr is not None else sys.stderr
         for notice in page.notices("missing"):
             print(f"report {self.name}: {notice.text}", file=stream)
-        return write_report(page, Path(out), png), page
+        return write_report(page, Path(out), png)
+
+
+def check_period(since: datetime | None, until: datetime | None) -> None:
+    """Refuse an empty period [since, until) in one line."""
+    if since and until and since >= until:
+        raise UsageError(f"--since {since:%Y-%m-%d %H:%M} is not before --until "
+                         f"{until:%Y-%m-%d %H:%M}; give a non-empty period")

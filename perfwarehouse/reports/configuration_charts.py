@@ -8,6 +8,8 @@ line, circles; random: dashed line, triangles), so the charts read without colou
 
 from __future__ import annotations
 
+from functools import cache
+
 import altair as alt
 import polars as pl
 
@@ -20,6 +22,19 @@ ORDER_DASHES = ([1, 0], [6, 3])
 PANEL_WIDTH = 440
 PANEL_HEIGHT = 220
 COLUMNS = 2
+
+ECDF_CAPTION = (
+    "For each hardware type, the share of the configuration's values at or below each "
+    "value, in fixed order (blue, solid line, circles) and in random order (orange, "
+    "dashed line, triangles). Curves that lie on each other: the order of the runs did "
+    "not change the distribution; a curve shifted right has larger values.")
+TIME_CAPTION = (
+    "Each point is one trial (the median of its values) at the time it started, in "
+    "fixed order (blue circles) or random order (orange triangles); the black line is "
+    "the Theil-Sen trend of the `trends` analysis (its slope, drawn through the series "
+    "median at the middle of the series' time span), labelled with the slope in % of "
+    "the median per 30 days. No line: the trends analysis has no row for that "
+    "hardware type.")
 
 
 def _order_color() -> alt.Color:
@@ -65,11 +80,7 @@ def order_ecdf(data: Frame, *, title: str, metric: str, unit: str | None,
             title=alt.Title(f"hardware type {hardware_type}", anchor="start", fontSize=12)))
     return alt.concat(*panels, columns=COLUMNS).properties(
         title=_title(title, subtitle),
-        description=(
-            "For each hardware type, the share of the configuration's values at or below each "
-            "value, in fixed order (blue, solid line, circles) and in random order (orange, "
-            "dashed line, triangles). Curves that lie on each other: the order of the runs did "
-            "not change the distribution; a curve shifted right has larger values.")
+        description=ECDF_CAPTION
     ).resolve_scale(x="independent")
 
 
@@ -107,11 +118,64 @@ def values_over_time(points: Frame, trends: Frame, *, title: str, metric: str,
             title=alt.Title(f"hardware type {hardware_type}", anchor="start", fontSize=12)))
     return alt.concat(*panels, columns=COLUMNS).properties(
         title=_title(title, subtitle),
-        description=(
-            "Each point is one trial (the median of its values) at the time it started, in "
-            "fixed order (blue circles) or random order (orange triangles); the black line is "
-            "the Theil-Sen trend of the `trends` analysis (its slope, drawn through the series "
-            "median at the middle of the series' time span), labelled with the slope in % of "
-            "the median per 30 days. No line: the trends analysis has no row for that "
-            "hardware type.")
+        description=TIME_CAPTION
     ).resolve_scale(x="independent", y="independent")
+
+
+# ------------------------------------------------ the site's drill-down viewer
+UNIT_TITLE = "@@UNIT_TITLE@@"
+"""Where the viewer (``assets/viewer.js``) writes the configuration's metric and unit into
+a template's axis titles."""
+
+
+@cache
+def viewer_templates() -> dict[str, dict[str, object]]:
+    """The two charts of the site's configuration viewer as Vega-Lite templates: the same
+    marks, colours and captions as :func:`order_ecdf` and :func:`values_over_time`, one
+    panel per hardware type (a facet), over the named datasets ``ecdf`` (hardware_type,
+    order_kind, value, ecdf) and ``trials`` (hardware_type, order_kind, time in ms, value;
+    trend rows: time, trend, label, ``end`` on the line's last point), which the viewer
+    fills from the campaign's data file. Built once per process (do not change the
+    dicts returned), not per configuration."""
+    facet = alt.Facet("hardware_type:N", title=None,
+                      header=alt.Header(labelAnchor="start", labelFontSize=12,
+                                        labelFontWeight="bold", labelExpr="'hardware type ' + "
+                                        "datum.label"))
+    base = alt.Chart(alt.NamedData("ecdf")).encode(
+        x=alt.X("value:Q", title=UNIT_TITLE, scale=alt.Scale(zero=False)),
+        y=alt.Y("ecdf:Q", title="fraction of values ≤ x", scale=alt.Scale(domain=[0, 1])),
+        color=_order_color(),
+        tooltip=[alt.Tooltip("order_kind:N", title="order"),
+                 alt.Tooltip("value:Q", format=".4g"),
+                 alt.Tooltip("ecdf:Q", format=".3f", title="fraction ≤ value")])
+    line = base.mark_line(interpolate="step-after", strokeWidth=2).encode(
+        strokeDash=alt.StrokeDash("order_kind:N", title="order of the runs",
+                                  scale=alt.Scale(domain=list(ORDER_KINDS),
+                                                  range=list(ORDER_DASHES)),
+                                  legend=alt.Legend(orient="top")))
+    points = base.mark_point(size=22, filled=True, opacity=0.8).encode(shape=_order_shape())
+    ecdf = alt.layer(line, points).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT).facet(
+        facet=facet, columns=COLUMNS).resolve_scale(x="independent").properties(
+        title=_title("The values in fixed and in random order (ECDF), per hardware type", " "),
+        description=ECDF_CAPTION)
+    x = alt.X("time:T", title="start of the trial (UTC)")
+    trials = alt.Chart(alt.NamedData("trials"))
+    dots = trials.mark_point(size=36, filled=True, opacity=0.75).encode(
+        x=x, y=alt.Y("value:Q", title=UNIT_TITLE, scale=alt.Scale(zero=False)),
+        color=_order_color(), shape=_order_shape(),
+        tooltip=[alt.Tooltip("time:T", format="%Y-%m-%d %H:%M", title="started"),
+                 alt.Tooltip("order_kind:N", title="order"),
+                 alt.Tooltip("value:Q", format=".4g")]).transform_filter("isValid(datum.value)")
+    trend = trials.mark_line(color="#000000", strokeWidth=2.5).encode(
+        x=x, y="trend:Q", tooltip=[alt.Tooltip("label:N", title="Theil-Sen trend")]
+    ).transform_filter("isValid(datum.trend)")
+    label = trials.mark_text(align="right", dy=-10, fontSize=11, fontWeight="bold",
+                             color="#000000").encode(x=x, y="trend:Q", text="label:N"
+                                                     ).transform_filter("datum.end")
+    over_time = alt.layer(dots, trend, label).properties(
+        width=PANEL_WIDTH, height=PANEL_HEIGHT).facet(facet=facet, columns=COLUMNS
+                                                      ).resolve_scale(
+        x="independent", y="independent").properties(
+        title=_title("Trial values over time, with the Theil-Sen trend", " "),
+        description=TIME_CAPTION)
+    return {"ecdf": ecdf.to_dict(), "trials": over_time.to_dict()}

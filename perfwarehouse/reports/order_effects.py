@@ -50,12 +50,13 @@ INTRO = (
 class OrderFrames:
     """What the page is built from (the read step's result): the rows of both analyses (or
     the command that fills them), the provenance lines, and the drill-down pages written
-    next to the page (file names; only those rows get a link)."""
+    viewer of the site the page belongs to (``configuration.html``; None: a page written
+    alone, no links)."""
 
     rows: pa.Table | Missing
     predecessors: pa.Table | Missing
     provenance: tuple[str, ...] = ()
-    drilldowns: frozenset[str] = frozenset()
+    drilldown: str | None = None
 
 
 def build(data: ReportData, request: Request) -> Page:
@@ -70,8 +71,7 @@ def read(data: ReportData, request: Request) -> OrderFrames:
                                 "perfwarehouse analyze predecessor-effects", request)
     lines = (provenance(data.job_runs("order-effects", request), "order-effects")
              + provenance(data.job_runs("predecessor-effects", request), "predecessor-effects"))
-    return OrderFrames(rows, predecessors, tuple(lines),
-                       request.option("drilldowns", frozenset()))
+    return OrderFrames(rows, predecessors, tuple(lines), request.option("drilldown"))
 
 
 def build_page(frames: OrderFrames) -> Page:
@@ -82,9 +82,9 @@ def build_page(frames: OrderFrames) -> Page:
         sections.append(Section("Order effects", "", (frames.rows.notice(),)))
     else:
         df = prepare(frames.rows)
-        sections.extend(order_sections(df, frames.drilldowns))
+        sections.extend(order_sections(df, frames.drilldown))
     pred, polluters = predecessor_frames(frames.predecessors)
-    sections.append(predecessor_section(pred, polluters, frames.drilldowns))
+    sections.append(predecessor_section(pred, polluters, frames.drilldown))
     lines = list(frames.provenance)
     return Page("Order effects: does the order of the runs change the results?", INTRO,
                 tuple(sections), tuple(lines), name="order-effects",
@@ -149,7 +149,7 @@ def prepare(rows: pa.Table) -> pl.DataFrame:
     )
 
 
-def order_sections(df: pl.DataFrame, drilldowns: frozenset[str] = frozenset()) -> list[Section]:
+def order_sections(df: pl.DataFrame, drilldown: str | None = None) -> list[Section]:
     # a campaign without a tested configuration (no fixed- and random-order trials of one
     # configuration, e.g. a load test) gets a line, not an empty chart
     tested = df.filter(pl.col("kw_p").is_not_null())
@@ -207,7 +207,7 @@ def order_sections(df: pl.DataFrame, drilldowns: frozenset[str] = frozenset()) -
         "Would the conclusion change?",
         "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 5 and 6 (Algorithm 2): compare the confidence intervals of the fixed- "
         "and random-order medians.", tuple(blocks)))
-    sections.append(Section("Every configuration", "", (configuration_table(df, drilldowns),)))
+    sections.append(Section("Every configuration", "", (configuration_table(df, drilldown),)))
     return sections
 
 
@@ -254,18 +254,17 @@ def summary_table(df: pl.DataFrame) -> Table:
         summary.to_arrow())
 
 
-def drilldown_links(df: pl.DataFrame, written: frozenset[str]) -> pl.Series:
-    """Each row's per-configuration page (``report configuration``), as a file name
-    relative to this page, where the site wrote it (``written``; else null: no link)."""
-    names = [f"{page_name(c, b, i)}.html" for c, b, i in
-             zip(df["campaign"], df["benchmark"], df["config_id"])]
-    return pl.Series([n if n in written else None for n in names], dtype=pl.String)
+def drilldown_links(df: pl.DataFrame, viewer: str) -> pl.Series:
+    """Each row's drill-down in the site's configuration ``viewer`` (relative to this
+    page): ``viewer#<the configuration page's name>``."""
+    return pl.Series([f"{viewer}#{page_name(c, b, i)}" for c, b, i in
+                      zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
 
 
-def configuration_table(df: pl.DataFrame, drilldowns: frozenset[str] = frozenset()) -> Table:
+def configuration_table(df: pl.DataFrame, drilldown: str | None = None) -> Table:
     ordered = df.sort(["eta2", "kw_p"], descending=[True, False], nulls_last=True)
-    if "config_id" in ordered.columns and drilldowns:
-        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldowns))
+    if "config_id" in ordered.columns and drilldown:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldown))
     keys = tuple(c for c in CONFIGURATION_COLUMNS if c.key)
     rest = tuple(c for c in CONFIGURATION_COLUMNS if not c.key)
     link = ((Column("drilldown", "drill-down", "link"),) if "drilldown" in ordered.columns
@@ -275,9 +274,8 @@ def configuration_table(df: pl.DataFrame, drilldowns: frozenset[str] = frozenset
         "Click a column header to sort, type in the box to filter. Sorted by effect size η²_H; "
         "Δ% > 0: the fixed order had the larger mean. Medians and CIs are in the unit shown. "
         "drill-down: the configuration's own page (its distribution in fixed and random order "
-        "and its values over time), for the configurations the site wrote one for (the "
-        "largest effects); any other with `perfwarehouse report configuration --campaign C "
-        "--benchmark B --metric M --settings 'k=v ...'`.",
+        "and its values over time; written alone with `perfwarehouse report configuration "
+        "--campaign C --benchmark B --metric M --settings 'k=v ...'`).",
         (*keys, *link, *rest,
          Column("n_fixed", "n fixed", "int"), Column("n_random", "n random", "int"),
          Column("kw_p", "p", "pvalue"), Column("significant", "p < α/m", "bool"),
@@ -366,7 +364,7 @@ def polluter_leaderboard(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | None,
-                        drilldowns: frozenset[str] = frozenset()) -> Section:
+                        drilldown: str | None = None) -> Section:
     title = "Which test slows the next one? The polluter leaderboard (predecessor effects)"
     intro = ("Beyond the paper (its future work): within random-order runs, each configuration's "
              "trials are grouped by the test that ran immediately before; when the median after "
@@ -399,8 +397,8 @@ def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | No
                              "the family-wise correction): no polluter found."))
     ordered = df.sort(["polluted", "worse_pct"], descending=True, nulls_last=True)
     link: tuple[Column, ...] = ()
-    if "config_id" in ordered.columns and drilldowns:
-        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldowns))
+    if "config_id" in ordered.columns and drilldown:
+        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldown))
         link = (Column("drilldown", "drill-down", "link"),)
     blocks.append(capped_table(
         "Predecessor effects of every configuration",

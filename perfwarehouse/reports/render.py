@@ -64,8 +64,9 @@ JavaScript and CSS (``assets/``) and nothing else: no inline script, no other fi
 network (Vega compiles its expressions, hence ``'unsafe-eval'``; vega-embed adds a
 ``<style>`` element, hence ``'unsafe-inline'`` for styles only)."""
 
-ASSETS = ("report.css", "draw.js", "tables.js")
-"""The page's own CSS and JavaScript, files of this package (``reports/assets``)."""
+ASSETS = ("report.css", "draw.js", "tables.js", "viewer.js")
+"""The page's own CSS and JavaScript, files of this package (``reports/assets``);
+``viewer.js`` draws a site's configuration drill-downs (:mod:`perfwarehouse.reports.drilldown`)."""
 VEGA_FILE = "vega.js"
 """The name of the Vega, Vega-Lite and vega-embed bundle in a site's ``assets/``."""
 

@@ -14,11 +14,12 @@ The site, under one directory::
     assets/                     the one copy of Vega and of the pages' CSS and JavaScript
     <campaign>/index.html       one campaign: its pages with their verdicts
     <campaign>/<page>.html      a page of that campaign (fleet, order-effects, ...)
-    <campaign>/configuration-*.html   the drill-downs its pages link
+    <campaign>/configuration.html     the drill-down of every configuration (a viewer)
+    <campaign>/configurations.js      ... and its data (:mod:`~perfwarehouse.reports.drilldown`)
 
 Every page links the index and its campaign; a page links only files the site holds
-(:func:`keep_links`); the drill-downs written are those the pages rank highest
-(:func:`drilldown_targets`), and only those rows get a link. Pages load only the site's
+(:func:`keep_links`); every configuration a page lists links its drill-down in the
+campaign's viewer. Pages load only the site's
 own files (:data:`~perfwarehouse.reports.render.SITE_CONTENT_SECURITY_POLICY`).
 """
 
@@ -36,7 +37,8 @@ from typing import Any
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.progress import Reporter, SilentReporter
-from perfwarehouse.reports.base import Report, ReportData, Request
+from perfwarehouse.reports import drilldown
+from perfwarehouse.reports.base import Report, ReportData, Request, check_period
 from perfwarehouse.reports.page import Page, Verdict, VerdictLevel
 from perfwarehouse.reports.render import (
     SiteLinks,
@@ -68,10 +70,6 @@ KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     "measurements": (("variability", "triscale", "history"),
                      "runs without order kinds, revisions or load levels"),
 }
-
-DRILLDOWNS_PER_CAMPAIGN = 24
-"""Configuration pages written per campaign at most (the ones its pages rank highest)."""
-
 
 @dataclass(frozen=True)
 class Campaign:
@@ -139,6 +137,73 @@ def pages_of(kind: str, available: Sequence[str]) -> list[str]:
     return [name for name in KINDS[kind][0] if name in available]
 
 
+# ------------------------------------------------- a page written alone
+CAMPAIGN_PAGES = frozenset(n for pages, _text in KINDS.values() for n in pages) - {"compare"}
+"""The pages whose unit is a campaign (``compare`` shows one kept comparison, which names
+its own sides; ``configuration`` always names its campaign)."""
+
+
+def kinds_of(page: str) -> list[str]:
+    """The kinds of campaign ``page`` applies to (:data:`KINDS`)."""
+    return [kind for kind, (pages, _text) in KINDS.items() if page in pages]
+
+
+def choose_campaigns(page: str, campaigns: Sequence[Campaign],
+                     asked: str | None = None) -> list[Campaign]:
+    """The campaigns a page written alone (``perfwarehouse report PAGE``) is written for,
+    one page each, never pooled: the one ``asked`` (``--campaign``, whatever its kind),
+    else every campaign of a kind the page applies to, else the warehouse's only campaign
+    (nothing to pool). Several campaigns none of which fits is a one-line error that
+    names them with their kinds; an empty warehouse gives no campaign (the page says what
+    is missing)."""
+    if asked is not None:
+        return [c for c in campaigns if c.name == asked]
+    fits = [c for c in campaigns if c.kind in kinds_of(page)]
+    if fits or len(campaigns) <= 1:
+        return fits or list(campaigns)
+    held = ", ".join(f"{c.name} ({c.kind})" for c in campaigns)
+    raise UsageError(f"the {page} page applies to {' and '.join(kinds_of(page))} campaigns "
+                     f"and the warehouse holds none: {held}; give --campaign NAME to write it "
+                     "for one of them")
+
+
+def write_alone(report: Report, warehouse: Warehouse, *, out: Path | None = None,
+                campaign: str | None = None, png: Path | None = None,
+                stderr: Any = None, out_dir: Path = Path("reports"),
+                **options: Any) -> list[Path]:
+    """``perfwarehouse report PAGE``: the page for each campaign :func:`choose_campaigns`
+    picks, its verdict naming the campaign. One campaign: ``out`` (default
+    ``reports/PAGE.html``); several: one page per campaign where ``report all`` puts it
+    (``reports/<campaign>/PAGE.html``; ``--out`` names one file, so it is refused). Returns
+    the paths written."""
+    from perfwarehouse.warehouse.lookup import require
+
+    since, until = options.pop("since", None), options.pop("until", None)
+    check_period(since, until)
+    with warehouse.catalog() as con:
+        require(con, "campaign", campaign)
+        data = ReportData(con)
+        chosen = choose_campaigns(report.name, read_campaigns(data), campaign)
+        if out is not None and len(chosen) > 1:
+            raise UsageError(f"--out names one file but the {report.name} page applies to "
+                             f"{len(chosen)} campaigns ({', '.join(c.name for c in chosen)}): "
+                             "give --campaign NAME, or leave --out out to write one page per "
+                             f"campaign under {out_dir}/")
+        written = []
+        targets: list[Campaign | None] = [*chosen] or [None]
+        for c in targets:
+            request = Request(c.name if c else None, since, until, tuple(options.items()))
+            page = report.build(data, request)
+            if c is not None:
+                page = scoped(page, c.name)
+            # several campaigns: each page in its campaign's directory, as `report all`
+            folder = c.slug if c is not None and len(chosen) > 1 else ""
+            path = out if out is not None else out_dir / folder / f"{page.name}.html"
+            written.append(report.emit(page, Path(path),
+                                       png / folder if png is not None else None, stderr))
+    return written
+
+
 # ------------------------------------------------------------------- scoping
 def scoped(page: Page, campaign: str) -> Page:
     """The page as a page of one campaign: its verdict names the campaign (and a page
@@ -158,66 +223,6 @@ def keep_links(page: Page, written: set[str]) -> Page:
     return dataclasses.replace(page, links=links)
 
 
-# ------------------------------------------------------------ drill-downs
-def drilldown_targets(data: ReportData, campaign: str,
-                      limit: int = DRILLDOWNS_PER_CAMPAIGN) -> list[int]:
-    """The configurations of ``campaign`` whose pages the site writes: the largest
-    significant order effects, then the worst victims of a polluter, then the largest
-    change points, up to ``limit`` (config ids, in that order)."""
-    picked: list[int] = []
-    sql = {
-        "order_effects": "SELECT config_id FROM order_effects o JOIN latest_job_runs l "
-                         "USING (job_run_id) WHERE l.job = 'order-effects' AND o.campaign = ? "
-                         "AND o.reject_bonferroni ORDER BY o.eta2 DESC NULLS LAST",
-        "predecessor_effects": "SELECT config_id FROM predecessor_effects p JOIN "
-                               "latest_job_runs l USING (job_run_id) WHERE l.job = "
-                               "'predecessor-effects' AND p.campaign = ? AND "
-                               "p.reject_bonferroni ORDER BY abs(p.median_shift_pct) DESC "
-                               "NULLS LAST",
-        "change_points": "SELECT config_id FROM change_points c JOIN latest_job_runs l "
-                         "USING (job_run_id) WHERE l.job = 'change-points' AND c.campaign = ? "
-                         "AND c.position IS NOT NULL ORDER BY abs(c.change_pct) DESC NULLS LAST",
-    }
-    share = max(limit // len(sql), 1)
-    for table, query in sql.items():
-        if not data.has_table(table):
-            continue
-        taken = 0
-        for (config_id,) in data.con.execute(query + f" LIMIT {limit * 4}", [campaign]).fetchall():
-            if config_id not in picked and taken < share:
-                picked.append(int(config_id))
-                taken += 1
-    return picked[:limit]
-
-
-def drilldown_pages(data: ReportData, campaign: str, config_ids: Sequence[int]) -> list[Page]:
-    """The configuration pages of ``config_ids`` (read once per campaign, built each)."""
-    from perfwarehouse.reports import configuration
-    from perfwarehouse.warehouse.lookup import Configuration
-
-    if not config_ids:
-        return []
-    wanted = set(config_ids)
-    rows = data.con.execute(_CANDIDATES, [campaign, list(wanted)]).fetchall()
-    pages = []
-    for config_id, benchmark, settings, metric, unit, hib, types in rows:
-        config = Configuration(campaign, int(config_id), benchmark, settings, metric, unit, hib,
-                               tuple(types))
-        pages.append(configuration.build_page(configuration.read_configuration(
-            data, config, Request(campaign))))
-    return pages
-
-
-_CANDIDATES = """
-SELECT c.config_id, c.benchmark, CAST(c.settings AS VARCHAR), c.metric, c.unit,
-       c.higher_is_better, list(DISTINCT m.hardware_type ORDER BY m.hardware_type)
-FROM (SELECT DISTINCT config_id, hardware_type FROM measurements
-      WHERE campaign = $1 AND list_contains($2, config_id)) AS m
-JOIN configurations AS c USING (config_id)
-GROUP BY ALL ORDER BY c.config_id
-"""
-
-
 # ----------------------------------------------------------------- writing
 @dataclass
 class Written:
@@ -231,6 +236,9 @@ class Written:
 class CampaignPages:
     campaign: Campaign
     pages: list[Written]
+    configurations: int = 0
+    """The configurations in the campaign's drill-down viewer (0: no viewer,
+    :mod:`~perfwarehouse.reports.drilldown`)."""
 
 
 def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = None,
@@ -258,11 +266,9 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
         total = sum(len(names) + 1 for _c, names in plan)
         with reporter.task("writing the report site", total=total, unit="pages") as task:
             for c, names in plan:
-                targets = drilldown_targets(data, c.name)
-                drills = drilldown_pages(data, c.name, targets)
-                task.advance(1)
-                drill_names = {f"{p.name}.html" for p in drills}
-                request = Request(c.name, options=(("drilldowns", frozenset(drill_names)),))
+                viewer = c.kind != "load test"  # a load level has no order or time to drill
+                request = (drilldown.campaign_request(c.name) if viewer
+                           else Request(c.name))
                 built: list[Written] = []
                 for name in names:
                     report: Report = get(name)
@@ -273,18 +279,27 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     else:
                         built.append(Written(f"{name}.html", scoped(page, c.name)))
                     task.advance(1)
-                files = {w.href for w in built} | drill_names | {"index.html"}
+                files = {w.href for w in built} | {"index.html"}
+                files |= {drilldown.VIEWER} if viewer else set()
                 nav = SiteLinks("../assets/", (("All campaigns", "../index.html"),
                                                (f"Campaign {c.name}", "index.html")))
                 for w in built:
                     write_report(keep_links(w.page, files), out_dir / c.slug / w.href, site=nav)
                     say(f"wrote {out_dir / c.slug / w.href}")
-                for p in drills:
-                    write_report(keep_links(scoped(p, c.name), files),
-                                 out_dir / c.slug / f"{p.name}.html", site=nav)
-                if drills:
-                    say(f"wrote {len(drills)} configuration pages in {out_dir / c.slug}")
-                done.append(CampaignPages(c, built))
+                count = 0
+                if viewer:
+                    recs = drilldown.records(drilldown.read(data, c.name))
+                    count = len(recs)
+                    write_text(out_dir / c.slug / drilldown.DATA,
+                               drilldown.data_script(c.name, recs))
+                    see = [(w.href.removesuffix(".html").replace("-", " "), w.href)
+                           for w in built]
+                    write_text(out_dir / c.slug / drilldown.VIEWER, drilldown.viewer_html(
+                        c.name, recs, nav, see))
+                    say(f"wrote {out_dir / c.slug / drilldown.VIEWER} ({len(recs):,} "
+                        "configurations)")
+                task.advance(1)
+                done.append(CampaignPages(c, built, count))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
     index = write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
     say(f"wrote {index}")
@@ -333,6 +348,12 @@ def campaign_level(pages: list[Written]) -> VerdictLevel:
     return "info"
 
 
+def _drilldowns(cp: CampaignPages, prefix: str) -> str:
+    n = cp.configurations
+    return (f'Every configuration of the campaign, one by one: <a href="{_e(prefix)}'
+            f'{drilldown.VIEWER}">{n:,} configuration{"s" if n != 1 else ""}</a>')
+
+
 def campaign_html(cp: CampaignPages) -> str:
     c = cp.campaign
     kind_text = KINDS[c.kind][1]
@@ -346,6 +367,8 @@ def campaign_html(cp: CampaignPages) -> str:
     ]
     if cp.pages:
         body += ['<ul class="index">', *_page_items(cp.pages, ""), "</ul>"]
+    if cp.configurations:
+        body.append(f'<p class="links">{_drilldowns(cp, "")}</p>')
     else:
         body.append('<p class="notice">No report page applies to this campaign.</p>')
     body.append("</main></body></html>")
@@ -377,7 +400,9 @@ def index_html(done: list[CampaignPages], extra: list[str]) -> str:
         body.append(f'<li id="c-{_e(c.slug)}"><h2><a href="{_e(c.slug)}/index.html">'
                     f'Campaign {_e(c.name)}</a><span class="campaign-kind">{_e(c.kind)}</span>'
                     f'</h2><p class="intro">{_e(_campaign_summary(c))}</p>'
-                    '<ul class="index">' + "".join(_page_items(cp.pages, c.slug + "/"))
+                    + (f'<p class="links">{_drilldowns(cp, c.slug + "/")}</p>'
+                       if cp.configurations else "")
+                    + '<ul class="index">' + "".join(_page_items(cp.pages, c.slug + "/"))
                     + "</ul></li>")
     body.append("</ul></main></body></html>")
     return "\n".join(body)

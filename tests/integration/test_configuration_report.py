@@ -150,23 +150,24 @@ def test_unknown_and_ambiguous_selections_exit_1_in_one_line(
 
 def test_order_effects_rows_link_to_their_page(longterm: Warehouse, strongest: dict,
                                                tmp_path: Path) -> None:
-    """A row links its configuration's page where that page is written next to it (the
-    report site says which); a page written alone links none (issue 30: dead links)."""
+    """In a report site every row links its configuration in the campaign's viewer (the
+    site says where it is); a page written alone links none (issue 30: dead links)."""
     from perfwarehouse.reports.base import Request
     from perfwarehouse.reports.render import write_report
 
     alone = get("order-effects").write(longterm, out=tmp_path / "oe.html").read_text("utf-8")
     assert ">drill-down</a>" not in alone
-    href = page_name(CAMPAIGN, strongest["benchmark"], strongest["config_id"]) + ".html"
+    href = ("configuration.html#"
+            + page_name(CAMPAIGN, strongest["benchmark"], strongest["config_id"]))
     built = get("order-effects").page(longterm, Request(
-        CAMPAIGN, options=(("drilldowns", frozenset({href})),)))
+        CAMPAIGN, options=(("drilldown", "configuration.html"),)))
     page = write_report(built, tmp_path / "site.html").read_text("utf-8")
     assert f'<a href="{href}">drill-down</a>' in page
     # its rows (one per hardware type) of the two tables, and no other row
     own = sum(rows(longterm, f"SELECT count(*) AS n FROM {t} WHERE config_id = "
                              f"{int(strongest['config_id'])}")[0]["n"]
               for t in ("order_effects", "predecessor_effects"))
-    assert page.count(">drill-down</a>") == own >= 1
+    assert page.count(f'<a href="{href}">drill-down</a>') == own >= 1
 
 
 def test_not_analysed_yet_and_report_all(cli: CliRunner, tmp_path: Path) -> None:

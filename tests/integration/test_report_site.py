@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import html.parser
+import io
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -25,6 +26,7 @@ from perfwarehouse.jobs import get as get_job
 from perfwarehouse.jobs import run_job
 from perfwarehouse.reports.site import KINDS, campaign_slug, write_site
 from perfwarehouse.warehouse.store import Warehouse
+from tests import browser
 from tests.conftest import ORDERSAGE_DIRS
 from tests.reports_support import analyse
 from tests.trial_logs import write
@@ -36,7 +38,8 @@ EXPECTED_KINDS = {"longterm": "long-term", "NPB": "order study", "load-campaign"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    """A warehouse with one campaign of each kind, analysed."""
     root = tmp_path_factory.mktemp("site")
     wh = Warehouse(root / "warehouse", lock_timeout_s=60.0)
     generate_to_file("ordersage-longterm", root / "longterm.jsonl", seed=7, scale=0.02)
@@ -51,8 +54,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     analyse(wh, "order-effects", "predecessor-effects", "variability")
     run_job(wh, get_job("change-points"), get_job("change-points").params(min_change=3.0))
     run_job(wh, get_job("load"), get_job("load").params(r_sat="5"))
-    write_site(wh, root / "reports")
-    return root / "reports"
+    return wh
+
+
+@pytest.fixture(scope="module")
+def site(mixed: Warehouse) -> Path:
+    write_site(mixed, mixed.root.parent / "reports")
+    return mixed.root.parent / "reports"
 
 
 class _Links(html.parser.HTMLParser):
@@ -156,3 +164,186 @@ def test_no_page_pools_campaigns_and_every_verdict_names_its_campaign(site: Path
             others = names - {campaign}
             cells = set(re.findall(r"<td[^>]*>([^<]*)</td>", text))
             assert not cells & others, (page, cells & others)
+
+
+# ------------------------------------------------------------ drill-downs
+def viewer_data(path: Path) -> dict:
+    """The configurations of a campaign's data file (``window.PW_CONFIGURATIONS = {...};``)."""
+    import json
+
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("window.PW_CONFIGURATIONS = ") and text.rstrip().endswith(";")
+    return json.loads(text[text.index("{"):text.rstrip().rindex(";")])
+
+
+def linked_rows(page: Path) -> list[tuple[int, int]]:
+    """Per table of the page with a drill-down column: (its rows, its rows with a link)."""
+    text = page.read_text(encoding="utf-8")
+    out = []
+    for table in re.findall(r"<table class=\"sortable\".*?</table>", text, re.S):
+        if ">drill-down</button>" not in table:
+            continue
+        body = table[table.index("<tbody>"):]
+        rows = re.findall(r"<tr>.*?</tr>", body, re.S)
+        out.append((len(rows), sum(">drill-down</a>" in r for r in rows)))
+    return out
+
+
+def test_every_configuration_a_page_lists_has_its_drill_down(site: Path) -> None:
+    """No cap: every row of a configuration table links its drill-down, and every link
+    names a configuration of the campaign's data file (the viewer's list holds the same
+    keys, so the anchor resolves: the link checker checks that part)."""
+    checked = 0
+    for campaign in ("longterm", "NPB"):
+        folder = site / campaign_slug(campaign)
+        data = viewer_data(folder / "configurations.js")
+        assert data["campaign"] == campaign and data["configurations"]
+        listed = parse(folder / "configuration.html").ids
+        assert set(data["configurations"]) <= listed
+        for page in folder.glob("*.html"):
+            for rows, linked in linked_rows(page):
+                assert rows == linked > 0, (page, rows, linked)
+                checked += rows
+            for href in parse(page).hrefs:
+                if href.startswith("configuration.html#"):
+                    assert href.split("#", 1)[1] in data["configurations"], (page, href)
+        for key, record in data["configurations"].items():
+            assert record["verdict"] and record["rows"] and record["hw"], key
+            assert record["ecdf"] and record["trials"], key
+    assert checked >= 100  # the long-term campaign's tables alone list more than the old cap
+
+
+def test_the_viewer_shows_what_the_configuration_page_says(mixed: Warehouse, site: Path
+                                                           ) -> None:
+    """A configuration in the viewer's data has the verdict and table of the page
+    `report configuration` writes for it alone (both from the same analyses)."""
+    from perfwarehouse.reports import configuration
+    from perfwarehouse.reports.base import ReportData, Request
+    from perfwarehouse.reports.render import format_value
+    from perfwarehouse.warehouse.lookup import Configuration
+
+    data = viewer_data(site / "longterm" / "configurations.js")["configurations"]
+    with mixed.catalog() as con:
+        rows = con.execute(
+            "SELECT c.config_id, c.benchmark, CAST(c.settings AS VARCHAR), c.metric, c.unit, "
+            "c.higher_is_better, list(DISTINCT m.hardware_type ORDER BY m.hardware_type) "
+            "FROM measurements m JOIN configurations c USING (config_id) WHERE m.campaign = "
+            "'longterm' GROUP BY ALL ORDER BY c.config_id LIMIT 5").fetchall()
+        for i, b, s, m, u, hib, types in rows:
+            config = Configuration("longterm", int(i), b, s, m, u, hib, tuple(types))
+            frames = configuration.read_configuration(ReportData(con), config,
+                                                      Request("longterm"))
+            page = configuration.build_page(frames)
+            record = data[page.name]
+            assert page.verdict is not None and record["verdict"] == page.verdict.text
+            summary = configuration.summary_rows(frames)
+            columns = [c for c in configuration.SUMMARY_COLUMNS if c.field in summary.columns]
+            assert record["columns"] == [c.label for c in columns]
+            assert record["rows"] == [[None if r[c.field] is None else format_value(c, r[c.field])
+                                       for c in columns] for r in summary.iter_rows(named=True)]
+            # the ECDF keeps each group's smallest and largest value, at heights 1/n and 1
+            values = frames.values.to_pylist()
+            for h, hw in enumerate(record["hw"]):
+                for k, kind in enumerate(("fixed", "random")):
+                    got = [e for e in record["ecdf"] if e[0] == h and e[1] == k]
+                    mine = sorted(v["value"] for v in values
+                                  if v["hardware_type"] == hw and v["order_kind"] == kind)
+                    assert bool(got) == bool(mine)
+                    if mine:
+                        assert got[0][2] == pytest.approx(mine[0], rel=1e-4)
+                        assert got[-1][2] == pytest.approx(mine[-1], rel=1e-4)
+                        assert got[-1][3] == 1.0
+                        assert got[0][3] == pytest.approx(1 / len(mine), rel=1e-4)
+
+
+def test_every_chart_of_the_site_is_valid_vega_lite(mixed: Warehouse) -> None:
+    """The pages no longer validate their specs while writing (a fifth of the site's time):
+    every chart of every page of every campaign, and the viewer's templates, are validated
+    here against the Vega-Lite schema."""
+    import altair as alt
+
+    from perfwarehouse.reports import CATALOG, get
+    from perfwarehouse.reports.base import ReportData, Request
+    from perfwarehouse.reports.configuration_charts import viewer_templates
+    from perfwarehouse.reports.site import pages_of, read_campaigns
+
+    charts = 0
+    with mixed.catalog() as con:
+        data = ReportData(con)
+        for c in read_campaigns(data):
+            for name in pages_of(c.kind, [e.name for e in CATALOG]):
+                for figure in get(name).build(data, Request(c.name)).figures():
+                    figure.chart.to_dict(validate=True)
+                    charts += 1
+    for spec in viewer_templates().values():
+        alt.Chart.from_dict(spec) if "mark" in spec else alt.FacetChart.from_dict(spec)
+    assert charts >= 20
+
+
+# ------------------------------------------------------- a page written alone
+def verdict_of(path: Path) -> str:
+    found = re.search(r'<span class="verdict-text">(.*?)</span>', path.read_text(), re.S)
+    assert found, path
+    return html.unescape(found.group(1))
+
+
+def test_a_page_written_alone_never_pools_campaigns(mixed: Warehouse, tmp_path: Path) -> None:
+    """`report PAGE` without --campaign: only the campaigns of a kind the page applies to,
+    one page each (where `report all` puts it) when several, the page itself when one;
+    every verdict names its campaign and no other, and counts only its configurations."""
+    from perfwarehouse.reports import get
+    from perfwarehouse.reports.site import CAMPAIGN_PAGES, kinds_of, write_alone
+
+    with mixed.catalog() as con:
+        series = dict(con.execute("SELECT campaign, count(DISTINCT (config_id, hardware_type)) "
+                                  "FROM measurements GROUP BY 1").fetchall())
+    names = set(EXPECTED_KINDS)
+    for name in sorted(CAMPAIGN_PAGES):
+        out_dir = tmp_path / name
+        paths = write_alone(get(name), mixed, out_dir=out_dir, stderr=io.StringIO())
+        fits = [c for c, kind in EXPECTED_KINDS.items() if kind in kinds_of(name)]
+        expected = ({out_dir / f"{name}.html": fits[0]} if len(fits) == 1 else
+                    {out_dir / campaign_slug(c) / f"{name}.html": c for c in fits})
+        assert sorted(paths) == sorted(expected), name
+        for path, campaign in expected.items():
+            said = verdict_of(path)
+            assert said.startswith(f"Campaign {campaign}: "), (name, said)
+            others = names - {campaign}
+            assert not any(re.search(rf"\b{re.escape(o)}\b", said) for o in others), said
+            for count in re.findall(r"of ([\d,]+) (?:configurations|series)", said):
+                assert int(count.replace(",", "")) <= series[campaign], (name, said)
+            cells = set(re.findall(r"<td[^>]*>([^<]*)</td>", path.read_text()))
+            assert not cells & others, (name, cells & others)
+
+
+def test_a_page_written_alone_refuses_what_it_cannot_do(mixed: Warehouse,
+                                                       tmp_path: Path) -> None:
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.reports import get
+    from perfwarehouse.reports.site import write_alone
+
+    with pytest.raises(UsageError, match=r"--out names one file but the order-effects page "
+                                         r"applies to 2 campaigns \(NPB, longterm\)"):
+        write_alone(get("order-effects"), mixed, out=tmp_path / "oe.html")
+    assert not (tmp_path / "oe.html").exists()
+    # asked for by name, a campaign gets the page whatever its kind, named in the verdict
+    [path] = write_alone(get("variability"), mixed, campaign="load-campaign",
+                         out=tmp_path / "v.html", stderr=io.StringIO())
+    assert verdict_of(path).startswith("Campaign load-campaign: ")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(browser.chromium() is None,
+                    reason="chromium is not installed (run .ci/setup --browser)")
+def test_the_viewer_draws_a_linked_configuration_offline(site: Path) -> None:
+    """A drill-down link opened in headless Chromium: the viewer draws that configuration
+    (both charts with marks) from the site's own files, with no policy violation."""
+    folder = site / "longterm"
+    page = (folder / "order-effects.html").read_text(encoding="utf-8")
+    key = re.search(r'href="configuration\.html#([^"]+)">drill-down</a>', page).group(1)  # type: ignore[union-attr]
+    loaded = browser.load(folder / "configuration.html", fragment=key)
+    status = loaded.status
+    assert status.get("state") == "done" and status.get("configuration") == key, status
+    assert status.get("drawn") == "2" and status.get("violations") == "0", status
+    title = viewer_data(folder / "configurations.js")["configurations"][key]["title"]
+    assert html.escape(f"Configuration {title}", quote=False) in loaded.dom

@@ -14,6 +14,7 @@ from perfwarehouse.reports.site import (
     LONG_TERM_DAYS,
     Campaign,
     campaign_slug,
+    choose_campaigns,
     classify,
     keep_links,
     pages_of,
@@ -24,8 +25,8 @@ T0 = datetime(2022, 1, 3, tzinfo=timezone.utc)
 
 
 def campaign(days: float = 0.0, fixed: int = 0, random: int = 0, revisions: int = 0,
-             load: bool = False) -> Campaign:
-    return Campaign("c", fixed + random, fixed, random, revisions, T0,
+             load: bool = False, name: str = "c") -> Campaign:
+    return Campaign(name, fixed + random, fixed, random, revisions, T0,
                     T0 + timedelta(days=days), 100, 1, load)
 
 
@@ -83,3 +84,32 @@ def test_assets_ship_with_the_package_and_a_site_page_inlines_no_script() -> Non
                        SiteLinks("../assets/", (("All campaigns", "../index.html"),)))
     assert "<script>" not in html and '<script src="../assets/vega.js"></script>' in html
     assert '<nav class="site" aria-label="Site"><a href="../index.html">All campaigns</a>' in html
+
+
+def test_a_page_written_alone_is_written_per_campaign_of_its_kinds() -> None:
+    long1, long2 = campaign(270, 5, 5, name="long1"), campaign(90, 5, 5, name="long2")
+    study, load = campaign(1, 5, 5, name="study"), campaign(0, 9, 0, load=True, name="load")
+    hist = campaign(3, 9, 0, revisions=4, name="hist")
+    everything = [long1, study, load, hist, long2]
+    assert choose_campaigns("fleet", everything) == [long1, long2]
+    assert choose_campaigns("load", everything) == [load]
+    assert choose_campaigns("order-effects", everything) == [long1, study, long2]
+    assert choose_campaigns("history", everything) == [long1, hist, long2]
+    # asked for by name: that one, whatever its kind
+    assert choose_campaigns("fleet", everything, "load") == [load]
+    # the only campaign: nothing to pool, so it gets the page; none at all: no campaign
+    assert choose_campaigns("fleet", [study]) == [study]
+    assert choose_campaigns("fleet", []) == []
+
+
+def test_a_page_for_none_of_several_campaigns_is_a_one_line_error() -> None:
+    from perfwarehouse.errors import UsageError
+
+    study, load = campaign(1, 5, 5, name="study"), campaign(0, 9, 0, load=True, name="load")
+    with pytest.raises(UsageError) as err:
+        choose_campaigns("fleet", [study, load])
+    text = str(err.value)
+    assert "\n" not in text
+    assert text == ("the fleet page applies to long-term campaigns and the warehouse holds "
+                    "none: study (order study), load (load test); give --campaign NAME to "
+                    "write it for one of them")
