@@ -45,7 +45,7 @@ from perfwarehouse.reports.page import (
     capped_table,
     format_settings,
 )
-from perfwarehouse.reports.render import format_number, format_pvalue
+from perfwarehouse.reports.render import format_number, format_pvalue, p_statement
 from perfwarehouse.warehouse.lookup import (
     Configuration,
     ConfigurationQuery,
@@ -220,7 +220,7 @@ def _order_numbers(r: dict[str, object], named: bool = True) -> str:
     parts = [f"{where}Δ {r['delta_pct']:+.2f} %" if r["delta_pct"] is not None
              else f"{where}Δ undefined"]
     if r["kw_p"] is not None:
-        parts.append(f"p = {format_pvalue(float(r['kw_p']))}")  # type: ignore[arg-type]
+        parts.append(p_statement(float(r["kw_p"])))  # type: ignore[arg-type]
     if r["p_adjusted"] is not None:
         parts.append(f"adjusted {format_pvalue(float(r['p_adjusted']))}")  # type: ignore[arg-type]
     return ", ".join(parts)
@@ -245,7 +245,7 @@ def _order_verdict(df: pl.DataFrame) -> tuple[str, bool]:
                      f"{alpha:g}, {correction})")
     elif rest.height:  # the numbers of each are in the table below
         ps = [p for p in rest["kw_p"].to_list() if p is not None]
-        smallest = f"; smallest p = {format_pvalue(min(ps))}" if ps else ""
+        smallest = f"; smallest {p_statement(min(ps))}" if ps else ""
         words.append(("order does not matter" if hits.height else "Order does not matter")
                      + f" on {_names(rest['hardware_type'].to_list())} (adjusted p ≥ α = "
                      f"{alpha:g}, {correction}{smallest})")

@@ -373,6 +373,12 @@ def format_pvalue(v: float) -> str:
     return f"{v:.4f}" if v < 0.1 else f"{v:.3f}"
 
 
+def p_statement(v: float) -> str:
+    """"p = 0.0123" in a sentence, or "p < 1e-300" (never "p = < 1e-300")."""
+    text = format_pvalue(v)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def format_value(col: Column, value: Any) -> str:
     """How a table cell shows ``value`` (units are in the column header)."""
     if col.format == "int":

@@ -15,7 +15,7 @@ import pytest
 from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.reports import REPORTS, get
 from perfwarehouse.reports.configuration import page_name
-from perfwarehouse.reports.render import format_pvalue
+from perfwarehouse.reports.render import p_statement
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 from tests.conftest import ORDERSAGE_DIRS, CliRunner
 from tests.integration.test_report_pages import assert_self_contained, spec_jsons
@@ -66,7 +66,7 @@ def test_the_page_of_one_configuration(longterm: Warehouse, strongest: dict, cli
     verdict = re.search(r'class="verdict-text">(.*?)</span>', page, re.S).group(1)
     hw = strongest["hardware_type"]
     assert f"Order matters on {hw}" in verdict
-    assert f"Δ {strongest['delta_pct']:+.2f} %, p = {format_pvalue(strongest['kw_p'])}" \
+    assert f"Δ {strongest['delta_pct']:+.2f} %, {p_statement(strongest['kw_p'])}" \
         in verdict
     rsd = rows(longterm, f"SELECT hardware_type, rsd_total_pct FROM variability WHERE "
                          f"config_id = {strongest['config_id']} ORDER BY rsd_total_pct DESC")

@@ -236,3 +236,12 @@ def test_the_index_opens_with_its_own_verdict(tmp_path: Path) -> None:
     main = html[html.index("<main>") + len("<main>"):]
     assert main.lstrip().startswith('<section class="verdict alarm" id="verdict"')
     assert html.count('id="verdict"') == 1  # the pages' boxes carry no duplicate id
+
+
+def test_p_statement_reads_as_a_sentence() -> None:
+    from perfwarehouse.reports.render import format_pvalue, p_statement
+
+    for p in (0.5, 0.0123, 3e-7, 1e-300):
+        assert p_statement(p) == f"p = {format_pvalue(p)}"
+    for p in (0.0, 1e-301, 5e-324):
+        assert p_statement(p) == "p < 1e-300"
