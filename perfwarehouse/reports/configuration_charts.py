@@ -37,6 +37,25 @@ TIME_CAPTION = (
     "hardware type.")
 
 
+def _ecdf_layer(chart: alt.Chart, x_title: str) -> alt.LayerChart:
+    """The fixed-vs-random ECDF of ``chart``'s rows (value, ecdf, order_kind): a step line
+    dashed by order and its points."""
+    base = chart.encode(
+        x=alt.X("value:Q", title=x_title, scale=alt.Scale(zero=False)),
+        y=alt.Y("ecdf:Q", title="fraction of values ≤ x", scale=alt.Scale(domain=[0, 1])),
+        color=_order_color(),
+        tooltip=[alt.Tooltip("order_kind:N", title="order"),
+                 alt.Tooltip("value:Q", format=".4g"),
+                 alt.Tooltip("ecdf:Q", format=".3f", title="fraction ≤ value")])
+    line = base.mark_line(interpolate="step-after", strokeWidth=2).encode(
+        strokeDash=alt.StrokeDash("order_kind:N", title="order of the runs",
+                                  scale=alt.Scale(domain=list(ORDER_KINDS),
+                                                  range=list(ORDER_DASHES)),
+                                  legend=alt.Legend(orient="top")))
+    points = base.mark_point(size=22, filled=True, opacity=0.8).encode(shape=_order_shape())
+    return alt.layer(line, points)
+
+
 def _order_color() -> alt.Color:
     return alt.Color("order_kind:N", title="order of the runs",
                      scale=alt.Scale(domain=list(ORDER_KINDS), range=list(ORDER_COLORS)),
@@ -61,21 +80,7 @@ def order_ecdf(data: Frame, *, title: str, metric: str, unit: str | None,
     panels = []
     for hardware_type in df["hardware_type"].unique(maintain_order=True).to_list():
         part = df.filter(pl.col("hardware_type") == hardware_type)
-        base = alt.Chart(part).encode(
-            x=alt.X("value:Q", title=unit_title(metric, unit), scale=alt.Scale(zero=False)),
-            y=alt.Y("ecdf:Q", title="fraction of values ≤ x",
-                    scale=alt.Scale(domain=[0, 1])),
-            color=_order_color(),
-            tooltip=[alt.Tooltip("order_kind:N", title="order"),
-                     alt.Tooltip("value:Q", format=".4g"),
-                     alt.Tooltip("ecdf:Q", format=".3f", title="fraction ≤ value")])
-        line = base.mark_line(interpolate="step-after", strokeWidth=2).encode(
-            strokeDash=alt.StrokeDash("order_kind:N", title="order of the runs",
-                                      scale=alt.Scale(domain=list(ORDER_KINDS),
-                                                      range=list(ORDER_DASHES)),
-                                      legend=alt.Legend(orient="top")))
-        points = base.mark_point(size=22, filled=True, opacity=0.8).encode(shape=_order_shape())
-        panels.append(alt.layer(line, points).properties(
+        panels.append(_ecdf_layer(alt.Chart(part), unit_title(metric, unit)).properties(
             width=PANEL_WIDTH, height=PANEL_HEIGHT,
             title=alt.Title(f"hardware type {hardware_type}", anchor="start", fontSize=12)))
     return alt.concat(*panels, columns=COLUMNS).properties(
@@ -141,20 +146,8 @@ def viewer_templates() -> dict[str, dict[str, object]]:
                       header=alt.Header(labelAnchor="start", labelFontSize=12,
                                         labelFontWeight="bold", labelExpr="'hardware type ' + "
                                         "datum.label"))
-    base = alt.Chart(alt.NamedData("ecdf")).encode(
-        x=alt.X("value:Q", title=UNIT_TITLE, scale=alt.Scale(zero=False)),
-        y=alt.Y("ecdf:Q", title="fraction of values ≤ x", scale=alt.Scale(domain=[0, 1])),
-        color=_order_color(),
-        tooltip=[alt.Tooltip("order_kind:N", title="order"),
-                 alt.Tooltip("value:Q", format=".4g"),
-                 alt.Tooltip("ecdf:Q", format=".3f", title="fraction ≤ value")])
-    line = base.mark_line(interpolate="step-after", strokeWidth=2).encode(
-        strokeDash=alt.StrokeDash("order_kind:N", title="order of the runs",
-                                  scale=alt.Scale(domain=list(ORDER_KINDS),
-                                                  range=list(ORDER_DASHES)),
-                                  legend=alt.Legend(orient="top")))
-    points = base.mark_point(size=22, filled=True, opacity=0.8).encode(shape=_order_shape())
-    ecdf = alt.layer(line, points).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT).facet(
+    ecdf = _ecdf_layer(alt.Chart(alt.NamedData("ecdf")), UNIT_TITLE).properties(
+        width=PANEL_WIDTH, height=PANEL_HEIGHT).facet(
         facet=facet, columns=COLUMNS).resolve_scale(x="independent").properties(
         title=_title("The values in fixed and in random order (ECDF), per hardware type", " "),
         description=ECDF_CAPTION)
