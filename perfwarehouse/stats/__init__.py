@@ -3,7 +3,10 @@
 Every function validates its input and returns a frozen dataclass. The names below are
 imported from their modules on first use (PEP 562), so that a caller of one test does not
 pay for the others' imports: ``scipy.stats`` alone takes about a second to import
-(``order_statistics`` needs it; ``compare``'s rank test does not).
+(``order_statistics`` needs it; ``compare``'s rank test does not). ``acf`` and
+``theil_sen`` share their module's name, so they are imported at once: importing a
+submodule sets the package's attribute of that name to the module, which a lazy name
+would then never replace.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from perfwarehouse.stats.acf import acf
+from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
+
 if TYPE_CHECKING:
-    from perfwarehouse.stats.acf import acf
     from perfwarehouse.stats.order_statistics import (
         BoundResult,
         IntervalResult,
@@ -26,7 +31,6 @@ if TYPE_CHECKING:
         kruskal,
         mannwhitneyu,
     )
-    from perfwarehouse.stats.theil_sen import TheilSenResult, theil_sen
 
 _HOME = {
     "BoundResult": "order_statistics", "IntervalResult": "order_statistics",
@@ -34,8 +38,6 @@ _HOME = {
     "percentile_interval": "order_statistics",
     "KruskalResult": "rank_tests", "MannWhitneyResult": "rank_tests", "kruskal": "rank_tests",
     "mannwhitneyu": "rank_tests",
-    "TheilSenResult": "theil_sen", "theil_sen": "theil_sen",
-    "acf": "acf",
 }
 
 
