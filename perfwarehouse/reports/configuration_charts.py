@@ -53,7 +53,7 @@ def _ecdf_layer(chart: alt.Chart, x_title: str) -> alt.LayerChart:
                                                   range=list(ORDER_DASHES)),
                                   legend=alt.Legend(orient="top")))
     points = base.mark_point(size=22, filled=True, opacity=0.8).encode(shape=_order_shape())
-    return alt.layer(line, points)
+    return alt.LayerChart(layer=[line, points])
 
 
 def _order_color() -> alt.Color:

@@ -51,6 +51,10 @@ def all_fixture_files() -> list[Path]:
     return sorted(f for f in (REPO / "tests" / "fixtures").rglob("*") if f.is_file())
 
 
+#: the real outputs kept for compare's side by side with the peers, by format
+SIDE_BY_SIDE = {"gotest": "compare_crc32/crc-*.txt", "pyperf": "compare_pyperformance/*.json"}
+
+
 def real_outputs(fmt: str) -> list[Path]:
     """The outputs of the real tools (fixtures/importers/<fmt>/real/, see
     tests/fixtures/generate/real_tools.sh, and compare's fixtures) whose raw first bytes
@@ -62,6 +66,9 @@ def real_outputs(fmt: str) -> list[Path]:
     # tests/fixtures/generate/compare_*.sh): <fmt>_base.* and <fmt>_contender.*
     sides = sorted(p for side in ("base", "contender")
                    for p in (REPO / "tests" / "fixtures" / "compare").glob(f"{fmt}_{side}.*"))
+    # and so are the side-by-side pairs with benchstat and pyperf (compare_crc32.sh,
+    # compare_pyperformance.sh)
+    sides += sorted((REPO / "tests" / "fixtures").glob(SIDE_BY_SIDE.get(fmt, "-/-")))
     if not folder.is_dir():
         return sides
     return sorted([*sides, *(f for f in folder.rglob("*") if f.is_file() and f.suffix != ".gz"

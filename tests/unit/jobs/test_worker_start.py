@@ -23,8 +23,13 @@ def _started_ignoring(ignored: bool) -> bool:
     if ignored:
         with _sigint_ignored():
             process.start()
-    else:
-        process.start()
+    else:  # the control: spawned while the parent has Python's handler (a parent
+        # started in the background, e.g. by nohup ... &, inherits SIGINT ignored)
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            process.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
     result = queue.get(timeout=120)
     process.join(60)
     return bool(result)
