@@ -268,6 +268,10 @@ def tail_bound(q: float, m: int, min_size: int) -> float:
     short of q (:data:`SETTLED`)."""
     if m < 2 * min_size or not q > 0:
         return 1.0
+    # the largest term (the most balanced split) alone decides most calls: a segment
+    # without a clear change gets 1 here, with no array built (every segment test asks)
+    if math.log(2.0 * (m - 1)) - q * math.ceil(m / 2) / (m * (m - 1.0)) >= 0.0:
+        return 1.0
     tau = np.arange(min_size, m - min_size + 1, dtype=np.float64)
     exponent = q * np.maximum(tau, m - tau) / (m * (m - 1.0))
     log_terms = math.log(2.0 * (m - 1)) - exponent
