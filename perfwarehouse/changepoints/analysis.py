@@ -100,8 +100,12 @@ from perfwarehouse.changepoints.parameters import (
     EXACT_ARRANGEMENTS,
     EXACT_TIED_ARRANGEMENTS,
     FEW_TIES,
+    NULL_DECADE,
+    NULL_QUANTILE_TAIL,
+    NULL_QUANTILES,
     SEQUENTIAL_HITS,
     SETTLED,
+    TABLED_SETTLED,
     check_options,
     min_points,
 )
@@ -239,7 +243,10 @@ def split_segment(values: np.ndarray, min_size: int, permutations: int
     if n_levels == 1:
         return -1, math.nan, math.nan
     threshold = observed - 1e-9 * abs(observed)
-    if tail_bound(threshold, ranks.size, min_size) * permutations <= SETTLED:
+    m = ranks.size
+    if (tail_bound(threshold, m, min_size) * permutations <= SETTLED
+            or n_levels == m and tabled_tail(threshold, m, min_size) * permutations
+            <= TABLED_SETTLED):
         return split, observed, 1.0 / (1 + permutations)
     stream = _stream(ranks, n_levels, min_size)
     with stream.lock:  # the kernel releases the GIL: other series go on meanwhile
@@ -277,6 +284,22 @@ def tail_bound(q: float, m: int, min_size: int) -> float:
     log_terms = math.log(2.0 * (m - 1)) - exponent
     top = float(log_terms.max())
     return min(1.0, math.exp(top + math.log(float(np.exp(log_terms - top).sum()))))
+
+
+def tabled_tail(q: float, m: int, min_size: int) -> float:
+    """The estimated P(max_tau Q(tau) >= q) over random orders of ``m`` untied ranks, from
+    the tabulated null (:data:`NULL_QUANTILES`: the quantile of the smallest tabulated
+    length >= m, extended by :data:`NULL_DECADE` per tenfold), or 1 where the table does
+    not apply: below the tabulated quantile, ``min_size`` < 4 (more splits than tabulated),
+    m outside the table. An estimate, not a bound like :func:`tail_bound`: it settles the
+    tests of long drifting parts (statistics of 5-15 x m, an estimated tail of 1e-5 to
+    1e-15), which no bound reaches and which drew all their permutations before."""
+    first, last = NULL_QUANTILES[0][0], NULL_QUANTILES[-1][0]
+    if min_size < 4 or not first <= m <= last:
+        return 1.0
+    quantile = next(value for length, value in NULL_QUANTILES if length >= m)
+    decades = (q / m - quantile) / NULL_DECADE
+    return NULL_QUANTILE_TAIL * 10.0 ** -decades if decades > 0 else 1.0
 
 
 def split_floor(before: int, after: int) -> float:

@@ -22,6 +22,29 @@ DEFAULT_CONFIDENCE = 0.99
 #: most this: all of its draws would fall short of the observed maximum (p = 1 / (1 + R),
 #: what the draws give) except with at most this probability.
 SETTLED = 1e-6
+#: The permutation null of max Q / m for untied ranks and ``min_size`` 4, tabulated once
+#: by ``benchmarks/change_point_null_table.py`` (200,000 permutations at each length from
+#: a seed of its own, 9 minutes of one core): (m, the max Q / m that one permutation in
+#: 1,000 reaches; 200 draws above it, so within about 0.03). It grows slowly with m (the
+#: search sees more splits), so a length between two rows takes the longer one's row: a
+#: higher threshold, fewer tests settled.
+NULL_QUANTILES: tuple[tuple[int, float], ...] = (
+    (512, 3.4659), (1_024, 3.5784), (2_048, 3.6539), (4_096, 3.6955), (8_192, 3.7663),
+    (16_384, 3.8541), (32_768, 3.8622))
+#: The upper tail probability of :data:`NULL_QUANTILES`.
+NULL_QUANTILE_TAIL = 1e-3
+#: Beyond the tabulated quantile the tail is taken to fall tenfold per this much of
+#: max Q / m. Measured at 1,024 points over 1,000,000 permutations: 0.96, 0.95, 0.92 and
+#: 0.88 per tenfold from 1e-1 to 1e-5 (the steps shrink: the tail is lighter than
+#: exponential); the largest term of the limit law, a Cramer-von Mises term of weight
+#: 2 / pi^2, gives 4 ln 10 / pi^2 = 0.93. So 1.0 overstates the tail beyond the table.
+NULL_DECADE = 1.0
+#: A test of a long untied part is settled from the table (p = 1 / (1 + R), what its draws
+#: give) when the estimated chance that any of its R permutations reaches the observed
+#: maximum, R x :func:`~perfwarehouse.changepoints.analysis.tabled_tail`, is at most this.
+#: Its verdict would need two such permutations at R = 199 (p <= 0.01 is one at most),
+#: a chance below 5e-5.
+TABLED_SETTLED = 1e-2
 #: Break ties at random when no value is repeated by more than this share of the points.
 FEW_TIES = 0.01
 

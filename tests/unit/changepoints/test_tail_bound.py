@@ -87,12 +87,13 @@ def test_stationary_series_are_never_settled() -> None:
 def test_settled_tests_equal_their_draws(m: int, shift: float,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A step the bound settles gets the split and the p-value that all its draws give
-    (SETTLED = 0 forces the draws), and no draw is made for it."""
+    (SETTLED = 0 with TABLED_SETTLED = 0 forces the draws), and no draw is made for it."""
     rng = np.random.default_rng(m)
     x = rng.normal(0.0, 1.0, m)
     x[m // 3:] += shift
     settled = split_segment(x, changepoints.DEFAULT_MIN_SIZE, 199)
     monkeypatch.setattr(changepoints, "SETTLED", 0.0)
+    monkeypatch.setattr(changepoints, "TABLED_SETTLED", 0.0)
     drawn = split_segment(x, changepoints.DEFAULT_MIN_SIZE, 199)
     assert settled == drawn == (settled[0], settled[1], 1.0 / 200)
 
@@ -101,6 +102,7 @@ def test_settled_tests_equal_their_draws(m: int, shift: float,
 
     monkeypatch.setattr(changepoints, "SETTLED", 1e-6)
     monkeypatch.setattr(changepoints, "_stream", no_draws)
+    monkeypatch.setattr(changepoints, "tabled_tail", lambda *args: 1.0)  # the bound alone
     assert split_segment(x, changepoints.DEFAULT_MIN_SIZE, 199) == settled
 
 
@@ -118,6 +120,7 @@ def test_detect_with_settled_tests_equals_detect_with_draws(
         series.append(np.round(100 * np.exp(level + rng.normal(0.0, 0.02, n)), 2))
     settled = [detect(x) for x in series]
     monkeypatch.setattr(changepoints, "SETTLED", 0.0)
+    monkeypatch.setattr(changepoints, "TABLED_SETTLED", 0.0)
     changepoints._NULL_CACHE.clear()
     drawn = [detect(x) for x in series]
     assert sum(len(r.change_points) for r in settled) >= 24
