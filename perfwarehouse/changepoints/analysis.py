@@ -200,7 +200,8 @@ def _stream(ranks: np.ndarray, n_levels: int, min_size: int) -> _Stream | _Exact
     m = ranks.size
     sorted_ranks = np.arange(1.0, m + 1.0) if n_levels == m else np.sort(ranks)
     limit = EXACT_ARRANGEMENTS if n_levels == m else EXACT_TIED_ARRANGEMENTS
-    count = arrangements(sorted_ranks, limit)
+    # m! > 10! for untied ranks of more than 10 points: no need to count
+    count = limit + 1 if n_levels == m > 10 else arrangements(sorted_ranks, limit)
     if count <= limit:
         exact_key = (min_size, sorted_ranks.tobytes())
         with _NULL_CACHE_LOCK:
@@ -490,6 +491,11 @@ def detect_all(series: Sequence[object], threads: int | None = None,
                **options: Any) -> list[ChangePointResult]:
     """:func:`detect` of every series, in order, on ``threads`` threads (default: every
     core). The permutation kernel releases the GIL and the shared permutation streams are
-    locked, so each result is the one the series gets alone."""
+    locked, so each result is the one the series gets alone. The longest series start
+    first, so that no thread is left with a long one while the others are idle."""
+    arrays = [np.asarray(values) for values in series]
+    longest_first = sorted(range(len(arrays)), key=lambda i: -arrays[i].size)
     with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda values: detect(values, **options), series))
+        done = dict(zip(longest_first, pool.map(lambda i: detect(arrays[i], **options),
+                                                longest_first)))
+    return [done[i] for i in range(len(arrays))]

@@ -34,7 +34,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -289,11 +290,18 @@ def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
     """The pure function of one piece: query the piece's files (only its
     configuration slice, if any) and apply ``compute``. Runs wherever the warehouse's
     files are readable at ``plan.root`` (this process, or a Dask worker)."""
+    return compute_rows(job, plan, read_piece(job, plan, piece))
+
+
+def read_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
+    """The rows of one piece that ``compute`` takes, in the job's row order."""
     table = _query_piece(job, plan, piece, plan.query)
-    if not table.num_rows:
-        return {}
-    table = in_row_order(table, job.row_order)
-    return dict(job.compute(table, plan.params))
+    return in_row_order(table, job.row_order) if table.num_rows else table
+
+
+def compute_rows(job: Job, plan: Plan, table: pa.Table) -> Tables:
+    """``compute`` of one piece's rows (:func:`read_piece`); nothing for no rows."""
+    return dict(job.compute(table, plan.params)) if table.num_rows else {}
 
 
 def prepare_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
@@ -337,10 +345,26 @@ def compute_job(
             plan = apply_prepare(job, plan, parts)
         results = []
         with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
-            for piece in plan.pieces:
-                results.append(compute_piece(job, plan, piece))
+            for table in _read_ahead(job, plan):
+                results.append(compute_rows(job, plan, table))
                 task.advance()
     return assemble(job, plan, results)
+
+
+def _read_ahead(job: Job, plan: Plan) -> Iterator[pa.Table]:
+    """Each piece's rows (:func:`read_piece`) in the plan's order, the next piece read on
+    a thread while the caller computes this one: the reads (DuckDB, 6 % of
+    ``change-points`` on the 10x campaign) overlap the statistics, and at most two
+    pieces are held at once."""
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        pending = None
+        for piece in plan.pieces:
+            following = reader.submit(read_piece, job, plan, piece)
+            if pending is not None:
+                yield pending.result()
+            pending = following
+        if pending is not None:
+            yield pending.result()
 
 
 def assemble(job: Job, plan: Plan, results: Sequence[Mapping[str, pa.Table]]) -> Tables:

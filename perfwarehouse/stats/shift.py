@@ -81,12 +81,7 @@ def interval_index(n1: int, n2: int, confidence: float, tie_term: float = 0.0
     big_n = n1 * n2
     half_alpha = (1.0 - confidence) / 2.0
     if tie_term == 0.0 and big_n <= EXACT:
-        cdf = u_cdf(n1, n2)
-        ok = np.flatnonzero(cdf[: (big_n + 1) // 2] <= half_alpha + 1e-12)
-        if ok.size == 0:
-            return 0, 0.0, True
-        c = int(ok[-1]) + 1  # P(U <= c - 1) <= alpha / 2
-        return c, float(1.0 - 2.0 * cdf[c - 1]), True
+        return _exact_index(min(n1, n2), max(n1, n2), confidence)
     n = n1 + n2
     var = n1 * n2 / 12.0 * ((n + 1) - tie_term / (n * (n - 1)))
     if var <= 0:
@@ -98,6 +93,21 @@ def interval_index(n1: int, n2: int, confidence: float, tie_term: float = 0.0
         return 0, 0.0, False
     coverage = 1.0 - 2.0 * float(special.ndtr((c - 0.5 - big_n / 2.0) / sigma))
     return c, coverage, False
+
+
+@lru_cache(maxsize=16_384)  # every (n1, n2) with n1 n2 <= EXACT fits: about 8,500 pairs
+def _exact_index(n1: int, n2: int, confidence: float) -> tuple[int, float, bool]:
+    """:func:`interval_index` without ties for n1 <= n2 and n1 n2 <= :data:`EXACT`,
+    memoised: a series' change points ask for the same few thousand pairs again and
+    again, more than :func:`u_cdf`'s cache holds (on the 10x campaign, 104,704 change
+    points spent 8 % of the job in u_cdf)."""
+    big_n = n1 * n2
+    cdf = u_cdf(n1, n2)
+    ok = np.flatnonzero(cdf[: (big_n + 1) // 2] <= (1.0 - confidence) / 2.0 + 1e-12)
+    if ok.size == 0:
+        return 0, 0.0, True
+    c = int(ok[-1]) + 1  # P(U <= c - 1) <= alpha / 2
+    return c, float(1.0 - 2.0 * cdf[c - 1]), True
 
 
 def kth_differences(xs: np.ndarray, ys: np.ndarray, ks: list[int]) -> list[float]:
