@@ -35,6 +35,14 @@ section 3):
    histories of 27,000 points with 190 changes the search takes 4x less CPU, with the
    same change points and p-values (benchmarks/bench_change_points.py --real). A
    stationary series is never settled (its maximum is far below the bound's reach).
+   **Settled from the tabulated null**: the long parts of drifting histories have
+   statistics of only 3-15 x m, beyond any bound's reach; for an untied part of 512 to
+   32,768 points the tail of max Q / m is estimated from :data:`NULL_QUANTILES` (its
+   1e-3 quantile, measured once) falling tenfold per :data:`NULL_DECADE`
+   (:func:`tabled_tail`), and where R x that tail <= :data:`TABLED_SETTLED` (2e-2) the
+   test gives 1 / (1 + R), as its draws would except in at most 2 % of such tests (a
+   verdict in 2e-4). On the 10x campaign's drifting histories the search takes 7.6x
+   less CPU with the same change points and p-values (docs/change-points.md).
    The permutations of a rank multiset are a fixed stream (seeded by its length and tie
    pattern), cached per process and extended on demand: without ties every segment of
    length m shares one stream, and the cache changes the speed, never a result.
