@@ -82,8 +82,10 @@ def _series(con: Any, files: list[str], config: int) -> np.ndarray:
 
 
 def run_side(checkout: Path, data: Path) -> dict[str, dict[str, Any]]:
+    # run from the checkout: ``python -c`` puts the working directory first on the path
     proc = subprocess.run([sys.executable, "-c", SIDE, str(data)], capture_output=True,
-                          text=True, env={"PYTHONPATH": str(checkout), "PATH": "/usr/bin:/bin"})
+                          text=True, cwd=checkout,
+                          env={"PYTHONPATH": str(checkout), "PATH": "/usr/bin:/bin"})
     if proc.returncode:
         raise SystemExit(f"{checkout}: {proc.stderr[-2000:]}")
     return json.loads(proc.stdout.splitlines()[-1])

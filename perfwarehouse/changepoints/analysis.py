@@ -41,8 +41,8 @@ section 3):
    1e-3 quantile, measured once) falling tenfold per :data:`NULL_DECADE`
    (:func:`tabled_tail`), and where R x that tail <= :data:`TABLED_SETTLED` (2e-2) the
    test gives 1 / (1 + R), as its draws would except in at most 2 % of such tests (a
-   verdict in 2e-4). On the 10x campaign's drifting histories the search takes 7.6x
-   less CPU with the same change points and p-values (docs/change-points.md).
+   verdict in 2e-4). On 42 series of the 10x campaign the search takes 6.3x less CPU
+   with the same change points and p-values (docs/change-points.md).
    The permutations of a rank multiset are a fixed stream (seeded by its length and tie
    pattern), cached per process and extended on demand: without ties every segment of
    length m shares one stream, and the cache changes the speed, never a result.
