@@ -107,7 +107,7 @@ class _RateColumn(TextColumn):
         super().__init__("")
         self.unit = unit
 
-    def render(self, task):  # type: ignore[no-untyped-def]
+    def render(self, task):
         from rich.text import Text
 
         speed = task.finished_speed or task.speed

@@ -130,7 +130,7 @@ def _read_range(fd: int, start: int, length: int) -> Iterator[bytes]:
         os.close(fd)
 
 
-def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
+def create_app(spool_dir: Path, token: str):
     """The ASGI application: the two routes behind the bearer-token check."""
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -198,12 +198,12 @@ def create_app(spool_dir: Path, token: str):  # type: ignore[no-untyped-def]
 class BearerAuth:
     """ASGI wrapper: every HTTP request needs ``Authorization: Bearer <token>``."""
 
-    def __init__(self, app, token: str) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, app, token: str) -> None:
         self.app = app
         self.expected = token.encode()
         self.active = 0  # authenticated requests in progress (one event loop: no lock)
 
-    async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+    async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
@@ -233,24 +233,24 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
 
-async def _plain(send, status: int, text: bytes, headers: list) -> None:  # type: ignore[no-untyped-def,type-arg]
+async def _plain(send, status: int, text: bytes, headers: list) -> None:
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"text/plain"), (b"content-length", str(len(text)).encode()),
         *headers]})
     await send({"type": "http.response.body", "body": text})
 
 
-def _bounded(send):  # type: ignore[no-untyped-def]
+def _bounded(send):
     """``send`` that gives up (closing the connection) on a client that stops reading."""
     import asyncio
 
-    async def bounded_send(message) -> None:  # type: ignore[no-untyped-def]
+    async def bounded_send(message) -> None:
         await asyncio.wait_for(send(message), SEND_TIMEOUT_S)
 
     return bounded_send
 
 
-def _protocol(header_timeout_s: float, waiting_max: int = WAITING_MAX):  # type: ignore[no-untyped-def]
+def _protocol(header_timeout_s: float, waiting_max: int = WAITING_MAX):
     """uvicorn's h11 protocol, closing a connection whose request line and headers do not
     arrive whole within ``header_timeout_s`` (uvicorn itself only times out idle
     keep-alive connections, so a client trickling headers could hold one forever), and
@@ -289,7 +289,7 @@ def _protocol(header_timeout_s: float, waiting_max: int = WAITING_MAX):  # type:
             if self.cycle is not self._cycle_when_armed:
                 waiting.pop(self, None)  # a request is in progress: no longer waiting
 
-        def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+        def connection_made(self, transport) -> None:
             super().connection_made(transport)
             self._arm()
 
@@ -297,7 +297,7 @@ def _protocol(header_timeout_s: float, waiting_max: int = WAITING_MAX):  # type:
             super().on_response_complete()
             self._arm()
 
-        def connection_lost(self, exc) -> None:  # type: ignore[no-untyped-def]
+        def connection_lost(self, exc) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
             waiting.pop(self, None)

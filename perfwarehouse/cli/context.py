@@ -77,13 +77,13 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name == "all" and self._all is not None:
-            return self._all()  # type: ignore[no-any-return]
+            return self._all()
         entry = next((e for e in self._catalog() if e.name == name), None)
         if entry is None:
             return None
         if ctx.resilient_parsing:  # shell completion: the name and summary are enough
             return click.Command(name, short_help=entry.summary)
-        return self._build(entry.load())  # type: ignore[no-any-return]
+        return self._build(entry.load())
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(e.name, e.summary) for e in self._catalog()]

@@ -8,6 +8,7 @@ its help is shown).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ import click
 
 from perfwarehouse.cli.context import CONTEXT, echo, reporter, warehouse
 from perfwarehouse.cli.context import settings as global_settings
+
+_Command = Callable[..., Any]
 
 
 @click.group(context_settings=CONTEXT)
@@ -33,10 +36,10 @@ _quarantine = click.option(
     help="Land the good records and keep bad ones, with their reason, in the quarantine table.")
 
 
-def table_key_options(function):  # type: ignore[no-untyped-def]
+def table_key_options(function: _Command) -> _Command:
     """``ingest table``'s key options (as the other importers'): they set the field for
     every row, over the mapping."""
-    decorators = [
+    decorators: list[Callable[[_Command], _Command]] = [
         click.option("--campaign", help="Campaign of every row.  [default: the mapping's]"),
         click.option("--node", help="Machine of every row.  [default: the mapping's]"),
         click.option("--hardware-type", help="Hardware type of every row's node.  "
@@ -206,9 +209,9 @@ def _parse_setting(_ctx: click.Context, _param: click.Parameter,
     return tuple(out)
 
 
-def _options(function):  # type: ignore[no-untyped-def]
+def _options(function: _Command) -> _Command:
     """The options every import command shares (applied bottom-up)."""
-    decorators = [
+    decorators: list[Callable[[_Command], _Command]] = [
         click.argument("paths", nargs=-1, required=True, type=click.Path()),
         click.option("--campaign", help="Campaign of every trial.  [default: the format's name]"),
         click.option("--node", help="Machine the results come from (required where the file "

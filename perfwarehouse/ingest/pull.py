@@ -279,7 +279,7 @@ class AgentClient:
 _CONTENT_RANGE = re.compile(r"bytes (\d{1,18})-(\d{1,18})/(\d{1,18}|\*)")
 
 
-def _capped(response, limit: int, where: str, path: str,  # type: ignore[no-untyped-def]
+def _capped(response, limit: int, where: str, path: str,
             check_deadline: Callable[[], None] = lambda: None) -> bytes:
     """The body of a streamed ``response``, refused as soon as it exceeds ``limit`` bytes
     (or the agent's deadline passes: checked at every piece received)."""

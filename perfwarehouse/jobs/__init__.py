@@ -57,7 +57,7 @@ CATALOG: tuple[Entry, ...] = (
 
 def get(name: str) -> Job:
     """The job called ``name`` (imports its module)."""
-    return find(CATALOG, name).load()  # type: ignore[no-any-return]
+    return find(CATALOG, name).load()
 
 
 def __getattr__(name: str) -> Any:

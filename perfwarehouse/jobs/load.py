@@ -53,7 +53,7 @@ def options(params: LoadParams) -> object:
     r_sat = None
     if params.r_sat not in (None, ""):
         try:
-            r_sat = float(params.r_sat)  # type: ignore[arg-type]
+            r_sat = float(params.r_sat)
         except ValueError:
             raise UsageError(f"--r-sat must be a number of milliseconds, got {params.r_sat!r}") \
                 from None

@@ -138,7 +138,7 @@ def _side(bound: str, p: float, higher_is_better: bool | None) -> str:
     return "upper" if higher_is_better is False else "lower"
 
 
-def _series(trials: Trials, series_by: str):  # type: ignore[no-untyped-def]
+def _series(trials: Trials, series_by: str):
     """(key, higher_is_better, label, values in time order) of every series."""
     hib = trials.table.column("higher_is_better").to_pylist()
     for start, end in trials.configurations():

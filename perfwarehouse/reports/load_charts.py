@@ -61,8 +61,8 @@ def throughput_curve(curve: Frame, marks: Frame, *, title: str) -> Layered:
                        "throughput_high", "throughput_law", "consistent"])
     x = alt.X("clients:Q", title="clients N (log scale)", scale=alt.Scale(type="log", base=2))
     color = alt.Color("family_label:N", title="family")
-    positive = df.filter(pl.col("throughput") > 0)["throughput"]
-    log_y = positive.len() > 0 and float(positive.max()) > LOG_Y_SPREAD * float(positive.min())  # type: ignore[arg-type,operator]
+    positive = df.filter(pl.col("throughput") > 0)["throughput"].to_numpy()
+    log_y = positive.size > 0 and float(positive.max()) > LOG_Y_SPREAD * float(positive.min())
     y_title = "throughput X (req/s" + (", log scale)" if log_y else ")")
     if log_y:  # families 100x apart: a linear axis flattens all but the largest
         df = df.with_columns(throughput_low=pl.max_horizontal(

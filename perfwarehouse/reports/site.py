@@ -344,7 +344,7 @@ def campaign_level(pages: list[Written]) -> VerdictLevel:
     levels = [w.page.verdict.level for w in pages if w.page.verdict is not None]
     for level in ("alarm", "missing", "ok"):
         if level in levels:
-            return level  # type: ignore[return-value]
+            return level
     return "info"
 
 

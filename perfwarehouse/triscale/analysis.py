@@ -104,7 +104,7 @@ def experiment_sizing(p: float, confidence: float, robustness: int = 0,
     return SizingResult(one, two, p, confidence, r)
 
 
-def _smallest_n(prob, confidence: float, start: int) -> int:  # type: ignore[no-untyped-def]
+def _smallest_n(prob, confidence: float, start: int) -> int:
     n = start
     while prob(n) < confidence:
         n += 1
