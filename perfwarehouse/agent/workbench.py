@@ -544,6 +544,7 @@ class _Runner:
             "fingerprint": self.fingerprint, "status": result.status, "reason": result.reason,
             "lambda_star": result.lambda_star, "lambda_low": result.lambda_low,
             "lambda_high": result.lambda_high,
+            "bracket_confidence": result.bracket_confidence,
             "response_ci": list(result.response_ci) if result.response_ci else None,
             # an interval that crosses zero has no accuracy (equation 2 would be negative)
             "accuracy": None if void else result.accuracy, "accuracy_of": result.accuracy_of,
@@ -601,6 +602,10 @@ def summary_lines(result: SearchResult, config: WorkbenchConfig, label: str) -> 
             head += f", accuracy {result.accuracy:.3f} ({result.accuracy_of})"
     verdict = ("target met" if result.status == "converged"
                else f"budget ran out ({result.reason}): best estimate so far")
+    if (result.status != "converged" and result.lambda_low is not None
+            and result.lambda_high is not None and result.bracket_confidence is not None):
+        verdict += (f"; λ* lies in [{result.lambda_low:g}, {result.lambda_high:g}] {unit} at "
+                    f"confidence >= {result.bracket_confidence:.2f}")
     lines.append(f"{head}; {verdict} [{result.reason}]")
     lines.append(f"[{label}] cost: {result.trials} trials, {result.seconds:.1f} s of load "
                  f"generator, {result.loads_visited} loads")

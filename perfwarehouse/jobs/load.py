@@ -93,7 +93,7 @@ def family_label(benchmark: str, family: str, loop: str | None) -> str:
 def unplaced(checks: pa.Table) -> list[str]:
     """One line per generator whose load-test trials have no load (the tool's output does
     not state it and no --setting gave it): they are on no curve, and say so."""
-    counts: dict[str, int] = {}
+    counts: dict[tuple[str, str | None], int] = {}
     if checks.num_rows == 0:
         return []
     loads = checks.column("load").to_pylist()
@@ -102,20 +102,25 @@ def unplaced(checks: pa.Table) -> list[str]:
     import json
 
     for load, loop, family in zip(loads, loops, families):
-        if loop is None or load is not None:
+        if load is not None:
             continue
         try:
-            tool = json.loads(family).get("generator", "?")
+            tool = json.loads(family).get("generator")
         except (ValueError, AttributeError):
-            tool = "?"
-        counts[tool] = counts.get(tool, 0) + 1
-    hint = {"closed": "clients=N", "open": "rate_rps=R"}
+            tool = None
+        if loop is None and tool is None:
+            continue  # not a load generator's trial at all
+        counts[(tool or "?", loop)] = counts.get((tool or "?", loop), 0) + 1
+    hint = {"closed": "--setting clients=N",
+            "open": "--setting rate_rps=R",
+            None: "--setting loop=closed --setting clients=N (--setting loop=open "
+                  "--setting rate_rps=R for a rate)"}
     out = []
-    for tool, k in sorted(counts.items()):
-        out.append(f"{k:,} {tool} trial{'s' if k > 1 else ''} without a load level "
+    for (tool, loop), k in sorted(counts.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        what = "a load level" if loop else "a load model or level"
+        out.append(f"{k:,} {tool} trial{'s' if k > 1 else ''} without {what} "
                    f"{'are' if k > 1 else 'is'} on no curve: the output does not state it; "
-                   f"ingest it with the command line saved above the output or --setting "
-                   f"{hint['closed']} (--setting loop=open --setting {hint['open']} for a rate)")
+                   f"ingest it with the command line saved above the output or {hint[loop]}")
     return out
 
 

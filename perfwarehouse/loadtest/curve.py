@@ -499,6 +499,11 @@ def _critical(confidence: float, n: float) -> float:
     return float(means.critical_value(confidence, n))  # type: ignore[arg-type]
 
 
+#: The reason of a closed-loop family with one trial per load level (falls_after_peak null).
+SINGLE_RUNS = ("peak and fall not established: one trial per load level; repeat each level "
+               ">= 3 times")
+
+
 def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options
                  ) -> dict[str, object]:
     x = num["throughput"]
@@ -510,7 +515,7 @@ def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options
     knee = min((i for i in cand if x[i] >= level), key=lambda i: num["clients"][i])
     after = [i for i in cand if num["clients"][i] > num["clients"][peak]]
     last = max(cand, key=lambda i: num["clients"][i])
-    falls = False
+    falls: bool | None = False
     for i in after:
         hi, lo_peak = num["throughput_high"][i], num["throughput_low"][peak]
         if not math.isnan(hi) and not math.isnan(lo_peak):
@@ -530,10 +535,16 @@ def _closed_peak(ok: list[int], num: dict[str, list[float]], options: Options
     reason = None
     if peak == last:
         reason = "the peak is at the largest N tested: throughput may rise further"
+    if all(num["n_used"][i] < 2 for i in cand):
+        # one trial per level: no level has a spread, so neither the peak nor a fall after
+        # it can be told from run-to-run noise (issue 39: a wrk sweep of 17.6k, 12.2k,
+        # 25.3k, 14k req/s is not a peak at N = 4 that falls 56 %)
+        falls = None
+        reason = SINGLE_RUNS
     return {
         "peak_throughput": float(x[peak]), "peak_low": _none(low), "peak_high": _none(high),
         "peak_clients": _none(num["clients"][peak]), "knee_clients": _none(num["clients"][knee]),
-        "knee_fraction": options.knee_fraction, "falls_after_peak": bool(falls),
+        "knee_fraction": options.knee_fraction, "falls_after_peak": falls,
         "last_throughput": float(x[last]),
         "drop_pct": float((x[last] - x[peak]) / x[peak] * 100.0) if x[peak] else None,
         "reason": reason,

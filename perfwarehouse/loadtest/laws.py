@@ -150,12 +150,16 @@ def check(loop: np.ndarray, *, clients: object = None, think_time_s: object = No
     law_code = np.where(checked, worst, len(LAW_NAMES)).astype(np.int64)
     ok = checked & (np.abs(np.nan_to_num(residual)) <= tolerance)
     reason = np.full(n, None, dtype=object)
+    no_level = ((loop == "closed") & np.isnan(N)) | (opened & np.isnan(lam))
     for i in np.flatnonzero(~checked).tolist():
         if why_unfit[i] is not None and loop[i] == "closed":
             reason[i] = f"not checked: {why_unfit[i]}"
-            continue
-        reason[i] = ("not checked: no throughput or latency"
-                     if loop[i] in ("open", "closed") else "not a load-test trial")
+        elif no_level[i]:  # what it lacks is the load (a Locust stats.csv row), say so
+            reason[i] = ("not checked: no load level (--setting clients=N)" if loop[i] ==
+                         "closed" else "not checked: no load level (--setting rate_rps=R)")
+        else:
+            reason[i] = ("not checked: no throughput or latency"
+                         if loop[i] in ("open", "closed") else "not a load-test trial")
     for i in np.flatnonzero(checked & ~ok).tolist():
         reason[i] = _reason(int(worst[i]), float(residual[i]), float(expected[i]),
                             float(n_eff[i]), float(arrivals[i]), float(U[i]))

@@ -336,10 +336,11 @@ def _verdict_line(row: dict, conf: float) -> str:
         text = (f"{name}: peak throughput {_fmt(row['peak_throughput'])} req/s{ci} at "
                 f"N = {_fmt(row['peak_clients'])} clients; knee at N = "
                 f"{_fmt(row['knee_clients'])} (the first to reach "
-                f"{row['knee_fraction']:.0%} of the peak); ")
-        text += (f"throughput falls after the peak ({row['drop_pct']:+.0f} % at the largest N): "
-                 "per-connection overhead" if row["falls_after_peak"]
-                 else "throughput holds after the peak")
+                f"{row['knee_fraction']:.0%} of the peak)")
+        if row["falls_after_peak"] is not None:  # null: one trial per level, not established
+            text += (f"; throughput falls after the peak ({row['drop_pct']:+.0f} % at the "
+                     "largest N): per-connection overhead" if row["falls_after_peak"]
+                     else "; throughput holds after the peak")
         if row["reason"]:
             text += f". Note: {row['reason']}"
         return text + "."

@@ -38,7 +38,7 @@ from scipy import stats as sps
 
 from perfwarehouse.stats.order_statistics import clean_sample
 
-Method = Literal["t", "z"]
+Method = Literal["t", "z", "log-t"]
 
 
 def check_confidence(confidence: float) -> None:
@@ -128,6 +128,50 @@ def t_interval(values: Sequence[float], confidence: float) -> MeanInterval:
     if len(values) < 2:
         raise ValueError("a t interval needs at least two values")
     return mean_ci(values, confidence)
+
+
+def log_t_interval(values: Sequence[float], confidence: float) -> MeanInterval:
+    """Student's t interval on the logarithms of positive values, back-transformed:
+    ``exp(mean(log x) -+ q sd(log x) / sqrt(n))`` around the geometric mean.
+
+    For positive, right-skewed quantities such as the response time of a trial at an
+    overloaded load (a queue that grows during the run gives a few trials far above the
+    rest): the interval is never below zero, and the ratio of its ends depends only on
+    the spread of the logarithms. For log-normal trials it is the exact interval of
+    the median. Values that are not all positive (a statistic that reads 0 at the
+    tool's resolution) give :func:`t_interval` instead (``method="t"``). At least two
+    values. ``sd`` is that of the logarithms.
+    """
+    xs = clean_sample(values)
+    if xs.size < 2:
+        raise ValueError("an interval needs at least two values")
+    if not bool(np.all(xs > 0)):
+        return t_interval(values, confidence)
+    logs = np.log(xs)
+    n = logs.size
+    centre = float(np.mean(logs))
+    sd = float(np.std(logs, ddof=1))
+    q = float(critical_value(confidence, n, "t"))
+    half = q * sd / math.sqrt(n)
+    low, high = math.exp(centre - half), math.exp(centre + half)
+    return MeanInterval(math.exp(centre), low, high, n, sd, confidence, "log-t", q,
+                        accuracy_or_none(low, high))
+
+
+def log_trials_for(values: Sequence[float], confidence: float, target: float) -> int | None:
+    """About how many trials of this spread give ``target`` accuracy to
+    :func:`log_t_interval`: the accuracy of ``[g e^-h, g e^h]`` is ``1 - tanh(h)``, so
+    n = (t sd_log / atanh(1 - target))^2 with t at the present n - 1 degrees of freedom
+    (an upper estimate). None without two positive values with a spread."""
+    xs = clean_sample(values)
+    if xs.size < 2 or not bool(np.all(xs > 0)):
+        return None
+    sd = float(np.std(np.log(xs), ddof=1))
+    if not sd > 0:
+        return None
+    n = xs.size
+    t = t_quantile((1.0 + confidence) / 2.0, n - 1)
+    return max(n + 1, math.ceil((t * sd / math.atanh(1.0 - target)) ** 2))
 
 
 # ------------------------------------------------------------------- accuracy

@@ -7,7 +7,9 @@ response-time statistic overlaps the peak-rate region [R_sat ± s·R_sat]
 
 1. runs ``min_trials`` trials (at least two, for a first interval);
 2. classifies the load: interval entirely *below* the region, entirely *above*
-   it, or overlapping it (*candidate*); a load whose trials failed
+   it, or overlapping it (*candidate*); the interval is Student's t on the
+   logarithms of the trials (:mod:`.results`: response times are positive and
+   skewed past the knee), so a load is decided as soon as its trials allow; a load whose trials failed
    ``max_failures`` times (the generator timed out or broke) counts as above;
 3. at a candidate, adds trials while the accuracy of the interval (equation 2)
    is below the target ``accuracy`` (at most ``max_trials``); the search ends when
@@ -28,7 +30,8 @@ in a closed loop) ends the search too: with exit status 0 when its accuracy meet
 the target, otherwise as a budget.
 
 Budgets end a search without meeting the target (status ``budget``, exit code
-3) with the best estimate so far: ``max_trials`` at one candidate load,
+3) with the best estimate so far and the bracket found, with its confidence
+(each end decided at c: at least 1 - 2(1 - c) for both): ``max_trials`` at one candidate load,
 ``max_loads`` distinct loads, ``budget_s`` load-generator seconds, or a server
 saturated at the smallest load (``floor``).
 
@@ -44,7 +47,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from perfwarehouse.errors import UsageError
-from perfwarehouse.stats.means import accuracy_of, crosses_zero, trials_for
+from perfwarehouse.stats.means import accuracy_of, crosses_zero, log_trials_for, trials_for
 from perfwarehouse.workbench import policies
 from perfwarehouse.workbench.parameters import SearchSpec
 from perfwarehouse.workbench.results import (
@@ -55,6 +58,7 @@ from perfwarehouse.workbench.results import (
     LoadSummary,
     SearchResult,
     Trial,
+    bracket_confidence,
 )
 
 
@@ -145,24 +149,35 @@ def describe_interval(low: float | None, high: float | None, acc: float | None) 
     return f"accuracy {acc:.3f}" if acc is not None else "no interval"
 
 
-def _bracket_text(low: float | None, high: float | None) -> str:
+def _bracket_text(spec: SearchSpec, low: float | None, high: float | None) -> str:
+    """`` (λ* lies in [low, high] at confidence >= ..., accuracy ...)``, or nothing
+    without both ends (the bracket's confidence: see :attr:`SearchResult.bracket_confidence`)."""
     if low is None or high is None:
         return ""
-    return f" (λ* lies in [{low:g}, {high:g}], accuracy {accuracy_of(low, high):.3f})"
+    both = bracket_confidence(spec.confidence, 2)
+    return (f" (λ* lies in [{low:g}, {high:g}] at confidence >= {both:.2f}, accuracy "
+            f"{accuracy_of(low, high):.3f})")
 
 
-def _max_trials_note(spec: SearchSpec, current: LoadSummary) -> str:
+def _max_trials_note(spec: SearchSpec, loads: tuple[LoadSummary, ...],
+                     current: LoadSummary) -> str:
     """Why a candidate load ran out of trials and what would settle it."""
     what = describe_interval(current.ci_low, current.ci_high, current.accuracy)
     if what.startswith("CI"):
         what += " (no accuracy yet), so its accuracy"
     text = (f"load {current.load:g} is a candidate but its {what} stayed below "
             f"{spec.accuracy:g} after {current.trials} trials")
-    needed = trials_for(current.responses, spec.confidence, spec.accuracy)
+    positive = all(r > 0 for r in current.responses)
+    needed = (log_trials_for if positive else trials_for)(
+        current.responses, spec.confidence, spec.accuracy)
     if needed is not None:
         text += (f"; about {needed} trials of this spread would meet it (--max-trials "
                  f"{needed})")
-    return text + ", or a longer --duration (less noise per trial)"
+    lows = [v.load for v in loads if v.verdict == BELOW and v.load < current.load]
+    highs = [v.load for v in loads if v.verdict == ABOVE and v.load > current.load]
+    bracket_text = _bracket_text(spec, max(lows) if lows else None,
+                                 min(highs) if highs else None)
+    return text + ", or a longer --duration (less noise per trial)" + bracket_text
 
 
 def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str, ...]) -> Search:
@@ -175,11 +190,16 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
         return Search(spec, loads, Run(current.load, current.step, current.trials + 1,
                                        current.how, current.note), notes)
 
+    def out_of_time_note() -> str:
+        low, high = policies.bracket(loads)
+        return (f"{spent:.1f} s of load generator spent (--budget-s {spec.budget_s:g}); "
+                f"a larger --budget-s would settle it{_bracket_text(spec, low, high)}")
+
     current = loads[-1]
     spent = math.fsum(v.seconds for v in loads)
     out_of_time = spec.budget_s is not None and spent >= spec.budget_s
     if current.verdict == PENDING:
-        return done("budget", "budget-s") if out_of_time else again()
+        return done("budget", "budget-s", out_of_time_note()) if out_of_time else again()
     if current.verdict == CANDIDATE:
         assert current.accuracy is not None
         if current.accuracy >= spec.accuracy:
@@ -190,8 +210,8 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
                         f"load {current.load:g} is a candidate (accuracy {current.accuracy:.3f}) "
                         f"inside the bracket [{low:g}, {high:g}], which meets the target")
         if current.trials >= spec.max_trials:
-            return done("budget", "max-trials", _max_trials_note(spec, current))
-        return done("budget", "budget-s") if out_of_time else again()
+            return done("budget", "max-trials", _max_trials_note(spec, loads, current))
+        return done("budget", "budget-s", out_of_time_note()) if out_of_time else again()
     if current.failures >= spec.max_failures:
         notes = notes + (f"load {current.load:g}: the load generator failed "
                          f"{current.failures} times; counted as saturated",)
@@ -199,13 +219,11 @@ def _advance(spec: SearchSpec, loads: tuple[LoadSummary, ...], notes: tuple[str,
     if low is not None and high is not None and accuracy_of(low, high) >= spec.accuracy:
         return done("converged", "step-knee")
     if out_of_time:
-        return done("budget", "budget-s",
-                    f"{spent:.1f} s of load generator spent (--budget-s {spec.budget_s:g}); "
-                    f"a larger --budget-s would settle it{_bracket_text(low, high)}")
+        return done("budget", "budget-s", out_of_time_note())
     if len(loads) >= spec.max_loads:
         return done("budget", "max-loads",
                     f"{len(loads)} loads visited (--max-loads {spec.max_loads}); a larger "
-                    f"--max-loads would settle it{_bracket_text(low, high)}")
+                    f"--max-loads would settle it{_bracket_text(spec, low, high)}")
     proposal = policies.propose(spec, loads)
     load, how, note = spec.round_load(proposal.load), proposal.how, proposal.note
     visited = {v.load for v in loads}
@@ -238,7 +256,8 @@ def _result(spec: SearchSpec, loads: tuple[LoadSummary, ...], status: str, reaso
         highs = [v.load for v in loads if v.verdict == ABOVE and v.load > current.load]
         return SearchResult(status, reason, current.load, max(lows) if lows else None,
                             min(highs) if highs else None, (current.ci_low, current.ci_high),
-                            current.accuracy, "response", loads, notes)
+                            current.accuracy, "response", loads, notes, spec.confidence)
     bracket_accuracy = accuracy_of(low, high) if low is not None and high is not None else None
     return SearchResult(status, reason, low, low, high, None, bracket_accuracy,
-                        "bracket" if bracket_accuracy is not None else "", loads, notes)
+                        "bracket" if bracket_accuracy is not None else "", loads, notes,
+                        spec.confidence)

@@ -1,13 +1,23 @@
 """What a peak-rate search (:mod:`.controller`) knows and returns: each trial, each load
 visited with its verdict and interval (Shivam et al., USENIX ATC 2008, equations 1 and 2),
-and how the search ended."""
+and how the search ended.
+
+A load is decided with Student's t interval on the logarithms of its trials
+(:func:`~perfwarehouse.stats.means.log_t_interval`): response times are positive and,
+past the knee, skewed (a queue that grows during a run gives some trials far above the
+others), so the normal interval of the mean reaches below zero and never leaves the
+region however far above it the trials lie (issue 39). The question at each load is
+whether it lies below or above the region, and the log interval answers it at the
+confidence asked as soon as the trials allow; the accuracy target (equation 2) applies
+to the candidate that becomes λ* only. A statistic that is not positive (0 at the
+tool's resolution) falls back to the t interval of the mean."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
 
-from perfwarehouse.stats.means import accuracy_of, t_interval
+from perfwarehouse.stats.means import accuracy_of, log_t_interval
 from perfwarehouse.workbench.parameters import SearchSpec
 
 #: A load's verdict: its interval lies below or above the peak-rate region, meets it
@@ -36,7 +46,7 @@ class LoadSummary:
     failures: int = 0
     seconds: float = 0.0
     verdict: str = PENDING
-    mean: float | None = None
+    mean: float | None = None  # the centre of the interval: the geometric mean of positives
     ci_low: float | None = None
     ci_high: float | None = None
     accuracy: float | None = None
@@ -50,11 +60,11 @@ class LoadSummary:
         failures = self.failures + (trial.response is None)
         seconds = self.seconds + trial.seconds
         verdict, mean, low, high, acc = PENDING, None, None, None, None
-        if responses:
-            mean = math.fsum(responses) / len(responses)
-        if len(responses) >= 2:
-            ci = t_interval(responses, spec.confidence)
-            low, high = ci.low, ci.high
+        if len(responses) == 1:
+            mean = responses[0]
+        elif len(responses) >= 2:
+            ci = log_t_interval(responses, spec.confidence)
+            mean, low, high = ci.mean, ci.low, ci.high
             acc = accuracy_of(low, high) if low is not None and high is not None else None
         if failures >= spec.max_failures:
             verdict = ABOVE
@@ -68,6 +78,12 @@ class LoadSummary:
                 verdict = CANDIDATE
         return replace(self, responses=responses, failures=failures, seconds=seconds,
                        verdict=verdict, mean=mean, ci_low=low, ci_high=high, accuracy=acc)
+
+
+def bracket_confidence(confidence: float, ends: int) -> float:
+    """The confidence of a bracket whose ``ends`` (1 or 2) loads were each decided at
+    ``confidence``: at least 1 - ends (1 - c), by Bonferroni's inequality."""
+    return max(0.0, 1.0 - ends * (1.0 - confidence))
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,13 @@ class SearchResult:
     accuracy_of: str  # "response" (the CI at λ*) or "bracket" (equation 2 on the loads)
     loads: tuple[LoadSummary, ...]
     notes: tuple[str, ...] = ()
+    confidence: float = 0.95  # of each load's decision
+
+    @property
+    def bracket_confidence(self) -> float | None:
+        """The confidence that λ* lies in [lambda_low, lambda_high] (None without an end)."""
+        ends = (self.lambda_low is not None) + (self.lambda_high is not None)
+        return bracket_confidence(self.confidence, ends) if ends else None
 
     @property
     def exit_code(self) -> int:

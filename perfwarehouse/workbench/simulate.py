@@ -11,6 +11,9 @@ Shivam et al., USENIX ATC 2008, Figure 4).
   linearly (a saturated server whose queue grows over the run).
 * ``knee="step"``: a rate limiter: ``low_ms`` up to λ*, then ``high_ms`` growing
   with the overload (no load lands inside the region).
+* ``overload_sigma`` > 0: past λ* a trial's statistic is the curve times a log-normal
+  factor of that log standard deviation instead (positive and right-skewed: a queue
+  that grows during some runs more than others), as a real overloaded server gives.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class SimulatedServer:
     low_ms: float = 2.0
     high_ms: float = 40.0
     seconds_per_trial: float = 10.0
+    overload_sigma: float = 0.0
 
     def curve(self, load: float) -> float:
         """The true (noise-free) statistic at ``load``."""
@@ -44,8 +48,11 @@ class SimulatedServer:
         return service / 0.02 * (1.0 + 50.0 * (rho - 0.98))
 
     def trial(self, load: float, rng: np.random.Generator) -> float:
-        """One trial's statistic: the curve plus normal noise (never below 1 % of it)."""
+        """One trial's statistic: the curve plus normal noise (never below 1 % of it), or
+        times a log-normal factor past λ* (``overload_sigma``)."""
         mean = self.curve(load)
+        if self.overload_sigma > 0 and load > self.peak:
+            return mean * float(rng.lognormal(0.0, self.overload_sigma))
         return max(0.01 * mean, float(rng.normal(mean, self.cv * mean)))
 
     def true_region(self, width: float) -> tuple[float, float]:

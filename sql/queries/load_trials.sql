@@ -1,5 +1,5 @@
 -- load_trials: one row per load-test trial of one partition (job `load`): the trials
--- whose settings say loop = open or closed, their metrics side by side (throughput,
+-- whose settings say loop = open or closed (or name a generator), their metrics side by side (throughput,
 -- arrival_rate, requests, errors in requests or req/s; latency metrics converted to
 -- ms from their unit; mean also as avg or latency_mean, p50 as median, p99.9 as p999)
 -- and the trial's stored latency distribution
@@ -18,7 +18,10 @@ WITH m AS (
     WHERE campaign = $campaign AND hardware_type = $hardware_type
       AND status = 'ok' AND value IS NOT NULL AND isfinite(value)
       AND config_id IN (SELECT config_id FROM configurations  -- a few rows, not every value
-                        WHERE json_extract_string(settings, '$.loop') IN ('open', 'closed')
+                        WHERE (json_extract_string(settings, '$.loop') IN ('open', 'closed')
+                               -- a load generator's trials without a load model are
+                               -- counted and named by the job (on no curve)
+                               OR json_extract_string(settings, '$.generator') IS NOT NULL)
                           -- not the result records of `agent peak-rate` (no load level)
                           AND json_extract_string(settings, '$.search_policy') IS NULL)
 ),

@@ -174,3 +174,24 @@ def test_family_is_the_settings_without_the_load(settings: dict) -> None:
     rest = {k: v for k, v in settings.items() if k != key}
     assert got.family == json.dumps(rest, sort_keys=True, separators=(",", ":"))
     assert json.loads(got.family) == rest
+
+
+def test_one_trial_per_level_establishes_no_peak_fall() -> None:
+    """Issue 39: a real wrk sweep with one run per connection count (17.6k, 12.2k, 25.3k,
+    14k req/s at N = 1, 2, 4, 8) is not "a peak at N = 4 that falls 56 %": no level
+    has a spread, so the fall is left null and the reason asks for repetitions; with
+    three runs per level the same sweep establishes it."""
+    sweep = ((1, 17_600.0), (2, 12_200.0), (4, 25_300.0), (8, 14_000.0))
+
+    def rows(repeats: int) -> list[dict]:
+        return [{"campaign": "c", "hardware_type": "h", "benchmark": "wrk",
+                 "settings": json.dumps({"clients": n, "loop": "closed"}),
+                 "run_id": f"{n}-{t}", "position": 0, "node": "n",
+                 "throughput": x * (1 + 0.002 * t), "mean_ms": n / x * 1000}
+                for n, x in sweep for t in range(repeats)]
+
+    (single,) = curve.analyse(_table(rows(1)), curve.Options())["peak_rate"].to_pylist()
+    assert single["falls_after_peak"] is None and single["reason"] == curve.SINGLE_RUNS
+    assert "repeat each level >= 3 times" in single["reason"]
+    (repeated,) = curve.analyse(_table(rows(3)), curve.Options())["peak_rate"].to_pylist()
+    assert repeated["falls_after_peak"] is True and repeated["peak_clients"] == 4
