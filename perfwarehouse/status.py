@@ -1,11 +1,13 @@
 """``perfwarehouse status``: what the warehouse holds (campaigns, hardware types,
 measurements, the last ingest) and, per campaign, which analyses are missing or stale
-(the campaign received a batch after the analysis last ran)."""
+(the campaign received a batch after the analysis last ran), and which do not apply
+(an order study's jobs on a load test: :mod:`perfwarehouse.jobs.plan`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfwarehouse.jobs.plan import campaign_kinds
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
@@ -19,6 +21,7 @@ class CampaignStatus:
     current: tuple[str, ...]
     stale: tuple[str, ...]
     missing: tuple[str, ...]
+    not_applicable: dict[str, tuple[str, ...]]  # reason -> the jobs that do not apply
 
 
 def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[CampaignStatus]:
@@ -26,18 +29,26 @@ def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[Campai
     with warehouse.catalog() as con:
         campaigns = fetch_arrow(con, sqlfiles.load("queries/status_campaigns")).to_pylist()
         runs = fetch_arrow(con, sqlfiles.load("queries/status_jobs")).to_pylist()
+    kinds = campaign_kinds(warehouse)
     out = []
     for c in campaigns:
         latest = {r["job"]: r for r in runs if r["campaign"] == c["campaign"]}
-        stale = tuple(j for j in jobs if j in latest
+        kind = kinds.get(c["campaign"])
+        not_applicable: dict[str, tuple[str, ...]] = {}
+        for j in jobs:
+            why = kind.why_not(j) if kind is not None else None
+            if why is not None:
+                not_applicable[why] = not_applicable.get(why, ()) + (j,)
+        applies = tuple(j for j in jobs if not any(j in v for v in not_applicable.values()))
+        stale = tuple(j for j in applies if j in latest
                       and latest[j]["last_input_batch"] < c["last_batch"])
-        current = tuple(j for j in jobs if j in latest and j not in stale)
-        missing = tuple(j for j in jobs if j not in latest)
+        current = tuple(j for j in applies if j in latest and j not in stale)
+        missing = tuple(j for j in applies if j not in latest)
         when = c["last_ingest"]
         out.append(CampaignStatus(
             c["campaign"], int(c["hardware_types"]), int(c["measurements"]),
             when.strftime("%Y-%m-%d %H:%M UTC") if when is not None else "?",
-            current, stale, missing))
+            current, stale, missing, not_applicable))
     return out
 
 
@@ -54,6 +65,8 @@ def status_lines(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[str]:
             lines.append(f"  stale (newer trials since): {', '.join(r.stale)}")
         if r.missing:
             lines.append(f"  never run: {', '.join(r.missing)}")
+        for why, names in r.not_applicable.items():
+            lines.append(f"  does not apply: {', '.join(names)}: {why}")
     if any(r.stale or r.missing for r in rows):
         lines.append("run `perfwarehouse analyze all` to bring every analysis up to date")
     return lines

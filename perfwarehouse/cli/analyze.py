@@ -85,16 +85,27 @@ def _job_verdict(name: str, tables: dict[str, Any]) -> int | None:
 
 
 def _analyze_all_command() -> click.Command:
-    """``analyze all``: every registered job with its default parameters."""
+    """``analyze all``: every job on the campaigns it applies to, with the parameters it
+    last ran with there (:mod:`perfwarehouse.jobs.plan`)."""
 
     def callback(campaign: str | None, processes: int | None) -> None:
         from perfwarehouse.jobs import JOBS
         from perfwarehouse.jobs.parallel import run_jobs
+        from perfwarehouse.jobs.plan import plan_all
 
         ctx = click.get_current_context()
-        runs = [(job, job.params(campaign=campaign)) for job in JOBS]
-        for job, result in run_jobs(warehouse(ctx), runs,
-                                    campaigns=[campaign] if campaign else None,
+        planned, skipped = plan_all(warehouse(ctx), JOBS, campaign)
+        for left_out in skipped:
+            echo(f"{left_out.job}: does not apply to {_campaigns(left_out.campaigns)}: "
+                 f"{left_out.reason}")
+        for run in planned:
+            if run.kept:
+                given = " ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
+                                 else f"--{k.replace('_', '-')} {v}" for k, v in run.kept.items())
+                echo(f"{run.job.name}: keeps {given} (its last run) on "
+                     f"{_campaigns(run.campaigns)}")
+        for job, result in run_jobs(warehouse(ctx),
+                                    [(r.job, r.params, r.campaigns) for r in planned],
                                     processes=processes, reporter=reporter(ctx),
                                     scheduler=settings(ctx).scheduler):
             rows = sum(t.num_rows for t in result.tables.values())
@@ -103,7 +114,9 @@ def _analyze_all_command() -> click.Command:
 
     return click.Command(
         "all", callback=callback, context_settings=CONTEXT,
-        help="Run every analysis job with its default parameters (as the demo does), one "
+        help="Run every analysis that applies to each campaign (order studies, load tests, "
+             "peak-rate searches: a job that does not apply is named and left out), with "
+             "the parameters it last ran with on that campaign (else its defaults), one job "
              "per core at a time; each line says a job finished.",
         params=[click.Option(["--campaign"], default=None,
                              help="Only this campaign.  [default: every campaign]"),
@@ -111,6 +124,11 @@ def _analyze_all_command() -> click.Command:
                              metavar="N",
                              help="Jobs at a time, each in its own process (1: one after "
                                   "another, here).  [default: one per core]")])
+
+
+def _campaigns(names: tuple[str, ...]) -> str:
+    return (f"campaign {names[0]}" if len(names) == 1
+            else f"{len(names)} campaigns ({', '.join(names)})")
 
 
 @click.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.jobs",

@@ -55,6 +55,16 @@ CATALOG: tuple[Entry, ...] = (
 )
 
 
+#: The campaigns a job applies to (``analyze all``, ``status``: :mod:`.plan`); a job not
+#: named applies to any: "order", campaigns with runs in random order (OrderSage's order
+#: study); "load", campaigns with load-test trials; "searches", campaigns with the result
+#: runs of ``agent peak-rate``.
+APPLIES_TO: dict[str, str] = {
+    "order-effects": "order", "predecessor-effects": "order",
+    "load": "load", "surface": "searches",
+}
+
+
 def get(name: str) -> Job:
     """The job called ``name`` (imports its module)."""
     return find(CATALOG, name).load()
@@ -70,4 +80,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'perfwarehouse.jobs' has no attribute {name!r}")
 
 
-__all__ = ["CATALOG", "JOBS", "Job", "JobResult", "get", "run_job"]
+__all__ = ["APPLIES_TO", "CATALOG", "JOBS", "Job", "JobResult", "get", "run_job"]

@@ -43,12 +43,17 @@ def job_workers(jobs: int, processes: int | None = None, scheduler: Any = None) 
     return max(1, min(jobs, processes or os.cpu_count() or 1))
 
 
+#: A job to run: (job, params), or (job, params, campaigns) over those campaigns alone.
+JobRun = tuple[Job, Any] | tuple[Job, Any, Sequence[str] | None]
+
+
 def run_jobs(
-    warehouse: Warehouse, runs: Sequence[tuple[Job, Any]], *,
+    warehouse: Warehouse, runs: Sequence[JobRun], *,
     campaigns: Sequence[str] | None = None, processes: int | None = None,
     reporter: Reporter | None = None, scheduler: Any = None,
 ) -> Iterator[tuple[Job, JobResult]]:
-    """Run each (job, params) of ``runs`` and yield (job, result) as each finishes.
+    """Run each (job, params) of ``runs`` and yield (job, result) as each finishes; a run
+    given as (job, params, campaigns) reads those campaigns, the others ``campaigns``.
 
     With one worker (:func:`job_workers`) the jobs run here, one after another, in the
     given order, with ``reporter``'s progress bars; worker processes report no progress
@@ -58,13 +63,15 @@ def run_jobs(
     error is raised here.
     """
     n_workers = job_workers(len(runs), processes, scheduler)
+    tasks = [(run[0], run[1], run[2] if len(run) > 2 else campaigns)
+             for run in runs]
     if n_workers == 1:
-        for job, params in runs:
-            yield job, run_job(warehouse, job, params, campaigns=campaigns, reporter=reporter,
+        for job, params, scope in tasks:
+            yield job, run_job(warehouse, job, params, campaigns=scope, reporter=reporter,
                                scheduler=scheduler)
         return
     # costliest first; sorted is stable, so ties keep the given order
-    waiting = deque(sorted(runs, key=lambda run: -run[0].relative_cost))
+    waiting = deque(sorted(tasks, key=lambda task: -task[0].relative_cost))
     context = multiprocessing.get_context("spawn")
     workers = [_Worker(context) for _ in range(n_workers)]
     running: dict[_Worker, Job] = {}
@@ -72,9 +79,9 @@ def run_jobs(
         while waiting or running:
             for worker in workers:
                 if waiting and worker not in running:
-                    job, params = waiting.popleft()
+                    job, params, scope = waiting.popleft()
                     worker.connection.send((warehouse.root, warehouse.lock_timeout_s, job.name,
-                                            params, campaigns))
+                                            params, scope))
                     running[worker] = job
             ready = wait([w.connection for w in workers] + [w.process.sentinel for w in workers])
             for worker in workers:
