@@ -85,6 +85,50 @@ def needs_action(change: float, low: float | None, high: float | None,
     return low > min_effect or high < -min_effect
 
 
+def tail_points(n: int) -> int:
+    """How many last points of a series of ``n`` make its tail: a change point there that
+    no new revision begins (the last run or two of a long series) is not a step."""
+    return max(10, n // 100)
+
+
+def shift_kinds(values: Any, days: Any, positions: list[int], new_revision: list[bool]
+                ) -> list[tuple[str, str | None]]:
+    """(shift, reason) of each change point of one series: ``step``; ``level shift``
+    where a smooth model of time (drift, daily or weekly cycle) explains it
+    (:mod:`perfwarehouse.changepoints.structure`); ``tail`` for the last points of the
+    series that begin at no new revision. ``days``: start times in days, NaN where a
+    trial has none (then the index is the axis and no cycle is modelled)."""
+    import numpy as np
+
+    from perfwarehouse.changepoints.structure import classify
+
+    if not positions:
+        return []
+    if not np.isfinite(values).all():
+        return [("step", None) for _ in positions]
+    times = None if np.isnan(days).any() else days
+    structure = classify(values, positions, times)
+    why = structure.why_not_a_step()
+    tail = len(values) - tail_points(len(values))
+    out: list[tuple[str, str | None]] = []
+    for position, step, new in zip(positions, structure.steps, new_revision):
+        if position >= tail and not new:
+            out.append(("tail", f"the last {len(values) - position} points of the series, "
+                                "at no new revision: not a step"))
+        else:
+            out.append(("step", None) if step else ("level shift", why))
+    return out
+
+
+def _days(started: Any) -> Any:
+    """Start times as days since the epoch (NaN where missing)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    micros = pc.cast(started, pa.int64()).to_numpy(zero_copy_only=False)
+    return np.asarray(micros, dtype=np.float64) / 86_400e6
+
+
 def prepare_baseline(table: pa.Table, params: ChangePointParams) -> ChangePointParams:
     """The baseline's value of every run (query ``change_point_baseline``)."""
     from perfwarehouse.errors import AnalysisError
@@ -178,6 +222,7 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                              "paired_with": params.baseline, "n_unpaired": unpaired.get(c, 0),
                              "reason": f"no trial has a baseline ({params.baseline}, same "
                                        "metric) in its run"})
+    days = _days(table.column("started_at"))
     for (s, e), result in zip(spans, results):
         meta = {k: table.column(k)[s].as_py() for k in meta_cols}
         paired = params.baseline is not None and meta["benchmark"] != params.baseline
@@ -188,7 +233,11 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
         if not result.change_points:
             rows.append({**base, "p_value": result.p_value, "reason": result.reason})
             continue
-        for cp in result.change_points:
+        shifts = shift_kinds(values[s:e], days[s:e],
+                             [cp.position for cp in result.change_points],
+                             [revision[s + cp.position].as_py() != revision[s + cp.position - 1]
+                              .as_py() for cp in result.change_points])
+        for cp, (shift, why) in zip(result.change_points, shifts):
             i = s + cp.position
             rows.append({
                 **base, "position": cp.position, "revision": revision[i].as_py(),
@@ -200,8 +249,9 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                 "p_value": cp.p_value,
                 "direction": _direction(cp.change_pct, meta["higher_is_better"]),
                 "abs_change_pct": abs(cp.change_pct),
-                "action": needs_action(cp.change_pct, cp.ci_low_pct, cp.ci_high_pct,
-                                       params.min_effect),
+                "action": shift == "step" and needs_action(
+                    cp.change_pct, cp.ci_low_pct, cp.ci_high_pct, params.min_effect),
+                "shift": shift, "reason": why,
             })
     return {OUTPUT: pa.Table.from_pylist(rows, schema=SCHEMA)}
 

@@ -111,11 +111,29 @@ def _when(row: dict) -> str:
             else f"from {date}")
 
 
+def steps(changes: pl.DataFrame) -> pl.DataFrame:
+    """The change points that are steps: not level shifts of a drifting or cycling series,
+    nor the last points of a series at no new revision (``shift``; NULL in runs before it
+    existed counts as a step)."""
+    if "shift" not in changes.columns:
+        return changes
+    return changes.filter(pl.col("shift").is_null() | (pl.col("shift") == "step"))
+
+
+def words(changes: pl.DataFrame) -> tuple[str, str]:
+    """What a worse and a better step are called: regression and improvement where the
+    series are ordered by revision, else (no revision to blame) level shifts."""
+    if changes.height and changes["revision"].null_count() == changes.height:
+        return "worse level shift", "better level shift"
+    return "regression", "improvement"
+
+
 def verdict(df: pl.DataFrame, changes: pl.DataFrame) -> Verdict:
     """The changes that matter: the largest regressions (then improvements), each with its
-    size (+ = worse), configuration, revision and date; alarm when there is a regression."""
+    size (+ = worse), configuration, revision and date; alarm when there is a regression
+    (a step for the worse)."""
     section = verdict_section(df, changes)
-    regressions = changes.filter(pl.col("direction") == "regression").height
+    regressions = steps(changes).filter(pl.col("direction") == "regression").height
     level: VerdictLevel = "alarm" if regressions else "ok" if changes.height == 0 else "info"
     return Verdict(" ".join(b.text for b in section.blocks if isinstance(b, Notice)), level)
 
@@ -123,8 +141,11 @@ def verdict(df: pl.DataFrame, changes: pl.DataFrame) -> Verdict:
 def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
     n_series = df.select(_key(df).n_unique()).item() if df.height else 0
     n_changed = changes.select(_key(changes).n_unique()).item() if changes.height else 0
-    regressions = changes.filter(pl.col("direction") == "regression")
-    improvements = changes.filter(pl.col("direction") == "improvement")
+    stepped = steps(changes)
+    regressions = stepped.filter(pl.col("direction") == "regression")
+    improvements = stepped.filter(pl.col("direction") == "improvement")
+    worse, better = words(changes)
+    shifted = changes.height - stepped.height
     short = df.filter(pl.col("reason").str.starts_with("too short")).height
     alpha = cast("float | None", df["alpha"].max()) if df.height else None  # a Float64 column
     blocks: list[Notice] = []
@@ -134,20 +155,30 @@ def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
                  for r in ranked.head(VERDICT_CHANGES).iter_rows(named=True)]
         more = (f" (and {ranked.height - VERDICT_CHANGES:,} smaller)"
                 if ranked.height > VERDICT_CHANGES else "")
-        blocks.append(Notice(f"{ranked.height:,} regression{'s' if ranked.height != 1 else ''}"
+        blocks.append(Notice(f"{ranked.height:,} {worse}{'s' if ranked.height != 1 else ''}"
                              f", the largest first (+ = worse): " + "; ".join(items) + more
                              + "."))
-    better = normalised(improvements).sort(pl.col("worse_pct").abs(), descending=True)
-    if better.height:
-        top = better.row(0, named=True)
-        blocks.append(Notice(f"{better.height:,} improvement{'s' if better.height != 1 else ''}"
+    gains = normalised(improvements).sort(pl.col("worse_pct").abs(), descending=True)
+    if gains.height:
+        top = gains.row(0, named=True)
+        blocks.append(Notice(f"{gains.height:,} {better}{'s' if gains.height != 1 else ''}"
                              f"; the largest {top['worse_pct']:+.1f} % {top['config']} on "
                              f"{top['hardware_type']} {_when(top)}."))
+    if shifted:
+        kinds = changes.filter(pl.col("shift").is_in(["level shift", "tail"]))
+        drift = kinds.filter(pl.col("shift") == "level shift").height
+        blocks.append(Notice(
+            f"{shifted:,} change point{'s' if shifted != 1 else ''} not counted as steps: "
+            f"{drift:,} level shift{'s' if drift != 1 else ''} of series that drift or cycle "
+            f"(a smooth model of time explains them; the permutation test assumes a "
+            f"stationary series), {shifted - drift:,} in the last points of a series at no "
+            f"new revision. The index lists them with the reason."))
     blocks.append(Notice(
         f"{changes.height:,} change point{'s' if changes.height != 1 else ''} in {n_changed:,} "
-        f"of {n_series:,} series: {regressions.height:,} regression"
-        f"{'s' if regressions.height != 1 else ''} (▼), {improvements.height:,} improvement"
+        f"of {n_series:,} series: {regressions.height:,} {worse}"
+        f"{'s' if regressions.height != 1 else ''} (▼), {improvements.height:,} {better}"
         f"{'s' if improvements.height != 1 else ''} (▲)"
+        + (f", {shifted:,} not steps" if shifted else "")
         + (f"; {short:,} series too short to test" if short else "")
         + (f" (α = {alpha:g} per series)." if alpha is not None else ".")))
     return Section("Verdict", "", tuple(blocks))
@@ -354,13 +385,15 @@ def label_fits(at: np.ndarray, change_pct: np.ndarray, label_chars: np.ndarray,
 
 INDEX_COLUMNS = (
     *CONFIGURATION_COLUMNS,
-    Column("direction", "change"), Column("worse_pct", "change, + = worse (%)", "pct"),
+    Column("direction", "change"), Column("shift", "kind"),
+    Column("worse_pct", "change, + = worse (%)", "pct"),
     Column("worse_low_pct", "CI low (%)", "pct"), Column("worse_high_pct", "CI high (%)", "pct"),
     Column("revision_before", "last revision before"), Column("revision", "first revision after"),
     Column("revision_time", "revision time"), Column("started_at", "first trial after"),
     Column("position", "position", "int"), Column("n_points", "trials", "int"),
     Column("median_before", "median before", "float"),
     Column("median_after", "median after", "float"), Column("p_value", "p", "pvalue"),
+    Column("reason", "why not a step"),
 )
 
 

@@ -531,6 +531,9 @@ lies beyond +-min_effect %) make the action list, largest first (081b/081c add t
 catalogs created before them, NULL for their earlier runs). paired_with: the benchmark the
 series was divided by, run by run (--baseline; the values are then ratios), and
 n_unpaired: its trials left out for want of a baseline value in their run (081d/081e).
+shift (081f): step; level shift, where a smooth model of time (a drift, a daily or weekly
+cycle) explains the change (the permutation test assumes a stationary series), with the
+reason; tail, the last points of the series at no new revision. Only steps need action.
 """, not_null(MEASURED + columns(
     ("ordered_by", pa.string()),
     ("n_points", pa.int64()), ("position", pa.int64()), ("revision", pa.string()),
@@ -541,7 +544,8 @@ n_unpaired: its trials left out for want of a baseline value in their run (081d/
     ("confidence", pa.float64()), ("p_value", pa.float64()), ("alpha", pa.float64()),
     ("direction", pa.string()), ("reason", pa.string()),
 ) + added("081b", ("abs_change_pct", pa.float64())) + added("081c", ("action", pa.bool_()))
-  + added("081d", ("paired_with", pa.string())) + added("081e", ("n_unpaired", pa.int64())),
+  + added("081d", ("paired_with", pa.string())) + added("081e", ("n_unpaired", pa.int64()))
+  + added("081f", ("shift", pa.string())),
     "campaign", "hardware_type", "config_id", "ordered_by", "n_points", "confidence", "alpha"))
 
 #: The contract of every table a job writes, by table name.

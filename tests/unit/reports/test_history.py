@@ -96,3 +96,32 @@ def test_labels_never_overlap_and_the_largest_change_keeps_its_label() -> None:
     sparse = label_fits(np.array([10.0, 500.0, 900.0]), np.array([1.0, -2.0, 3.0]),
                         np.array([18, 18, 18]), 1000, 800.0)
     assert sparse.all()
+
+
+def test_level_shifts_and_tails_are_not_counted_as_regressions() -> None:
+    """Issue 39: change points the job marked as level shifts of a drifting or cycling
+    series, or as the last points of a series, are named apart and raise no alarm."""
+    table, series = partition()
+    rows = compute(table, ChangePointParams())["change_points"]
+    points = [i for i, p in enumerate(rows.column("position").to_pylist()) if p is not None]
+    assert len(points) == 2
+    shift = rows.column("shift").to_pylist()
+    shift[points[0]], shift[points[1]] = "level shift", "tail"
+    shifted = rows.set_column(rows.schema.get_field_index("shift"), "shift",
+                              pa.array(shift, pa.string()))
+    page = build_page(shifted, series)
+    assert page.verdict is not None and page.verdict.level == "info"
+    assert "0 regressions (▼), 0 improvements (▲), 2 not steps" in page.verdict.text
+    assert "1 level shift of series that drift or cycle" in page.verdict.text
+    assert "1 in the last points of a series at no new revision" in page.verdict.text
+    index = [b for s in page.sections for b in s.blocks if isinstance(b, Table)][0]
+    assert sorted(index.data.column("shift").to_pylist()) == ["level shift", "tail"]
+
+
+def test_without_revisions_changes_are_level_shifts() -> None:
+    table, series = partition()
+    rows = compute(table, ChangePointParams())["change_points"]
+    untagged = rows.set_column(rows.schema.get_field_index("revision"), "revision",
+                               pa.nulls(rows.num_rows, pa.string()))
+    text = build_page(untagged, series).verdict.text
+    assert text.startswith("2 worse level shifts, the largest first") and "regression" not in text

@@ -197,11 +197,12 @@ def test_an_added_column_migrates_an_older_table_to_the_new_shape() -> None:
 def test_the_change_points_migrations_are_generated_in_their_numbered_places() -> None:
     names = [n for n, _ in sqlfiles.schema_statements()]
     added = ["081b_change_points_abs_change_pct", "081c_change_points_action",
-             "081d_change_points_paired_with", "081e_change_points_n_unpaired"]
+             "081d_change_points_paired_with", "081e_change_points_n_unpaired",
+             "081f_change_points_shift"]
     at = names.index("081_change_points")
-    assert names[at + 1:at + 5] == added
-    assert [c.name for c in contracts.CHANGE_POINTS.columns[-4:]] == [
-        "abs_change_pct", "action", "paired_with", "n_unpaired"]
+    assert names[at + 1:at + 6] == added
+    assert [c.name for c in contracts.CHANGE_POINTS.columns[-5:]] == [
+        "abs_change_pct", "action", "paired_with", "n_unpaired", "shift"]
 
 
 def test_a_contract_refuses_added_columns_it_could_not_migrate() -> None:
