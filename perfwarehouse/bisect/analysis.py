@@ -1,0 +1,141 @@
+"""The pure decisions of ``perfwarehouse bisect``: samples of trial values in, verdicts out.
+
+A bisection walks the first-parent line from a good revision (index 0) to a bad one
+(index n). Its decisions, each made with ``compare``'s test
+(:func:`perfwarehouse.compare.compare_samples`: the log-scale Hodges-Lehmann shift with
+its distribution-free interval and the exact Mann-Whitney test):
+
+1. **Do the ends differ?** (:func:`judge_ends`) Good and bad, measured interleaved:
+   ``differ`` when compare's verdict is ``slower`` or ``faster`` at the threshold
+   ``min_change`` (the whole interval beyond +-min_change % and p below 1 - confidence),
+   ``same`` when the whole interval lies inside +-min_change %, else ``not yet``.
+2. **Is a middle revision like good or like bad?** (:func:`judge_middle`) The middle
+   is measured interleaved with both ends, trial by trial in shuffled rounds, so that a
+   machine that drifts (load, frequency, caches) moves all three samples alike. Two
+   comparisons at the half-way point t = half the good-to-bad change on the log scale
+   (t = 100 (sqrt(1 + change/100) - 1) %, 16.2 % for a 35 % change): middle against
+   good and bad against middle. Each votes for the far end when compare's verdict is
+   the bad end's at threshold t (the whole interval beyond t, p below 1 - confidence),
+   for the near end when the whole interval stays short of t (towards bad), and not at
+   all otherwise. A middle is placed when one comparison votes and the other does not
+   vote against it; two that disagree, or none, is "not yet".
+3. **How many more trials?** (:func:`more_rounds`) compare's answer for the
+   inconclusive comparisons (``more_trials``: both sides together, for 80 % power at the
+   change observed or an interval clear of the threshold), halved per revision, at
+   least 2 and at most doubling the sample, within the budget ``max_trials``.
+
+Why it holds on a busy machine: the rank test and the Hodges-Lehmann interval ignore
+how far the slow outliers of a preempted trial go; the interleaving puts drift on all
+sides; and a middle is only placed when its interval lies on one side of the half-way
+point, so a true "like good" middle (shift 0) is called "bad" only if its 95 % interval
+misses the truth by half the change in the same look on both comparisons.
+
+The search (:func:`next_index`, :func:`open_range`) is ``git bisect``'s: the commit
+nearest the middle of the open range (last good, first bad), stepping over skipped
+(build or command failed) and undecided commits, until the first bad follows the last
+good with only such commits between.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from typing import Literal
+
+from perfwarehouse.bisect.results import Comparison, Look, Step
+from perfwarehouse.compare import compare_samples
+
+EndsLook = Literal["differ", "same", "not yet"]
+DECISIVE = ("slower", "faster")
+
+
+def half_threshold(change_pct: float) -> float:
+    """Half the change ``change_pct`` on the log scale, in percent (>= 0): the threshold a
+    middle revision must be inside of (to be like one end) or beyond (to be like the
+    other)."""
+    if not math.isfinite(change_pct) or change_pct <= -100.0:
+        return math.inf
+    return 100.0 * math.expm1(abs(math.log1p(change_pct / 100.0)) / 2.0)
+
+
+def judge_ends(good: Sequence[float], bad: Sequence[float], *, higher_is_better: bool | None,
+               confidence: float, min_change: float) -> tuple[EndsLook, Comparison]:
+    """Whether the bad end differs from the good end (module docstring, step 1)."""
+    c = compare_samples(good, bad, higher_is_better=higher_is_better, confidence=confidence,
+                        threshold=min_change)
+    if c.verdict in DECISIVE:
+        return "differ", c
+    if c.verdict == "no change":
+        return "same", c
+    return "not yet", c
+
+
+def judge_middle(good: Sequence[float], middle: Sequence[float], bad: Sequence[float], *,
+                 bad_verdict: str, ends_change_pct: float, higher_is_better: bool | None,
+                 confidence: float, max_trials: int) -> Step:
+    """Place a middle revision between the ends (module docstring, step 2).
+
+    ``bad_verdict`` is compare's verdict of bad against good ('slower' or 'faster');
+    ``ends_change_pct`` their change. ``max_trials`` bounds the trials ``more`` asks for
+    (per revision)."""
+    t = half_threshold(ends_change_pct)
+    vs_good = compare_samples(good, middle, higher_is_better=higher_is_better,
+                              confidence=confidence, threshold=t)
+    vs_bad = compare_samples(middle, bad, higher_is_better=higher_is_better,
+                             confidence=confidence, threshold=t)
+    up = ends_change_pct > 0
+    votes = (_vote(vs_good, bad_verdict, t, up, near="good"),
+             _vote(vs_bad, bad_verdict, t, up, near="bad"))
+    decided = {v for v in votes if v is not None}
+    if len(decided) == 1:
+        side = decided.pop()
+        ends = " and ".join(e for e, v in zip(("good", "bad"), votes) if v is not None)
+        return Step(side, vs_good, vs_bad, t, 0,
+                    f"on the {side} side of the half-way point (+-{t:.3g} %) against {ends}")
+    reason = ("the two ends disagree" if decided else
+              "its interval still holds the half-way point against both ends")
+    n = min(len(good), len(middle), len(bad))
+    wanted = [c.more_trials for c in (vs_good, vs_bad) if c.more_trials is not None]
+    more = more_rounds(max(wanted) if wanted else None, n, max_trials)
+    return Step("not yet", vs_good, vs_bad, t, more, reason)
+
+
+def _vote(c: Comparison, bad_verdict: str, t: float, up: bool,
+          near: Literal["good", "bad"]) -> Look | None:
+    """What one comparison says (baseline: the good end for ``near`` 'good', the middle
+    for 'bad'): the far side when compare's verdict is the bad end's (the whole interval
+    beyond the half-way point t, p below the level), the near side when the whole
+    interval lies short of the half-way point (the contender is less than t from the
+    baseline towards bad, ``up``: bad's values are the higher), None otherwise."""
+    far: Look = "bad" if near == "good" else "good"
+    if c.verdict == bad_verdict:
+        return far
+    if c.ci_low_pct is None or c.ci_high_pct is None:
+        return None
+    short = c.ci_high_pct < t if up else c.ci_low_pct > -t
+    return near if short else None
+
+
+def more_rounds(more_trials: int | None, n: int, max_trials: int) -> int:
+    """Trials to add to each revision of a step (module docstring, step 3): half of
+    compare's ``more_trials`` (both sides together), at least 2, at most ``n`` (the sample
+    at most doubles between looks), within ``max_trials``; 0 when the budget is spent."""
+    room = max(0, max_trials - n)
+    want = 2 if more_trials is None else max(2, math.ceil(more_trials / 2))
+    return min(want, max(n, 2), room)
+
+
+def next_index(lo: int, hi: int, excluded: Collection[int]) -> int | None:
+    """The commit to measure next in the open range (lo good, hi bad): the one nearest
+    the middle ((lo + hi) / 2, the lower of two equally near) that is not ``excluded``
+    (skipped or undecided); None when none is left."""
+    middle = (lo + hi) / 2.0
+    choices = [i for i in range(lo + 1, hi) if i not in excluded]
+    if not choices:
+        return None
+    return min(choices, key=lambda i: (abs(i - middle), i))
+
+
+def open_range(lo: int, hi: int) -> list[int]:
+    """The commits the culprit may be: every index after the last good up to the first bad."""
+    return list(range(lo + 1, hi + 1))
