@@ -269,7 +269,7 @@ class _Bisection:
                 if failure:
                     break
                 s = analysis.judge_middle(
-                    g.values, m.values, b.values, bad_verdict=bad_verdict,
+                    g.values, m.values, b.values,
                     ends_change_pct=ends.change_pct, higher_is_better=self.series.higher_is_better,
                     confidence=self.config.confidence, max_trials=self.config.max_trials)
                 k = 0 if self.config.repeat else s.more

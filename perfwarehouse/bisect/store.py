@@ -141,6 +141,7 @@ def pick_change_point(points: list[ChangePoint], key: str) -> ChangePoint:
 def recorded_command(warehouse: Warehouse, point: ChangePoint) -> tuple[str | None, str | None]:
     """(command, setup) recorded with the series' trials by an earlier bisection (the
     latest), or (None, None) when none is known."""
+    from perfwarehouse.warehouse import sqlfiles
     from perfwarehouse.warehouse.store import fetch_one
 
     files = warehouse.data_files([point.campaign])
@@ -148,13 +149,7 @@ def recorded_command(warehouse: Warehouse, point: ChangePoint) -> tuple[str | No
         return None, None
     con = warehouse.reader(files)
     try:
-        row = fetch_one(con, """
-            SELECT json_extract_string(attributes, '$.bisect.command'),
-                   json_extract_string(attributes, '$.bisect.setup')
-            FROM measurements
-            WHERE campaign = $campaign AND benchmark = $benchmark AND metric = $metric
-              AND json_extract_string(attributes, '$.bisect.command') IS NOT NULL
-            ORDER BY started_at DESC LIMIT 1""",
+        row = fetch_one(con, sqlfiles.load("queries/bisect_recorded_command"),
                         {"campaign": point.campaign, "benchmark": point.benchmark,
                          "metric": point.metric})
     finally:
