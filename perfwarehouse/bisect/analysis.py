@@ -89,9 +89,9 @@ def judge_middle(good: Sequence[float], middle: Sequence[float], bad: Sequence[f
     decided = {v for v in votes if v is not None}
     if len(decided) == 1:
         side = decided.pop()
-        ends = " and ".join(e for e, v in zip(("good", "bad"), votes) if v is not None)
+        by = [e for e, v in zip(("good", "bad"), votes) if v is not None]
         return Step(side, vs_good, vs_bad, t, 0,
-                    f"on the {side} side of the half-way point (+-{t:.3g} %) against {ends}")
+                    "by both ends" if len(by) == 2 else f"by the {by[0]} end")
     reason = ("the two ends disagree" if decided else
               "its interval still holds the half-way point against both ends")
     n = min(len(good), len(middle), len(bad))
@@ -134,6 +134,18 @@ def next_index(lo: int, hi: int, excluded: Collection[int]) -> int | None:
     if not choices:
         return None
     return min(choices, key=lambda i: (abs(i - middle), i))
+
+
+def next_step(lo: int, hi: int, excluded: Collection[int], undecided: Collection[int],
+              retried: Collection[int]) -> tuple[int | None, bool]:
+    """(the commit to measure next, whether it is a retry): :func:`next_index`, and when
+    only excluded commits are left in the open range, the undecided one nearest the
+    middle that has not had its one retry yet (None when there is none)."""
+    i = next_index(lo, hi, excluded)
+    if i is not None:
+        return i, False
+    i = next_index(lo, hi, set(excluded) - (set(undecided) - set(retried)))
+    return i, i is not None
 
 
 def open_range(lo: int, hi: int) -> list[int]:

@@ -9,7 +9,9 @@
    the one nearest its middle in a worktree of its own, run the setup once, then trials
    in shuffled rounds of (good, middle, bad), looking after each batch of rounds, until
    :func:`.analysis.judge_middle` places it or the budget is spent (undecided). A
-   setup or command that fails marks the commit skipped.
+   setup or command that fails marks the commit skipped. When only skipped and
+   undecided commits are left between the last good and the first bad, each undecided
+   one gets one more step with a fresh budget (a busy spell of the machine passes).
 4. Measure the first bad commit against the last good one, interleaved, for the change
    the culprit made (its interval).
 
@@ -178,19 +180,30 @@ class _Bisection:
             ends, bad_verdict = self._ends(g, b)
             lo, hi = 0, n
             excluded: set[int] = set()
+            undecided: set[int] = set()
+            retried: set[int] = set()
             stopped = None
-            while (i := analysis.next_index(lo, hi, excluded)) is not None:
-                if self.config.max_revisions is not None and \
-                        len(self.measured) >= self.config.max_revisions:
+            while True:
+                i, retry = analysis.next_step(lo, hi, excluded, undecided, retried)
+                if i is None:
+                    break
+                if retry:  # closed but for skips: an undecided commit gets one more step
+                    retried.add(i)
+                measured = {m.index for m in self.measured}
+                if self.config.max_revisions is not None and i not in measured and \
+                        len(measured) >= self.config.max_revisions:
                     stopped = f"--max-revisions {self.config.max_revisions} reached"
                     break
                 verdict = self._middle(g, self.revisions[i], b, bad_verdict, ends)
+                excluded.discard(i)
                 if verdict == "good":
                     lo = i
                 elif verdict == "bad":
                     hi = i
                 else:
                     excluded.add(i)
+                    if verdict == "undecided":
+                        undecided.add(i)
                 for sha in [r.commit.sha for r in self.revisions.values()]:
                     if sha not in {self.line[k].sha for k in (0, n, lo, hi)}:
                         self.trees.drop(sha)
@@ -261,7 +274,7 @@ class _Bisection:
         head = f"step {step}: {m.commit.short} ({m.index} of {len(self.line) - 1})"
         failure = self._prepare(m)
         if failure is None:
-            for r in (g, b):
+            for r in (g, m, b):
                 r.values = []
             k = self.config.repeat or parameters.DEFAULT_REPEAT
             while True:
@@ -285,7 +298,7 @@ class _Bisection:
         c = s.against_good
         self._record(m, verdict, s.reason, c)
         self.progress(f"{head}: {'like ' + verdict if verdict != 'undecided' else verdict} "
-                      f"({_change_text(c)} from good, {len(m.values)} trials)")
+                      f"({s.reason}; {_change_text(c)} from good, {len(m.values)} trials)")
         return verdict
 
     def _change(self, lo: _Revision, hi: _Revision, bad_verdict: str) -> Comparison:

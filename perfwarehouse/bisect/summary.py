@@ -26,6 +26,11 @@ def change_text(c: Comparison, unit: str | None = None) -> str:
     return text
 
 
+def measured_shas(o: Outcome) -> list[str]:
+    """The revisions measured, each once, in the order they were first measured."""
+    return list(dict.fromkeys(m.commit.sha for m in o.measured))
+
+
 def _verdict(m: Measured) -> str:
     return {"good": "like good", "bad": "like bad"}.get(m.verdict, m.verdict)
 
@@ -49,22 +54,24 @@ def render_text(o: Outcome, confidence: float) -> str:
                      f"against {before.short}, {100 * confidence:g} % interval; "
                      f"compare says {o.change.verdict})")
     lines.append(f"good {o.good.short} -> bad {o.bad.short}: {change_text(o.ends, unit)}")
-    lines.append(f"{len(o.measured)} of {o.commits_between + 2} revisions measured, "
+    lines.append(f"{len(measured_shas(o))} of {o.commits_between + 2} revisions measured, "
                  f"{o.trials} trials stored in campaign {o.campaign!r} (benchmark "
                  f"{o.benchmark!r}, metric {o.metric}, under each revision and its commit "
                  "time)")
     lines.append("")
     step = {id(m): i for i, m in enumerate(o.measured)}
-    rows = [["revision", "line", "step", "verdict", "trials", "change from good", "subject"]]
+    rows = [["revision", "line", "step", "verdict", "decided", "trials", "change from good",
+             "subject"]]
     for m in sorted(o.measured, key=lambda m: m.index):
         change = ""
         if m.change_pct is not None and not math.isnan(m.change_pct):
             change = f"{m.change_pct:+.1f} %"
             if m.ci_low_pct is not None and m.ci_high_pct is not None:
                 change += f" [{m.ci_low_pct:+.1f}, {m.ci_high_pct:+.1f}]"
+        placed = m.verdict in ("good", "bad")
         rows.append([m.commit.short, str(m.index), str(step[id(m)] - 1) if step[id(m)] > 1
                      else "", _verdict(m) + (f" ({m.reason})" if m.verdict == "skip" else ""),
-                     str(m.trials), change, m.commit.subject[:50]])
+                     m.reason if placed else "", str(m.trials), change, m.commit.subject[:50]])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1])
@@ -80,7 +87,8 @@ def comparison_json(c: Comparison | None) -> dict[str, Any] | None:
 
 
 def to_json(o: Outcome) -> dict[str, Any]:
-    """``{"culprit": sha or null, "measured": [sha, ...] (in the order measured), ...}``."""
+    """``{"culprit": sha or null, "measured": [sha, ...] (each revision once, in the order
+    measured), "revisions": [one row per step: sha, verdict, trials, change, ...], ...}``."""
     def commit(c: Any) -> dict[str, str]:
         return {"sha": c.sha, "subject": c.subject, "author_date": c.author_date,
                 "commit_time": c.commit_time}
@@ -88,7 +96,7 @@ def to_json(o: Outcome) -> dict[str, Any]:
     return {
         "culprit": o.culprit.sha if o.culprit else None,
         "candidates": [c.sha for c in o.candidates],
-        "measured": [m.commit.sha for m in o.measured],
+        "measured": measured_shas(o),
         "revisions": [{**commit(m.commit), "index": m.index, "step": i - 1 if i > 1 else None,
                        "verdict": m.verdict, "trials": m.trials, "change_pct": m.change_pct,
                        "ci_low_pct": m.ci_low_pct, "ci_high_pct": m.ci_high_pct,

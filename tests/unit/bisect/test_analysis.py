@@ -17,6 +17,7 @@ from perfwarehouse.bisect import (
     next_index,
     open_range,
 )
+from perfwarehouse.bisect.analysis import next_step
 from perfwarehouse.compare import compare_samples
 
 
@@ -166,3 +167,11 @@ def test_more_rounds() -> None:
     assert more_rounds(1000, 5, 60) == 5  # at most doubling
     assert more_rounds(1000, 40, 60) == 20  # within the budget
     assert more_rounds(10, 60, 60) == 0
+
+
+def test_an_undecided_commit_gets_one_retry_when_the_range_closes_on_it() -> None:
+    assert next_step(0, 10, set(), set(), set()) == (5, False)
+    # 29 undecided, 28 skipped: the range (27, 30] closes but for them; 29 is retried once
+    assert next_step(27, 30, {28, 29}, {29}, set()) == (29, True)
+    assert next_step(27, 30, {28, 29}, {29}, {29}) == (None, False)
+    assert next_step(27, 30, {28}, set(), set()) == (29, False)

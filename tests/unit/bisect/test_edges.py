@@ -146,7 +146,8 @@ def test_the_answers_put_the_culprit_first() -> None:
     assert text.startswith(f"culprit: {B.sha} 'commit 2' (author date {B.author_date})")
     assert "like bad" in text and "+35.0 % [+33.0, +37.0]" in text
     answer = to_json(o)
-    assert answer["culprit"] == B.sha and answer["measured"] == [A.sha, B.sha, B.sha]
+    assert answer["culprit"] == B.sha and answer["measured"] == [A.sha, B.sha]
+    assert [r["verdict"] for r in answer["revisions"]] == ["good end", "bad end", "bad"]
     assert answer["change"]["verdict"] == "slower"
     assert json.loads(json.dumps(answer)) == answer
     nan = to_json(Outcome(A, B, 1, None, (A, B), ends, None, None, measured, 25, "wall_time",
