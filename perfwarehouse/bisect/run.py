@@ -250,16 +250,20 @@ class _Bisection:
                           f"each; {k} more")
         for r, verdict in ((g, "good end"), (b, "bad end")):
             self.measured.append(Measured(r.commit, r.index, verdict, r.trials))  # type: ignore[arg-type]
+        spread = _log_spread(g.values)
+        noisy = self.config.metric == parameters.WALL_TIME and spread > NOISY_SPREAD
         if look != "differ":
             why = ("they measure alike" if look == "same" else
                    f"no difference shown in {len(g.values)} trials each")
+            if noisy and look != "same":
+                why += (f"; the wall time varied by {100 * spread:.0f} % between trials at "
+                        f"load average {_load()}: try --metric cpu_time or more --max-trials")
             self.flush()
             raise NothingToBisect(
                 f"nothing to bisect: bad {b.commit.short} against good {g.commit.short}: "
                 f"{_change_text(c)} ({why}; --min-change {self.config.min_change:g} %)", c)
         self.progress(f"bad is {c.verdict} than good: {_change_text(c)}")
-        spread = _log_spread(g.values)
-        if self.config.metric == parameters.WALL_TIME and spread > NOISY_SPREAD:
+        if noisy:
             self.notes.append(
                 f"the wall time of good varied by {100 * spread:.0f} % between trials "
                 f"(interquartile range / median; load average {_load()}): a busy machine "
