@@ -40,6 +40,8 @@ from perfwarehouse.errors import PerfwarehouseError, UsageError
 from perfwarehouse.warehouse.store import Warehouse
 
 LAND_EVERY_S = 60.0
+#: A trial longer than this gets a progress line of its own (shorter ones: one per look).
+SLOW_TRIAL_S = 2.0
 #: Interquartile range / median of the good end's wall times above which the answer
 #: suggests --metric cpu_time (an idle machine: 2-5 %; this one at load 7: 40-60 %).
 NOISY_SPREAD = 0.15
@@ -362,6 +364,9 @@ class _Bisection:
                                          f"{r.commit.short} ({why}); fix --command or --setup")
                     return why
                 r.values.append(trial.value)
+                if trial.duration_s > SLOW_TRIAL_S:  # long trials: a line each
+                    self.progress(f"  {r.commit.short}: trial {len(r.values)} "
+                                  f"{trial.value:.6g} ({trial.duration_s:.1f} s)")
         return None
 
     def _store(self, r: _Revision, trial: measure.Trial) -> None:

@@ -158,3 +158,26 @@ def test_errors_are_one_line(cli: CliRunner, repository: tuple[Path, list[str]],
     assert out.returncode == 1 and out.stderr.startswith("error: --good 'no-such-rev'")
     out = bisect(cli, tmp_path, "a", "b")
     assert out.returncode == 1 and "not a git repository" in out.stderr
+
+
+@pytest.mark.slow
+def test_by_wall_time_it_never_names_a_wrong_commit(
+        cli: CliRunner, repository: tuple[Path, list[str]]) -> None:
+    """The default metric on the busy machine: whatever the load, the answer is commit 31,
+    a list of commits holding 31, or nothing to bisect (the load hid the change) - never
+    another commit (docs/bisect.md tabulates the runs)."""
+    repo, shas = repository
+    out = cli("bisect", "--repo", str(repo), "--good", shas[0], "--bad", shas[-1],
+              "--setup", "sh build.sh", "--command", "sh prog.sh", "--max-trials", "40",
+              "--format", "json")
+    if out.returncode == 1:
+        assert json.loads(out.stdout)["nothing_to_bisect"].startswith("nothing to bisect")
+        return
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["culprit"] in (shas[CULPRIT - 1], None)
+    assert shas[CULPRIT - 1] in answer["candidates"]
+    placed = {r["sha"]: r["verdict"] for r in answer["revisions"] if r["verdict"] in
+              ("good", "bad")}
+    for sha, verdict in placed.items():
+        assert verdict == ("bad" if shas.index(sha) + 1 >= CULPRIT else "good")
