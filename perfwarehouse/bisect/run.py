@@ -130,8 +130,8 @@ class _Bisection:
         started = time.time()
         self.series = store.Series(
             campaign=config.campaign, benchmark=config.benchmark or config.command,
-            metric=config.metric, unit=config.unit or (
-                "s" if config.metric in parameters.TIMES else None),
+            metric=config.metric,
+            unit="s" if config.metric in parameters.TIMES else config.unit,
             higher_is_better=False if config.metric in parameters.TIMES
             else config.higher_is_better,
             node=node, hardware_type=default_hardware_type(node, config.hardware_type),
@@ -179,7 +179,7 @@ class _Bisection:
                       f"{b.commit.short} (first-parent line), {self.config.metric} of "
                       f"`{self.config.command}`")
         with _catching_signals(self._on_signal):
-            ends, bad_verdict = self._ends(g, b)
+            ends = self._ends(g, b)
             lo, hi = 0, n
             excluded: set[int] = set()
             undecided: set[int] = set()
@@ -196,7 +196,7 @@ class _Bisection:
                         len(measured) >= self.config.max_revisions:
                     stopped = f"--max-revisions {self.config.max_revisions} reached"
                     break
-                verdict = self._middle(g, self.revisions[i], b, bad_verdict, ends)
+                verdict = self._middle(g, self.revisions[i], b, ends)
                 excluded.discard(i)
                 if verdict == "good":
                     lo = i
@@ -213,7 +213,7 @@ class _Bisection:
             change = None
             between = (self.line[lo], self.line[hi])
             if stopped is None:
-                change = self._change(self.revisions[lo], self.revisions[hi], bad_verdict)
+                change = self._change(self.revisions[lo], self.revisions[hi])
         # every row counts the revision's trials of all steps (the ends': of every step)
         self.measured = [replace(m, trials=self.revisions[m.index].trials)
                          for m in self.measured]
@@ -229,8 +229,8 @@ class _Bisection:
             campaign=self.series.campaign, benchmark=self.series.benchmark, stopped=stopped,
             notes=notes)
 
-    def _ends(self, g: _Revision, b: _Revision) -> tuple[Comparison, str]:
-        """Confirm that bad differs from good; (their comparison, bad's verdict)."""
+    def _ends(self, g: _Revision, b: _Revision) -> Comparison:
+        """Confirm that bad differs from good; their comparison."""
         for r, name in ((g, "good"), (b, "bad")):
             failure = self._prepare(r)
             if failure:
@@ -271,10 +271,9 @@ class _Bisection:
                 f"(interquartile range / median; load average {_load()}): a busy machine "
                 "needs many trials; --metric cpu_time (the command's CPU seconds) varies less")
             self.progress("note: " + self.notes[-1])
-        return c, c.verdict
+        return c
 
-    def _middle(self, g: _Revision, m: _Revision, b: _Revision, bad_verdict: str,
-                ends: Comparison) -> str:
+    def _middle(self, g: _Revision, m: _Revision, b: _Revision, ends: Comparison) -> str:
         """Place ``m`` between the ends: good, bad, skip or undecided."""
         step = len(self.measured) - 1
         head = f"step {step}: {m.commit.short} ({m.index} of {len(self.line) - 1})"
@@ -307,7 +306,7 @@ class _Bisection:
                       f"({s.reason}; {_change_text(c)} from good, {len(m.values)} trials)")
         return verdict
 
-    def _change(self, lo: _Revision, hi: _Revision, bad_verdict: str) -> Comparison:
+    def _change(self, lo: _Revision, hi: _Revision) -> Comparison:
         """The change from the last good to the first bad, measured interleaved."""
         for r in (lo, hi):
             r.values = []
