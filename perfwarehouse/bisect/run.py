@@ -173,6 +173,7 @@ class _Bisection:
 
     # ------------------------------------------------------------ the search
     def go(self) -> Outcome:
+        store.check_series(self.warehouse, self.series)
         n = len(self.line) - 1
         g, b = self.revisions[0], self.revisions[n]
         self.progress(f"bisecting {n - 1} commit(s) between good {g.commit.short} and bad "

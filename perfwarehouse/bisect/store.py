@@ -157,6 +157,30 @@ def recorded_command(warehouse: Warehouse, point: ChangePoint) -> tuple[str | No
     return (row[0], row[1]) if row else (None, None)
 
 
+def check_series(warehouse: Warehouse, series: Series) -> None:
+    """:class:`UsageError` when the warehouse holds the series' configuration with another
+    unit or direction (its trials would be refused when they land, after measuring)."""
+    from perfwarehouse.warehouse import sqlfiles
+    from perfwarehouse.warehouse.store import fetch_one
+
+    if not warehouse.exists():
+        return
+    with warehouse.catalog() as con:
+        row = fetch_one(con, sqlfiles.load("queries/bisect_configuration"),
+                        {"benchmark": series.benchmark, "metric": series.metric})
+    if row is None or (row[0], row[1]) == (series.unit, series.higher_is_better):
+        return
+
+    def flag(v: bool | None) -> str:
+        return "higher is better" if v else "lower is better" if v is False else "no direction"
+
+    raise UsageError(
+        f"the warehouse holds {series.benchmark!r} / {series.metric} with unit {row[0]!r} and "
+        f"{flag(row[1])}, this bisection would store unit {series.unit!r} and "
+        f"{flag(series.higher_is_better)}: give the same --unit / --higher-is-better, or "
+        "another --benchmark or --metric name")
+
+
 def session_id(*parts: str) -> str:
     """A short id of a bisection (its options and start time)."""
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=4).hexdigest()

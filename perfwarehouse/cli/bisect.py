@@ -98,7 +98,8 @@ def bisect(ctx: click.Context, repo: Path, good: str | None, bad: str | None,
             for p in points:
                 click.echo(f"{p.id:>4}  {p.campaign}  {p.hardware_type}  {p.benchmark}  "
                            f"{p.metric}  {p.revision_before} -> {p.revision}  "
-                           f"{p.change_pct:+.1f} %  {p.direction}")
+                           + (f"{p.change_pct:+.1f} %  " if p.change_pct is not None else "")
+                           + f"{p.direction or ''}")
             if not points:
                 click.echo("no change points (run `perfwarehouse analyze change-points`)")
             return
@@ -106,9 +107,15 @@ def bisect(ctx: click.Context, repo: Path, good: str | None, bad: str | None,
         if not point.revision_before or not point.revision:
             raise UsageError(f"change point {point.id} has no revisions (its series is "
                              "ordered by time): give --good and --bad")
+        if point.revision_before == point.revision and not good:
+            raise UsageError(f"change point {point.id} lies among the trials of one revision "
+                             f"({point.revision[:10]} before and after it): give --good, a "
+                             "revision before it")
         good, bad = good or point.revision_before, bad or point.revision
         campaign, benchmark = campaign or point.campaign, benchmark or point.benchmark
         metric = metric or point.metric
+        unit = unit or point.unit
+        higher_is_better = higher_is_better or bool(point.higher_is_better)
         if command is None:
             command, known_setup = recorded_command(warehouse, point)
             setup = setup or known_setup

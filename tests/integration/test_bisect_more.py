@@ -5,6 +5,7 @@ change-point entry without change points. Quick programs (echo, sleep)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -19,13 +20,17 @@ from tests.conftest import CliRunner
 
 pytestmark = pytest.mark.integration
 
-ENV = {"GIT_AUTHOR_DATE": "2026-11-01T10:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T10:00:00Z",
-       "PATH": "/usr/bin:/bin"}
+ENV = {"PATH": "/usr/bin:/bin"}
 
 
-def git(repo: Path, *args: str) -> str:
+CLOCK = itertools.count(1)  # each commit a minute after the one before: a time order
+
+
+def git(repo: Path, *args: str, when: int = 0) -> str:
+    stamp = f"2026-11-01T{10 + when // 60:02d}:{when % 60:02d}:00Z"
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True, env={**ENV, "HOME": str(repo)}).stdout.strip()
+                          text=True, env={**ENV, "HOME": str(repo), "GIT_AUTHOR_DATE": stamp,
+                                          "GIT_COMMITTER_DATE": stamp}).stdout.strip()
 
 
 def write_commit(repo: Path, message: str, rate: int | None = None) -> str:
@@ -34,7 +39,7 @@ def write_commit(repo: Path, message: str, rate: int | None = None) -> str:
             f"awk -v s=$$ 'BEGIN {{ srand(s); printf \"ops/s: %.3f\\n\", {rate} + rand() }}'\n")
     (repo / f"{message}.txt").write_text(message + "\n")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
+    git(repo, "commit", "-q", "-m", message, when=next(CLOCK))
     return git(repo, "rev-parse", "HEAD")
 
 
@@ -55,7 +60,7 @@ def merged(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     shas["s3"] = write_commit(repo, "s3")
     git(repo, "checkout", "-q", "main")
     shas["m4"] = write_commit(repo, "m4")
-    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", when=next(CLOCK))
     shas["merge"] = git(repo, "rev-parse", "HEAD")
     for k in (5, 6, 7):
         shas[f"m{k}"] = write_commit(repo, f"m{k}")
@@ -77,6 +82,14 @@ def test_a_printed_throughput_lowered_by_a_merge(cli: CliRunner,
                           "SELECT DISTINCT metric, unit, higher_is_better FROM measurements "
                           "WHERE campaign = 'rates'", check=True).stdout)
     assert rows == [{"metric": "ops", "unit": "ops/s", "higher_is_better": True}]
+    # the same series without its direction is refused before measuring, in one line
+    again = cli("bisect", "--repo", str(repo), "--good", s["m1"], "--bad", s["m7"],
+                "--command", "sh bench.sh", "--metric", "ops", "--unit", "ops/s",
+                "--campaign", "rates")
+    assert again.returncode == 1
+    assert again.stderr.strip().splitlines()[-1].startswith("error: the warehouse holds "
+                                                             "'sh bench.sh' / ops")
+    assert "measuring" not in again.stderr
 
 
 def test_max_revisions_stops_and_lists_the_commits_left(
@@ -131,3 +144,24 @@ def test_change_points_entry_without_change_points(cli: CliRunner, tmp_path: Pat
         "run `perfwarehouse analyze change-points` first"]
     missing = cli("bisect", "--good", "a")
     assert missing.returncode == 1 and "bisect needs --bad, --command" in missing.stderr
+
+
+@pytest.mark.slow
+def test_from_a_change_point_with_the_recorded_command(
+        cli: CliRunner, merged: tuple[Path, dict[str, str]]) -> None:
+    """A bisection's trials, analysed by change-points, give a change point whose row
+    (good, bad, series) and recorded command start the next bisection."""
+    repo, s = merged
+    cli("bisect", "--repo", str(repo), "--good", s["m1"], "--bad", s["m7"], "--command",
+        "sh bench.sh", "--metric", "ops", "--higher-is-better", "--repeat", "6", "--seed", "2",
+        check=True)
+    cli("analyze", "change-points", "--campaign", "bisect", check=True)
+    listed = cli("bisect", "--change-point", "list", check=True).stdout.splitlines()
+    assert listed and listed[0].split()[0] == "1"
+    out = cli("bisect", "--change-point", "1", "--repo", str(repo), "--good", s["m1"],
+              "--format", "json")  # no --command: the one recorded on the series' trials
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["culprit"] == s["merge"]
+    assert (answer["campaign"], answer["benchmark"], answer["metric"]) == (
+        "bisect", "sh bench.sh", "ops")
