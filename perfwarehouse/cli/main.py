@@ -135,6 +135,7 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
 # the verb groups, each in its own light module (heavy imports inside the commands)
 from perfwarehouse.cli.agent import agent, pull  # noqa: E402
 from perfwarehouse.cli.analyze import analyze  # noqa: E402
+from perfwarehouse.cli.bisect import bisect  # noqa: E402
 from perfwarehouse.cli.check import check  # noqa: E402
 from perfwarehouse.cli.cluster import cluster  # noqa: E402
 from perfwarehouse.cli.compact import compact  # noqa: E402
@@ -146,6 +147,7 @@ from perfwarehouse.cli.workbench import agent_surface, peak_rate, plan_surface  
 
 for command in (ingest, sql, analyze, report, export, agent, cluster, compare, compact, check):
     cli.add_command(command)
+cli.add_command(bisect)
 agent.add_command(peak_rate)
 agent.add_command(agent_surface)
 plan.add_command(plan_surface)
