@@ -300,13 +300,19 @@ def collect_inputs(fmt: str, paths: Sequence[Path],
     return out
 
 
+#: hidden directories that hold a tool's results, walked like any other
+#: (pytest-benchmark's saves); other hidden directories (.git, .asv's environments) are not
+TOOL_DIRS = frozenset({".benchmarks"})
+
+
 def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
     """The inputs below directory ``root`` (see :func:`collect_inputs`)."""
     files: list[Path] = []
     hidden: dict[Path, int] = {}  # hidden top entry -> files below it
     for child in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = child.relative_to(root).parts
-        dot = next((i for i, part in enumerate(rel) if part.startswith(".")), None)
+        dot = next((i for i, part in enumerate(rel)
+                    if part.startswith(".") and part not in TOOL_DIRS), None)
         if dot is None:
             files.append(child)
         else:
