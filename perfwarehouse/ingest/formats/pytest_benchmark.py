@@ -1,4 +1,4 @@
-"""pytest-benchmark JSON (``--benchmark-json`` files and ``.benchmarks/`` saves), 2.5-5.x.
+"""pytest-benchmark JSON results: ``--benchmark-json`` files and ``.benchmarks/`` saves, 2.5-5.x.
 
 pytest-benchmark (https://pytest-benchmark.readthedocs.io, "Usage" and "Comparing past
 runs") writes one JSON object per session: ``machine_info`` (``platform`` facts and,
