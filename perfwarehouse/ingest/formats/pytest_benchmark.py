@@ -30,7 +30,8 @@ only the summary unless ``--benchmark-save-data`` was given. Mapping:
   ``attributes.started_at_note`` says so; duration_s = ``stats.total`` x
   ``iterations`` (the timed rounds);
 * revision = ``commit_info.id`` (not ``unversioned``), revision_time =
-  ``commit_info.time`` (the commit time; else ``author_time``); ``dirty``, ``branch``,
+  ``commit_info.time`` (the commit time; else ``author_time``; one that is not a time
+  is left empty, with ``attributes.revision_time_note``); ``dirty``, ``branch``,
   ``project`` go to ``attributes``;
 * node = ``machine_info.node``; hardware type = the CPU's brand (``cpu.brand_raw``,
   older py-cpuinfo ``cpu.brand``) with ``machine``, else none (the node's name);
@@ -86,7 +87,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     commit = doc.get(top, "commit_info", "$", dict, required=False, default={})
     stamp = doc.get(top, "datetime", "$", str, required=False)
     started, naive = _start(stamp, doc)
-    revision, revision_time = _revision(commit, doc)
+    revision, revision_time, time_note = _revision(commit)
     node = machine.get("node") if isinstance(machine.get("node"), str) else None
     env = _env(machine)
     run_id = f"pytest-benchmark-{p.content_id(data)}"
@@ -96,6 +97,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         k: commit[k] for k in ("dirty", "branch", "project") if commit.get(k) is not None}
     if isinstance(top.get("version"), str):
         run_attributes["pytest_benchmark_version"] = top["version"]
+    if time_note:
+        run_attributes["revision_time_note"] = time_note
     if naive:
         run_attributes["started_at_note"] = (
             f"datetime {stamp!r} has no offset: read as UTC (pytest-benchmark before 5.0 "
@@ -195,19 +198,19 @@ def _start(stamp: str | None, doc: jsondoc.Doc) -> tuple[str | None, bool]:
     return started, naive
 
 
-def _revision(commit: dict[str, Any], doc: jsondoc.Doc) -> tuple[str | None, str | None]:
+def _revision(commit: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(revision, revision time, a note when the file's commit time is not a time: the
+    run is kept, the revision time left empty)."""
     sha = commit.get("id")
     revision = sha if isinstance(sha, str) and sha and sha != "unversioned" else None
-    revision_time = None
     for key in ("time", "author_time"):
         value = commit.get(key)
         if isinstance(value, str) and value:
             revision_time = jsondoc.rfc3339(value)
             if revision_time is None:
-                raise doc.fail("bad-timestamp", f"$.commit_info.{key}",
-                               f"{value!r} is not a time")
-            break
-    return revision, revision_time
+                return revision, None, f"commit_info.{key} {value!r} is not a time: left empty"
+            return revision, revision_time, None
+    return revision, None, None
 
 
 def _cpu(machine: dict[str, Any]) -> dict[str, Any]:

@@ -177,6 +177,17 @@ def test_broken_files_are_refused_naming_the_rule(path: Path, rule: str) -> None
         assert "$" in info.value.detail
 
 
+def test_a_commit_time_that_is_not_a_time_leaves_the_run_in() -> None:
+    doc = json.loads((HERE / "good" / "hook-written.json").read_bytes())
+    doc["commit_info"] = {"id": "abc", "time": "Fri Aug 14 19:03:43 2015 +0300"}
+    records = pb.parse(json.dumps(doc).encode(), "x.json", OPTIONS)
+    assert records[0]["revision"] == "abc" and records[0]["revision_time"] is None
+    assert "not a time" in records[0]["attributes"]["revision_time_note"]
+    doc["commit_info"] = {"id": "abc", "time": "2015-08-14 19:03:43 +0300"}  # git's %ci
+    records = pb.parse(json.dumps(doc).encode(), "x.json", OPTIONS)
+    assert records[0]["revision_time"] == "2015-08-14T19:03:43+03:00"
+
+
 def test_normalise() -> None:
     assert pb.normalise("<object object at 0x7F00AA>") == "<object object>"
     assert pb.normalise(["<function f at 0x1>", 3, {"k": "<C at 0xdead>"}]) == [
