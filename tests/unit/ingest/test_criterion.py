@@ -198,3 +198,25 @@ def test_records_land_in_a_warehouse(tmp_path: Path) -> None:
     records = [*parse_tree(REAL), *parse_tree(OLD), *parse_tree(V05),
                *criterion.parse(MESSAGES.read_bytes(), str(MESSAGES), OPTIONS)]
     land(records, tmp_path)
+
+
+def test_side_by_side_with_criterions_own_estimates(tmp_path: Path) -> None:
+    """Criterion's point estimates of the mean, median and standard deviation (its
+    estimates.json) are those of the per-iteration values stored in the warehouse."""
+    warehouse = Warehouse(tmp_path / "wh", lock_timeout_s=5.0)
+    ingest_import(warehouse, "criterion", [REAL], ImportOptions(node="box"))
+    with warehouse.catalog() as con:
+        rows = con.execute("""SELECT benchmark, attributes, avg(value), median(value),
+                                     stddev_samp(value), count(*)
+                              FROM measurements GROUP BY ALL""").fetchall()
+    folders = {json.loads(p.read_bytes())["full_id"]: p.parent.parent
+               for p in REAL.rglob("new/benchmark.json")}
+    assert len(rows) == 12
+    for benchmark, attributes, mean, median, stddev, n in rows:
+        saved_as = json.loads(attributes)["saved_as"] if isinstance(attributes, str) \
+            else attributes["saved_as"]
+        estimates = json.loads((folders[benchmark] / saved_as / "estimates.json").read_bytes())
+        assert n == 10
+        assert mean == pytest.approx(estimates["mean"]["point_estimate"], rel=1e-12)
+        assert median == pytest.approx(estimates["median"]["point_estimate"], rel=1e-12)
+        assert stddev == pytest.approx(estimates["std_dev"]["point_estimate"], rel=1e-12)

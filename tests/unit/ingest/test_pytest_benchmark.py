@@ -205,3 +205,27 @@ def test_records_land_in_a_warehouse(tmp_path: Path) -> None:
     # one node for all (land's --node): the files' hardware types differ, so leave them out
     records = [{**r, "hardware_type": None} for path in REAL + GOOD for r in parse(path)]
     land(records, tmp_path)
+
+
+def test_side_by_side_with_pytest_benchmarks_own_statistics(tmp_path: Path) -> None:
+    """pytest-benchmark's min, max, mean, median and stddev of each benchmark (its stats,
+    what `pytest-benchmark compare` prints) are those of the values in the warehouse."""
+    files = sorted((HERE / "real" / "json").iterdir())
+    warehouse = Warehouse(tmp_path / "wh", lock_timeout_s=5.0)
+    ingest_import(warehouse, "pytest-benchmark", files, ImportOptions())
+    with warehouse.catalog() as con:
+        rows = con.execute("""SELECT run_id, position, min(value), max(value), avg(value),
+                                     median(value), stddev_samp(value), count(*)
+                              FROM measurements GROUP BY ALL ORDER BY ALL""").fetchall()
+    stats = {}
+    for path in files:
+        run_id = pb.parse(path.read_bytes(), str(path), OPTIONS)[0]["run_id"]
+        for i, entry in enumerate(json.loads(path.read_bytes())["benchmarks"]):
+            stats[(run_id, i)] = entry["stats"]
+    assert len(rows) == len(stats) == 15
+    for run_id, position, low, high, mean, median, stddev, n in rows:
+        s = stats[(run_id, position)]
+        assert n == s["rounds"]
+        assert (low, high) == (s["min"], s["max"])
+        for got, theirs in ((mean, s["mean"]), (median, s["median"]), (stddev, s["stddev"])):
+            assert got == pytest.approx(theirs, rel=1e-9)
