@@ -34,7 +34,9 @@ only the summary unless ``--benchmark-save-data`` was given. Mapping:
   is left empty, with ``attributes.revision_time_note``); ``dirty``, ``branch``,
   ``project`` go to ``attributes``;
 * node = ``machine_info.node``; hardware type = the CPU's brand (``cpu.brand_raw``,
-  older py-cpuinfo ``cpu.brand``) with ``machine``, else none (the node's name);
+  older py-cpuinfo ``cpu.brand``; not ``unknown``, which 3.2 writes with a newer
+  py-cpuinfo) with ``machine``, else none (the type another file of the batch gives
+  the node, else its name);
   env = the Python and system facts, ``kernel`` (``system release``), ``cpu_model``,
   ``num_cpu`` (not the CPU flags);
 * ``group``, ``extra_info``, ``options`` (timer, rounds, GC...), ``iterations`` and
@@ -218,19 +220,28 @@ def _cpu(machine: dict[str, Any]) -> dict[str, Any]:
     return cpu if isinstance(cpu, dict) else {}
 
 
-def _hardware_type(machine: dict[str, Any]) -> str | None:
+def _brand(machine: dict[str, Any]) -> str | None:
+    """The CPU's brand; None where py-cpuinfo did not know it (pytest-benchmark 3.2 with a
+    py-cpuinfo that renamed ``brand`` writes ``"unknown"``)."""
     cpu = _cpu(machine)
     brand = cpu.get("brand_raw") or cpu.get("brand")
-    if not isinstance(brand, str) or not brand.strip():
+    if not isinstance(brand, str) or brand.strip().lower() in ("", "unknown"):
+        return None
+    return brand.strip()
+
+
+def _hardware_type(machine: dict[str, Any]) -> str | None:
+    brand = _brand(machine)
+    if brand is None:
         return None
     arch = machine.get("machine")
-    return f"{brand.strip()} ({arch})" if isinstance(arch, str) and arch else brand.strip()
+    return f"{brand} ({arch})" if isinstance(arch, str) and arch else brand
 
 
 def _env(machine: dict[str, Any]) -> dict[str, Any]:
     env: dict[str, Any] = {k: machine[k] for k in _ENV_KEYS if machine.get(k) not in (None, "")}
     cpu = _cpu(machine)
-    brand = cpu.get("brand_raw") or cpu.get("brand")
+    brand = _brand(machine)
     if brand:
         env["cpu_model"] = brand
     if isinstance(cpu.get("count"), int):

@@ -1,4 +1,4 @@
-"""pytest-benchmark importer: real outputs of 3.4.1, 4.0.0 and 5.1.0
+"""pytest-benchmark importer: real outputs of 3.2.3, 3.4.1, 4.0.0 and 5.1.0
 (tests/fixtures/generate/pytest_benchmark_real.sh), files written from the format (a 2.5
 save, a hook-written file), broken files, sniffing, a save folder as a history."""
 
@@ -53,11 +53,11 @@ def independent(path: Path) -> list[tuple[str, str, list[float]]]:
 def test_the_generator_wrote_the_real_outputs() -> None:
     names = {p.relative_to(HERE / "real").as_posix() for p in REAL}
     assert {n for n in names if n.startswith("json/")} == {
-        "json/pb-3.4.1.json", "json/pb-4.0.0.json", "json/pb-5.1.0.json"}
+        "json/pb-3.2.3.json", "json/pb-3.4.1.json", "json/pb-4.0.0.json", "json/pb-5.1.0.json"}
     saves = sorted(p.name for p in SAVES.iterdir())
     assert [s[:5] for s in saves] == ["0001_", "0002_", "0003_", "0004_"]
     versions = {json.loads(p.read_bytes())["version"] for p in REAL}
-    assert versions == {"3.4.1", "4.0.0", "5.1.0"}
+    assert versions == {"3.2.3", "3.4.1", "4.0.0", "5.1.0"}
 
 
 @pytest.mark.parametrize("path", REAL + GOOD, ids=lambda p: p.name[:24])
@@ -77,7 +77,7 @@ def test_values_are_the_files_rounds_or_its_mean(path: Path) -> None:
 def test_a_lambda_parameter_does_not_split_the_series() -> None:
     configs = [{(r["benchmark"], json.dumps(r["settings"], sort_keys=True)) for r in parse(p)}
                for p in REAL]
-    assert all(c == configs[0] for c in configs)  # the same 5 configurations in 7 files
+    assert all(c == configs[0] for c in configs)  # the same 5 configurations in 8 files
     raw = {json.loads(p.read_bytes())["benchmarks"][3]["params"]["key"] for p in REAL}
     assert len(raw) == len(REAL)  # ... although the file's value differs in every run
     assert all(re.search(r" at 0x[0-9a-f]+>", v) for v in raw)
@@ -120,6 +120,14 @@ def test_a_2_5_save_is_read_from_its_summary() -> None:
     assert records[0]["attributes"]["dirty"] is True
     assert records[0]["node"] == "minibox" and records[0]["hardware_type"] is None
     assert records[0]["env"]["kernel"] == "Linux 3.13.0-55-generic"
+
+
+def test_an_unknown_cpu_is_no_hardware_type() -> None:
+    path = HERE / "real" / "json" / "pb-3.2.3.json"
+    # 3.2 asks py-cpuinfo for keys it no longer has
+    assert json.loads(path.read_bytes())["machine_info"]["cpu"]["brand"] == "unknown"
+    records = parse(path)
+    assert records[0]["hardware_type"] is None and "cpu_model" not in records[0]["env"]
 
 
 def test_times_revisions_and_machine_of_the_real_saves() -> None:
@@ -222,7 +230,7 @@ def test_side_by_side_with_pytest_benchmarks_own_statistics(tmp_path: Path) -> N
         run_id = pb.parse(path.read_bytes(), str(path), OPTIONS)[0]["run_id"]
         for i, entry in enumerate(json.loads(path.read_bytes())["benchmarks"]):
             stats[(run_id, i)] = entry["stats"]
-    assert len(rows) == len(stats) == 15
+    assert len(rows) == len(stats) == 20
     for run_id, position, low, high, mean, median, stddev, n in rows:
         s = stats[(run_id, position)]
         assert n == s["rounds"]
