@@ -112,7 +112,7 @@ def parse_directory(files: dict[str, bytes], source: str,
     runs: dict[str, list[tuple[str, str]]] = {}  # run name -> (benchmark dir, run dir)
     for rel in sorted(files):
         pure = PurePosixPath(rel)
-        if pure.name == "sample.json" and len(pure.parts) >= 3:
+        if pure.name == "sample.json" and len(pure.parts) >= 2:
             runs.setdefault(pure.parent.name, []).append(
                 (str(pure.parent.parent), str(pure.parent)))
     if not runs:
@@ -126,7 +126,7 @@ def parse_directory(files: dict[str, bytes], source: str,
     kept: dict[str, list[tuple[str, str]]] = {}
     for name, members in runs.items():
         for bench, run_dir in members:
-            new = f"{bench}/new"
+            new = str(PurePosixPath(bench) / "new")
             if name != "new" and new in samples and \
                     files[f"{run_dir}/sample.json"] == files[f"{new}/sample.json"]:
                 copies.setdefault(bench, []).append(name)
@@ -147,7 +147,8 @@ def parse_directory(files: dict[str, bytes], source: str,
             if name == "new":
                 if copies.get(bench):
                     attributes["also_saved_as"] = sorted(copies[bench])
-                attributes.update(_change(files, f"{bench}/change/estimates.json", source))
+                attributes.update(_change(files, str(PurePosixPath(bench, "change",
+                                                                    "estimates.json")), source))
             records.append(_record(sample, run_id, run_index, position, attributes))
     return p.finish(records, source)
 
@@ -184,8 +185,11 @@ def _sample(files: dict[str, bytes], run_dir: str, source: str) -> _Sample:
     if any(n <= 0 for n in iters):
         raise doc.fail("not-positive", "$.iters", "an iteration count is not positive")
     attributes["iterations"] = [int(n) if n == int(n) else n for n in iters]
-    benchmark = run_dir.rsplit("/", 1)[0]  # the (mangled) directory: 0.2 has no id file
-    for candidate in (run_dir, f"{benchmark}/new"):
+    # the (mangled) directory, as 0.2 has no id file; the tree's own name when the tree
+    # given is one benchmark's directory
+    folder = PurePosixPath(run_dir).parent
+    benchmark = str(folder) if str(folder) != "." else PurePosixPath(source).name
+    for candidate in (run_dir, str(folder / "new")):
         if f"{candidate}/benchmark.json" in files:
             benchmark, throughput = _identity(files, f"{candidate}/benchmark.json", source)
             if throughput is not None:

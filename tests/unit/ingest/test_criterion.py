@@ -107,6 +107,18 @@ def test_the_layout_before_0_3_3_and_a_tree_without_ids() -> None:
     assert got[("new", 'parse "json"')]["attributes"]["throughput"] == {"Bytes": 512}
 
 
+def test_one_benchmarks_directory_is_a_tree_too(tmp_path: Path) -> None:
+    records = parse_tree(REAL / "sum_vec" / "iter" / "64")
+    assert [(r["attributes"]["saved_as"], r["benchmark"]) for r in records] == [
+        ("base", "sum/vec/iter/64"), ("main", "sum/vec/iter/64"), ("new", "sum/vec/iter/64")]
+    assert "change_mean" in records[-1]["attributes"]
+    # without benchmark.json (0.2), the directory's own name
+    records = parse_tree(OLD / "legacy_bench")
+    assert [r["benchmark"] for r in records] == ["legacy_bench"]
+    inputs = collect_inputs("auto", [REAL / "fib 10"])
+    assert [(i.path.name, i.format) for i in inputs] == [("fib 10", "criterion")]
+
+
 def test_cargo_criterion_messages() -> None:
     records = criterion.parse(MESSAGES.read_bytes(), str(MESSAGES), OPTIONS)
     check_records(records)
