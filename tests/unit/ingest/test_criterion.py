@@ -15,6 +15,7 @@ from perfwarehouse.ingest.formats import criterion
 from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.service import collect_inputs, ingest_import
 from perfwarehouse.warehouse.store import Warehouse
+from tests.conftest import CliRunner
 from tests.unit.ingest.importer_checks import (
     IMPORTERS,
     OPTIONS,
@@ -232,3 +233,24 @@ def test_side_by_side_with_criterions_own_estimates(tmp_path: Path) -> None:
         assert mean == pytest.approx(estimates["mean"]["point_estimate"], rel=1e-12)
         assert median == pytest.approx(estimates["median"]["point_estimate"], rel=1e-12)
         assert stddev == pytest.approx(estimates["std_dev"]["point_estimate"], rel=1e-12)
+
+
+def test_the_commands_as_a_user_runs_them(cli: CliRunner, tmp_path: Path) -> None:
+    """A pytest project with its save folder and a Rust target/criterion tree, read by
+    `ingest auto` of the project: one line per input, the files line, and without a
+    node the criterion tree is skipped in one line that says to pass --node."""
+    project = tmp_path / "project"
+    shutil.copytree(HERE.parent / "pytest-benchmark" / "real" / "saves",
+                    project / ".benchmarks")
+    shutil.copytree(REAL, project / "target" / "criterion")
+    out = cli("ingest", "auto", str(project), "--dry-run")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stdout.count(": pytest-benchmark\n") == 4
+    assert "files: 4 read (4 pytest-benchmark); skipped 1" in out.stdout
+    (line,) = [x for x in out.stderr.splitlines() if x.startswith("skipped")]
+    assert "target/criterion: [no-node]" in line and "--node" in line
+    out = cli("ingest", "auto", str(project), "--node", "laptop")
+    assert out.returncode == 0, out.stderr
+    assert "files: 5 read (1 criterion, 4 pytest-benchmark); skipped 0" in out.stdout
+    assert "ingested 32 trials" in out.stdout  # 4 saves x 5 + 3 runs x 4 benchmarks
