@@ -161,11 +161,10 @@ def _identity(entry: dict[str, Any], doc: jsondoc.Doc,
         or doc.get(entry, "name", path, str)
     pid = entry.get("param")
     pid = None if pid is None else str(pid)
-    match = _PARAM_ID.match(fullname)
-    if pid is None and match:  # 2.x: the id only in the name
-        pid = match.group(2)
-    if match and pid is not None and match.group(2) == pid:
-        fullname = match.group(1)
+    if pid is not None and fullname.endswith(f"[{pid}]"):  # ids may hold brackets
+        fullname = fullname[:-len(pid) - 2]
+    elif pid is None and (match := _PARAM_ID.match(fullname)):  # 2.x: only in the name
+        fullname, pid = match.group(1), match.group(2)
     params = doc.get(entry, "params", path, dict, required=False)
     if params:
         settings = {str(k): normalise(v) for k, v in params.items()}

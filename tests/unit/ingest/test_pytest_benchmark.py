@@ -196,6 +196,14 @@ def test_a_commit_time_that_is_not_a_time_leaves_the_run_in() -> None:
     assert records[0]["revision_time"] == "2015-08-14T19:03:43+03:00"
 
 
+def test_an_id_with_brackets_is_taken_off_the_name() -> None:
+    doc = json.loads((HERE / "good" / "hook-written.json").read_bytes())
+    entry = doc["benchmarks"][2]
+    entry.update(fullname="t.py::test_x[a[1]-b]", param="a[1]-b", params={"v": "a[1]"})
+    records = pb.parse(json.dumps(doc).encode(), "x.json", OPTIONS)
+    assert (records[2]["benchmark"], records[2]["settings"]) == ("t.py::test_x", {"v": "a[1]"})
+
+
 def test_normalise() -> None:
     assert pb.normalise("<object object at 0x7F00AA>") == "<object object>"
     assert pb.normalise(["<function f at 0x1>", 3, {"k": "<C at 0xdead>"}]) == [
