@@ -246,11 +246,11 @@ def test_the_commands_as_a_user_runs_them(cli: CliRunner, tmp_path: Path) -> Non
     out = cli("ingest", "auto", str(project), "--dry-run")
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
-    assert out.stdout.count(": pytest-benchmark\n") == 4
-    assert "files: 4 read (4 pytest-benchmark); skipped 1" in out.stdout
+    assert out.stdout.count(": pytest-benchmark\n") == 5
+    assert "files: 5 read (5 pytest-benchmark); skipped 1" in out.stdout
     (line,) = [x for x in out.stderr.splitlines() if x.startswith("skipped")]
     assert "target/criterion: [no-node]" in line and "--node" in line
     out = cli("ingest", "auto", str(project), "--node", "laptop")
     assert out.returncode == 0, out.stderr
-    assert "files: 5 read (1 criterion, 4 pytest-benchmark); skipped 0" in out.stdout
-    assert "ingested 32 trials" in out.stdout  # 4 saves x 5 + 3 runs x 4 benchmarks
+    assert "files: 6 read (1 criterion, 5 pytest-benchmark); skipped 0" in out.stdout
+    assert "ingested 37 trials" in out.stdout  # 5 saves x 5 + 3 runs x 4 benchmarks

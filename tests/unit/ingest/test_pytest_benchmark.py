@@ -1,4 +1,4 @@
-"""pytest-benchmark importer: real outputs of 3.2.3, 3.4.1, 4.0.0 and 5.1.0
+"""pytest-benchmark importer: real outputs of 3.0.0 (Python 2.7), 3.2.3, 3.4.1, 4.0.0 and 5.1.0
 (tests/fixtures/generate/pytest_benchmark_real.sh), files written from the format (a 2.5
 save, a hook-written file), broken files, sniffing, a save folder as a history."""
 
@@ -30,6 +30,8 @@ from tests.unit.ingest.importer_checks import (
 HERE = IMPORTERS / "pytest-benchmark"
 REAL = sorted((HERE / "real").rglob("*.json"))
 SAVES = HERE / "real" / "saves" / "Linux-CPython-3.11-64bit"
+#: the real files of versions that write ``params`` (3.2 on; 3.0 names the id only)
+WITH_PARAMS = [p for p in REAL if "params" in json.loads(p.read_bytes())["benchmarks"][0]]
 GOOD = sorted((HERE / "good").iterdir())
 
 
@@ -53,11 +55,13 @@ def independent(path: Path) -> list[tuple[str, str, list[float]]]:
 def test_the_generator_wrote_the_real_outputs() -> None:
     names = {p.relative_to(HERE / "real").as_posix() for p in REAL}
     assert {n for n in names if n.startswith("json/")} == {
-        "json/pb-3.2.3.json", "json/pb-3.4.1.json", "json/pb-4.0.0.json", "json/pb-5.1.0.json"}
+        "json/pb-3.0.0.json", "json/pb-3.2.3.json", "json/pb-3.4.1.json", "json/pb-4.0.0.json",
+        "json/pb-5.1.0.json"}
     saves = sorted(p.name for p in SAVES.iterdir())
     assert [s[:5] for s in saves] == ["0001_", "0002_", "0003_", "0004_"]
     versions = {json.loads(p.read_bytes())["version"] for p in REAL}
-    assert versions == {"3.2.3", "3.4.1", "4.0.0", "5.1.0"}
+    assert versions == {"3.0.0", "3.2.3", "3.4.1", "4.0.0", "5.1.0"}
+    assert len(WITH_PARAMS) == len(REAL) - 2  # all but 3.0.0's json and save
 
 
 @pytest.mark.parametrize("path", REAL + GOOD, ids=lambda p: p.name[:24])
@@ -76,15 +80,19 @@ def test_values_are_the_files_rounds_or_its_mean(path: Path) -> None:
 
 def test_a_lambda_parameter_does_not_split_the_series() -> None:
     configs = [{(r["benchmark"], json.dumps(r["settings"], sort_keys=True)) for r in parse(p)}
-               for p in REAL]
+               for p in WITH_PARAMS]
     assert all(c == configs[0] for c in configs)  # the same 5 configurations in 8 files
-    raw = {json.loads(p.read_bytes())["benchmarks"][3]["params"]["key"] for p in REAL}
-    assert len(raw) == len(REAL)  # ... although the file's value differs in every run
+    raw = {json.loads(p.read_bytes())["benchmarks"][3]["params"]["key"] for p in WITH_PARAMS}
+    assert len(raw) == len(WITH_PARAMS)  # ... although the file's value differs in every run
     assert all(re.search(r" at 0x[0-9a-f]+>", v) for v in raw)
-    sort = [r for r in parse(REAL[0]) if r["benchmark"] == "test_suite.py::test_sort"]
+    sort = [r for r in parse(WITH_PARAMS[0]) if r["benchmark"] == "test_suite.py::test_sort"]
     assert [r["settings"] for r in sort] == [
         {"key": None}, {"key": "UNSERIALIZABLE[<function <lambda>>]"}]
-    assert [r["settings"] for r in parse(REAL[0])][:2] == [{"n": 5}, {"n": 12}]
+    assert [r["settings"] for r in parse(WITH_PARAMS[0])][:2] == [{"n": 5}, {"n": 12}]
+    # 3.0 wrote no params: the pytest id is the setting
+    old = parse(HERE / "real" / "json" / "pb-3.0.0.json")
+    assert [(r["benchmark"], r["settings"]) for r in old][:2] == [
+        ("test_suite.py::test_fib", {"param": "5"}), ("test_suite.py::test_fib", {"param": "12"})]
 
 
 def test_parameters_that_still_collide_keep_the_test_id() -> None:
@@ -154,7 +162,7 @@ def test_times_revisions_and_machine_of_the_real_saves() -> None:
 
 def test_a_save_folder_is_a_history_in_one_command(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    shutil.copytree(SAVES.parent, project / ".benchmarks")
+    shutil.copytree(SAVES, project / ".benchmarks" / SAVES.name)
     (project / ".git").mkdir()
     (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     skipped: list = []
@@ -238,10 +246,22 @@ def test_side_by_side_with_pytest_benchmarks_own_statistics(tmp_path: Path) -> N
         run_id = pb.parse(path.read_bytes(), str(path), OPTIONS)[0]["run_id"]
         for i, entry in enumerate(json.loads(path.read_bytes())["benchmarks"]):
             stats[(run_id, i)] = entry["stats"]
-    assert len(rows) == len(stats) == 20
+    assert len(rows) == len(stats) == 25
     for run_id, position, low, high, mean, median, stddev, n in rows:
         s = stats[(run_id, position)]
         assert n == s["rounds"]
         assert (low, high) == (s["min"], s["max"])
         for got, theirs in ((mean, s["mean"]), (median, s["median"]), (stddev, s["stddev"])):
             assert got == pytest.approx(theirs, rel=1e-9)
+
+
+def test_a_3_0_save_from_python_2() -> None:
+    (path,) = (HERE / "real" / "saves" / "Linux-CPython-2.7-64bit").iterdir()
+    doc = json.loads(path.read_bytes())
+    assert doc["version"] == "3.0.0" and set(doc["commit_info"]) == {"id", "dirty"}
+    records = parse(path)
+    assert {r["revision"] for r in records} == {doc["commit_info"]["id"]}
+    assert records[0]["revision_time"] is None  # 3.0 saved no commit time
+    assert records[0]["hardware_type"] is None  # nor a CPU
+    assert records[0]["env"]["python_version"].startswith("2.7")
+    assert all(r["metric"] == "time_mean" for r in records)  # a save without its rounds
