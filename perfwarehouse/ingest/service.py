@@ -394,8 +394,9 @@ def criterion_trees(root: Path, files: Sequence[Path], fmt: str,
         top = root / tree if tree else root
         contents = {PurePosixPath(m).relative_to(tree or ".").as_posix(): read_input(rel[m])
                     for m in members if PurePosixPath(m).name in criterion.READ}
+        # the directory named is the tree: its refusal is an error, not a skip
         out.append(ImportFile(top, b"", "criterion", contents, detected=fmt == "auto",
-                              walked=True))
+                              walked=bool(tree)))
         taken.update(rel[m] for m in members)
     return out
 

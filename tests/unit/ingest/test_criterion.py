@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,8 @@ from tests.unit.ingest.importer_checks import (
 
 HERE = IMPORTERS / "criterion"
 REAL = HERE / "generated" / "target" / "criterion"
-OLD = HERE / "good" / "old-0.3.2" / "criterion"
-V05 = HERE / "good" / "v0.5" / "criterion"
+OLD = HERE / "good" / "criterion-0.3.2"
+V05 = HERE / "good" / "criterion-0.5"
 MESSAGES = HERE / "good" / "cargo-criterion.json"
 
 
@@ -46,6 +47,42 @@ def per_iteration(sample_json: Path) -> list[float]:
     doc = json.loads(sample_json.read_bytes())
     iters, times = (doc["iters"], doc["times"]) if isinstance(doc, dict) else doc
     return [t / n for n, t in zip(iters, times, strict=True)]
+
+
+def count_values(path: Path) -> Counter[str]:
+    """Values per benchmark, read with json alone: each benchmark-complete message's
+    measured values; in a tree, each run directory's times, under the id of its
+    benchmark.json (else the directory's path), leaving out a run directory whose
+    sample.json is byte-identical to its benchmark's new/ (Criterion's copy)."""
+    counts: Counter[str] = Counter()
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            message = json.loads(line)
+            if message["reason"] == "benchmark-complete":
+                counts[message["id"]] += len(message["measured_values"])
+        return counts
+    for sample in path.rglob("sample.json"):
+        new = sample.parent.parent / "new" / "sample.json"
+        if sample.parent.name != "new" and new.exists() and \
+                new.read_bytes() == sample.read_bytes():
+            continue
+        ids = [d / "benchmark.json" for d in (sample.parent, new.parent)
+               if (d / "benchmark.json").exists()]
+        name = json.loads(ids[0].read_bytes())["full_id"] if ids else \
+            sample.parent.parent.relative_to(path).as_posix()
+        doc = json.loads(sample.read_bytes())
+        counts[name] += len(doc["times"] if isinstance(doc, dict) else doc[1])
+    return counts
+
+
+@pytest.mark.parametrize("path", [REAL, OLD, V05, MESSAGES], ids=lambda p: p.name)
+def test_counts_agree_with_the_files(path: Path) -> None:
+    records = parse_tree(path) if path.is_dir() else \
+        criterion.parse(path.read_bytes(), str(path), OPTIONS)
+    counts: Counter[str] = Counter()
+    for r in records:
+        counts[r["benchmark"]] += len(r["values"])
+    assert counts == count_values(path)
 
 
 def test_the_real_tree_is_three_runs_of_four_benchmarks() -> None:

@@ -52,6 +52,24 @@ def independent(path: Path) -> list[tuple[str, str, list[float]]]:
     return out
 
 
+def count_values(path: Path) -> Counter[str]:
+    """Values per benchmark (the test's path without its [id]), read with json alone:
+    the rounds of stats.data, else one (the mean)."""
+    counts: Counter[str] = Counter()
+    for entry in json.loads(path.read_bytes())["benchmarks"]:
+        name = (entry.get("fullname") or entry["name"]).split("[")[0]
+        counts[name] += len(entry["stats"].get("data") or [0])
+    return counts
+
+
+@pytest.mark.parametrize("path", REAL + GOOD, ids=lambda p: p.name[:24])
+def test_counts_agree_with_the_file(path: Path) -> None:
+    counts: Counter[str] = Counter()
+    for r in parse(path):
+        counts[r["benchmark"]] += len(r["values"])
+    assert counts == count_values(path)
+
+
 def test_the_generator_wrote_the_real_outputs() -> None:
     names = {p.relative_to(HERE / "real").as_posix() for p in REAL}
     assert {n for n in names if n.startswith("json/")} == {
