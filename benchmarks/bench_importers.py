@@ -187,6 +187,34 @@ def scale_gatling(n_values: int) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
+def scale_pytest_benchmark(n_values: int) -> bytes:
+    """A --benchmark-json file of parametrized benchmarks of 1000 rounds each."""
+    doc = json.loads((FIXTURES / "pytest-benchmark" / "real" / "json" / "pb-5.1.0.json")
+                     .read_text())
+    template = doc["benchmarks"][0]
+    benchmarks = []
+    for b in range(-(-n_values // 1000)):
+        row = copy.deepcopy(template)
+        row["name"], row["param"], row["params"] = f"test_fib[{b}]", str(b), {"n": b}
+        row["fullname"] = f"test_suite.py::test_fib[{b}]"
+        row["stats"]["data"] = [1e-6 * (1 + 1e-4 * i) for i in range(1000)]
+        benchmarks.append(row)
+    return json.dumps({**doc, "benchmarks": benchmarks}).encode()
+
+
+def scale_criterion(n_values: int) -> bytes:
+    """cargo-criterion --message-format=json: benchmark-complete messages of 100 samples."""
+    lines = (FIXTURES / "criterion" / "good" / "cargo-criterion.json").read_text().splitlines()
+    template = json.loads(lines[0])
+    out = []
+    for b in range(-(-n_values // 100)):
+        message = dict(template, id=f"group/bench/{b}")
+        message["iteration_count"] = [10 * (i + 1) for i in range(100)]
+        message["measured_values"] = [250.0 * 10 * (i + 1) * (1 + 1e-4 * i) for i in range(100)]
+        out.append(json.dumps(message))
+    return ("\n".join(out) + "\n").encode()
+
+
 #: formats whose output is one trial per (small) file: nothing to scale up
 ONE_TRIAL_FILES = ("hey", "k6", "locust", "wrk")
 
@@ -195,13 +223,18 @@ SCALERS: dict[str, Callable[[int], bytes]] = {
     "jmh": scale_jmh, "gotest": scale_gotest, "asv": scale_asv,
     "redis-benchmark": scale_redis_benchmark, "jmeter": scale_jmeter,
     "sysbench": scale_sysbench, "gatling": scale_gatling,
+    "pytest-benchmark": scale_pytest_benchmark, "criterion": scale_criterion,
 }
 
 
 def _baseline(data: bytes) -> None:
-    """json.load for JSON; for text formats, decoding and splitting lines and fields."""
+    """json.load for JSON (a JSON object per line: each line's); for text formats,
+    decoding and splitting lines and fields."""
     if data[:1] in (b"{", b"["):
-        json.loads(data)
+        try:
+            json.loads(data)
+        except ValueError:  # JSON Lines (cargo-criterion's messages)
+            [json.loads(line) for line in data.splitlines() if line.strip()]
     else:
         [line.split(",") for line in data.decode().splitlines()]
 

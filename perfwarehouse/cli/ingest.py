@@ -177,7 +177,8 @@ Ingest results of other tools, detecting each file's format from its content.
 Prints the format chosen for each file; a file named on the command line that no
 format, or more than one, recognises is refused (name the format then: `perfwarehouse
 ingest FORMAT PATH`). A directory stands for every file below it: each asv results
-tree inside (machine.json beside result files) is one asv input, every other file is
+tree inside (machine.json beside result files) is one asv input and each Criterion.rs
+tree (target/criterion) one criterion input, every other file is
 read in the format that recognises it, and each file not ingested is listed on stderr
 with its reason, after one summary line (--strict: any such file is an error). All
 files are one batch (all land or none). `.gz` files are read transparently. Where a

@@ -9,7 +9,7 @@ import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import duckdb
@@ -300,13 +300,19 @@ def collect_inputs(fmt: str, paths: Sequence[Path],
     return out
 
 
+#: hidden directories that hold a tool's results, walked like any other
+#: (pytest-benchmark's saves); other hidden directories (.git, .asv's environments) are not
+TOOL_DIRS = frozenset({".benchmarks"})
+
+
 def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
     """The inputs below directory ``root`` (see :func:`collect_inputs`)."""
     files: list[Path] = []
     hidden: dict[Path, int] = {}  # hidden top entry -> files below it
     for child in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = child.relative_to(root).parts
-        dot = next((i for i, part in enumerate(rel) if part.startswith(".")), None)
+        dot = next((i for i, part in enumerate(rel)
+                    if part.startswith(".") and part not in TOOL_DIRS), None)
         if dot is None:
             files.append(child)
         else:
@@ -322,6 +328,8 @@ def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
             out.append(ImportFile(tree, b"", "asv", contents, detected=fmt == "auto",
                                   walked=True))
             taken.update(members)
+    if fmt in ("criterion", "auto"):
+        out.extend(criterion_trees(root, files, fmt, taken))
     for child in files:
         if child in taken:
             continue
@@ -372,6 +380,25 @@ def asv_trees(root: Path, files: Sequence[Path]) -> dict[Path, list[Path]]:
             tree.append(top / "benchmarks.json")
         tree.extend(m for m in members if m.suffix == ".json")
     return {top: sorted(members) for top, members in trees.items()}
+
+
+def criterion_trees(root: Path, files: Sequence[Path], fmt: str,
+                    taken: set[Path]) -> list[ImportFile]:
+    """One input per Criterion.rs tree among ``files`` (below ``root``; see
+    ``criterion.find_trees``), its files added to ``taken``."""
+    from perfwarehouse.ingest.formats import criterion
+
+    rel = {f.relative_to(root).as_posix(): f for f in files if f not in taken}
+    out = []
+    for tree, members in criterion.find_trees(sorted(rel)).items():
+        top = root / tree if tree else root
+        contents = {PurePosixPath(m).relative_to(tree or ".").as_posix(): read_input(rel[m])
+                    for m in members if PurePosixPath(m).name in criterion.READ}
+        # the directory named is the tree: its refusal is an error, not a skip
+        out.append(ImportFile(top, b"", "criterion", contents, detected=fmt == "auto",
+                              walked=bool(tree)))
+        taken.update(rel[m] for m in members)
+    return out
 
 
 def _names() -> list[str]:

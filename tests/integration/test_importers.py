@@ -92,6 +92,7 @@ COUNTS: dict[str, Callable[[Path], Counter[str]]] = {
     "gbench": _count_gbench,
     **{fmt: _count_of_unit_test(fmt) for fmt in ("asv", "gotest", "hyperfine", "jmh",
                                                  "github-action-benchmark")},
+    **{fmt: _count_of_unit_test(fmt) for fmt in ("pytest-benchmark", "criterion")},
     **{fmt: _count_load_trials(fmt) for fmt in LOAD_FORMATS},
 }
 

@@ -28,6 +28,8 @@ IMPORTERS: dict[str, str] = {
     "gatling": "perfwarehouse.ingest.formats.gatling",
     "k6": "perfwarehouse.ingest.formats.k6",
     "github-action-benchmark": "perfwarehouse.ingest.formats.github_action_benchmark",
+    "pytest-benchmark": "perfwarehouse.ingest.formats.pytest_benchmark",
+    "criterion": "perfwarehouse.ingest.formats.criterion",
 }
 
 
