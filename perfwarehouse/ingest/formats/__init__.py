@@ -28,6 +28,7 @@ IMPORTERS: dict[str, str] = {
     "gatling": "perfwarehouse.ingest.formats.gatling",
     "k6": "perfwarehouse.ingest.formats.k6",
     "github-action-benchmark": "perfwarehouse.ingest.formats.github_action_benchmark",
+    "benchmarkdotnet": "perfwarehouse.ingest.formats.benchmarkdotnet",
 }
 
 
