@@ -29,6 +29,7 @@ IMPORTERS: dict[str, str] = {
     "k6": "perfwarehouse.ingest.formats.k6",
     "github-action-benchmark": "perfwarehouse.ingest.formats.github_action_benchmark",
     "benchmarkdotnet": "perfwarehouse.ingest.formats.benchmarkdotnet",
+    "catch2": "perfwarehouse.ingest.formats.catch2",
 }
 
 

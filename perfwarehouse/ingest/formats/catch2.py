@@ -1,0 +1,188 @@
+"""Catch2's XML reporter (``-r xml``): the ``BenchmarkResults`` of ``BENCHMARK`` and
+``BENCHMARK_ADVANCED``, Catch2 v2 (``<Catch>``) and v3 (``<Catch2TestRun>``).
+
+Catch2 (https://github.com/catchorg/Catch2, ``catch_reporter_xml.cpp``, the same in
+v2.13 and v3) writes, for each benchmark, ``<BenchmarkResults name samples resamples
+iterations clockResolution estimatedDuration>`` holding ``<mean value lowerBound
+upperBound ci>``, ``<standardDeviation ...>`` and ``<outliers ...>`` (all times in ns),
+or ``<failed message>`` when the benchmark threw. It writes no individual sample, with
+or without ``--benchmark-samples N`` (which sets how many samples the mean summarises);
+with ``--benchmark-no-analysis`` the bounds equal the mean and ``ci`` is 0. Mapping:
+
+* the file is one run (``run_id`` = its content id, ``fixed`` order); each benchmark is
+  the trial at its position, in file order;
+* benchmark = the test case's name, its sections' names and the benchmark's name joined
+  by ``/`` (``vector sum/large/accumulate``); settings ``{}`` (plus ``--setting``);
+* metric ``mean`` in ``ns`` (lower is better) with one value: the mean of the samples,
+  marked as a summary (``attributes["summary"]`` = ``"mean of N samples"``, and the
+  bounds of its bootstrap interval, its confidence level, the standard deviation and
+  its bounds, the outlier counts and variance, ``iterations`` per sample, ``resamples``,
+  the clock resolution, the test case's tags, file and line);
+* a benchmark with ``<failed>`` is a failed trial without values (its message in
+  ``attributes``);
+* the root's ``name`` (the executable), ``catch2-version``, ``xml-format-version`` and
+  ``rng-seed`` (v3) go to ``env``; the file names no machine and no time: node comes
+  from ``--node``, ``started_at`` from ``--started-at`` or the path, else none.
+
+The console reporter's benchmark table is recognised and refused in one line naming
+``-r xml``; a Catch2 XML without any benchmark is refused naming the tags to run.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest.formats import _parsing as p
+from perfwarehouse.ingest.formats.records import ImportOptions
+
+NAME = "catch2"
+DESCRIPTION = "Catch2 XML (-r xml) BenchmarkResults, v2 and v3: one mean per benchmark"
+
+_ROOT = re.compile(rb"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<\?xml-stylesheet[^>]*\?>\s*)?"
+                   rb"<(Catch|Catch2TestRun)[\s>]")
+_BANNER = re.compile(rb"is a Catch2? v\d+\.\d+\.\d+ host application")
+_CONSOLE_HEADER = re.compile(rb"^benchmark name\s+samples\s+iterations", re.M)
+# attributes of <mean> and <standardDeviation>: (attribute, key suffix)
+_ESTIMATE = (("value", ""), ("lowerBound", "_lower"), ("upperBound", "_upper"))
+
+
+def sniff(head: bytes, filename: str) -> bool:
+    """An XML document whose root is ``<Catch>`` (v2) or ``<Catch2TestRun>`` (v3), or the
+    console reporter's benchmark table under Catch2's banner (claimed so that it is
+    refused with the way out)."""
+    if _ROOT.match(head):
+        return True
+    return bool(_BANNER.search(head[:4096]) and _CONSOLE_HEADER.search(head))
+
+
+def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
+    """Native records of one Catch2 XML report (see the module docstring)."""
+    if not data.strip():
+        raise TrialParseError(source, 0, "empty", "the file is empty")
+    if not _ROOT.match(data):
+        if _BANNER.search(data[:4096]) and _CONSOLE_HEADER.search(data):
+            raise TrialParseError(source, 0, "unsupported-format",
+                                  "Catch2's console output rounds each benchmark's estimates "
+                                  "to 4-6 digits with units; run the benchmarks with -r xml "
+                                  "(-o results.xml) and ingest that file")
+        # also what keeps entity declarations (a DOCTYPE before the root) from expanding
+        raise TrialParseError(source, 1, "invalid-xml",
+                              "the document does not start with a <Catch> or <Catch2TestRun> "
+                              "root element (Catch2 writes no DOCTYPE)")
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        line = exc.position[0] if exc.position else 0
+        text = str(exc)
+        rule = "truncated" if "no element found" in text or "unclosed token" in text \
+            else "invalid-xml"
+        raise TrialParseError(source, line, rule, text.split(":")[0]) from None
+    env = {key.replace("-", "_"): root.attrib[key] for key in
+           ("name", "catch2-version", "xml-format-version", "rng-seed", "filters")
+           if key in root.attrib}
+    env["xml_root"] = root.tag
+    run_id = f"catch2-{p.content_id(data)}"
+    records: list[dict[str, Any]] = []
+    for case_index, case in enumerate(root.iter("TestCase")):
+        for names, bench in _benchmarks(case, []):
+            path = f"TestCase[{case_index}] {case.get('name', '')!r}: BenchmarkResults " \
+                   f"{bench.get('name', '')!r}"
+            records.append(_record(bench, case, names, path, source, run_id, len(records), env))
+    if not records:
+        raise TrialParseError(source, 0, "no-benchmarks",
+                              "the report holds no <BenchmarkResults>: Catch2 hides "
+                              "[!benchmark] test cases; run them by name or tag (e.g. "
+                              "'[!benchmark]') with -r xml")
+    return p.finish(records, source)
+
+
+def _benchmarks(element: ET.Element, sections: list[str]
+                ) -> list[tuple[list[str], ET.Element]]:
+    """The ``BenchmarkResults`` below ``element`` with the section names above each, in
+    document order."""
+    out: list[tuple[list[str], ET.Element]] = []
+    for child in element:
+        if child.tag == "BenchmarkResults":
+            out.append((sections, child))
+        elif child.tag == "Section":
+            out.extend(_benchmarks(child, [*sections, child.get("name", "")]))
+    return out
+
+
+def _record(bench: ET.Element, case: ET.Element, sections: list[str], path: str, source: str,
+            run_id: str, position: int, env: dict[str, Any]) -> dict[str, Any]:
+    name = bench.get("name")
+    if name is None:
+        raise TrialParseError(source, 0, "missing-key", f"{path}: the name attribute is missing")
+    benchmark = "/".join([case.get("name", ""), *sections, name])
+    attributes: dict[str, Any] = {"test_case": case.get("name", "")}
+    for key in ("tags", "filename", "line"):
+        if case.get(key) is not None:
+            attributes[key] = case.get(key)
+    failed = bench.find("failed")
+    if failed is not None:
+        attributes["error_message"] = failed.get("message", "")
+        return p.record(run_id=run_id, run_index=0, position=position, benchmark=benchmark,
+                        settings={}, metric="mean", unit="ns", higher_is_better=False,
+                        values=[], status="failed", env=env, attributes=attributes)
+    for key, attr in (("samples", "samples"), ("resamples", "resamples"),
+                      ("iterations", "iterations"), ("clock_resolution_ns", "clockResolution"),
+                      ("estimated_duration_ns", "estimatedDuration")):
+        if bench.get(attr) is not None:
+            attributes[key] = _count(_number(bench.get(attr), source, f"{path} @{attr}"))
+    mean = _estimate(bench, "mean", path, source, required=True)
+    sd = _estimate(bench, "standardDeviation", path, source, required=False)
+    attributes.update({f"mean{suffix}_ns": v for suffix, v in mean.items() if suffix not in ("", "ci")})
+    attributes["ci"] = mean.get("ci")
+    attributes.update({f"std_dev{suffix}_ns": v for suffix, v in sd.items() if suffix != "ci"})
+    outliers = bench.find("outliers")
+    if outliers is not None:
+        attributes["outliers"] = {k: _count(_number(v, source, f"{path} <outliers @{k}>"))
+                                  for k, v in outliers.attrib.items()}
+    samples = attributes.get("samples")
+    attributes["summary"] = f"mean of {samples} samples" if samples is not None else "mean"
+    return p.record(run_id=run_id, run_index=0, position=position, benchmark=benchmark,
+                    settings={}, metric="mean", unit="ns", higher_is_better=False,
+                    values=[mean[""]], env=env, attributes=attributes)
+
+
+def _estimate(bench: ET.Element, tag: str, path: str, source: str,
+              required: bool) -> dict[str, float]:
+    """``<tag value lowerBound upperBound ci>`` as {"": value, "_lower", "_upper", "ci"}."""
+    element = bench.find(tag)
+    if element is None:
+        if required:
+            raise TrialParseError(source, 0, "missing-key",
+                                  f"{path}: no <{tag}> element (and no <failed>)")
+        return {}
+    out = {}
+    for attr, suffix in (*_ESTIMATE, ("ci", "ci")):
+        text = element.get(attr)
+        if text is None:
+            if attr == "value":
+                raise TrialParseError(source, 0, "missing-key",
+                                      f"{path} <{tag}>: the value attribute is missing")
+            continue
+        out[suffix] = _number(text, source, f"{path} <{tag} @{attr}>")
+    return out
+
+
+def _count(value: float) -> float | int:
+    """A whole number as an int (sample and outlier counts), anything else unchanged."""
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _number(text: str | None, source: str, where: str) -> float:
+    """A finite number written by Catch2 (``%g``-like: ``1.12002e+06``)."""
+    try:
+        value = float(text or "")
+    except ValueError:
+        raise TrialParseError(source, 0, "wrong-type",
+                              f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise TrialParseError(source, 0, "non-finite", f"{where}: {text} is not a finite number")
+    return value
