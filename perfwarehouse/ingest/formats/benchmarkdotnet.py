@@ -71,7 +71,7 @@ RUN_SHAPE = frozenset({
     "MinIterationTime", "MinInvokeCount", "EvaluateOverhead", "OutlierMode",
     "AnalyzeLaunchVariance", "Baseline", "IsBaseline", "IsMutator", "IsDefault"})
 
-_HEAD = re.compile(rb'^\s*\{\s*"Title"\s*:')
+_HEAD = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{')  # a UTF-8 BOM (files saved on Windows) allowed
 _GENERATED_ID = re.compile(r"^Job-[A-Z]{6}$")
 _JOB = re.compile(r"^(?P<id>[^()]*?)(?:\((?P<chars>.*)\))?$", re.S)
 # characteristics are "Name=Value" joined by ", "; names are CamelCase, so a ", " inside a
@@ -86,11 +86,16 @@ _XML_HEAD = re.compile(rb"^\s*(?:<\?xml[^>]*>\s*)?<Summary[\s>]")
 
 
 def sniff(head: bytes, filename: str) -> bool:
-    """A JSON object starting with ``Title`` whose head holds ``HostEnvironmentInfo`` and
-    ``Benchmarks``, or one of BenchmarkDotNet's other reports (claimed so that it is
+    """A JSON object holding ``HostEnvironmentInfo`` with BenchmarkDotNet's caption or
+    version (BenchmarkDotNet writes it second, after ``Title``), or, for a file whose keys
+    were sorted again, benchmark cases with ``DisplayInfo``, ``FullName`` and
+    ``Statistics``; or one of BenchmarkDotNet's other reports (claimed so that it is
     refused with the way out, see :func:`parse`)."""
     if _HEAD.match(head):
-        return b'"HostEnvironmentInfo"' in head and b'"BenchmarkDotNetCaption"' in head
+        return (b'"HostEnvironmentInfo"' in head and (
+            b'"BenchmarkDotNetCaption"' in head or b'"BenchmarkDotNetVersion"' in head)) or (
+            b'"Benchmarks"' in head and b'"DisplayInfo"' in head and b'"FullName"' in head
+            and b'"Statistics"' in head)
     return _report_kind(head) is not None
 
 

@@ -24,8 +24,12 @@ with ``--benchmark-no-analysis`` the bounds equal the mean and ``ci`` is 0. Mapp
   ``rng-seed`` (v3) go to ``env``; the file names no machine and no time: node comes
   from ``--node``, ``started_at`` from ``--started-at`` or the path, else none.
 
-The console reporter's benchmark table is recognised and refused in one line naming
-``-r xml``; a Catch2 XML without any benchmark is refused naming the tags to run.
+Up to :data:`PREAMBLE_LINES` lines of anything above the document (the command line,
+what the program printed before Catch2 started) are skipped, line numbers kept; a UTF-8
+BOM and CRLF line ends are read. Nothing before the root element is kept (a DOCTYPE is
+never read, so no entity is ever expanded). The console reporter's benchmark table is
+recognised and refused in one line naming ``-r xml``; a Catch2 XML without any benchmark
+is refused naming the tags to run.
 """
 
 from __future__ import annotations
@@ -42,8 +46,11 @@ from perfwarehouse.ingest.formats.records import ImportOptions
 NAME = "catch2"
 DESCRIPTION = "Catch2 XML (-r xml) BenchmarkResults, v2 and v3: one mean per benchmark"
 
-_ROOT = re.compile(rb"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<\?xml-stylesheet[^>]*\?>\s*)?"
-                   rb"<(Catch|Catch2TestRun)[\s>]")
+_ROOT = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?"
+                   rb"(?:<\?xml-stylesheet[^>]*\?>\s*)?<(Catch|Catch2TestRun)[\s>]")
+#: at most this many lines of anything (the command line, the program's own prints before
+#: Catch2 starts) above the XML declaration or root element
+PREAMBLE_LINES = 30
 _BANNER = re.compile(rb"is a Catch2? v\d+\.\d+\.\d+ host application")
 _CONSOLE_HEADER = re.compile(rb"^benchmark name\s+samples\s+iterations", re.M)
 # attributes of <mean> and <standardDeviation>: (attribute, key suffix)
@@ -54,16 +61,31 @@ def sniff(head: bytes, filename: str) -> bool:
     """An XML document whose root is ``<Catch>`` (v2) or ``<Catch2TestRun>`` (v3), or the
     console reporter's benchmark table under Catch2's banner (claimed so that it is
     refused with the way out)."""
-    if _ROOT.match(head):
+    if _xml_start(head) is not None:
         return True
     return bool(_BANNER.search(head[:4096]) and _CONSOLE_HEADER.search(head))
+
+
+def _xml_start(data: bytes) -> int | None:
+    """Offset of the XML document in ``data``: 0, or the start of the first of the first
+    :data:`PREAMBLE_LINES` + 1 lines where Catch2's document begins; None if none does."""
+    offset = 0
+    for _ in range(PREAMBLE_LINES + 1):
+        if _ROOT.match(data, offset):
+            return offset
+        end = data.find(b"\n", offset)
+        if end < 0:
+            return None
+        offset = end + 1
+    return None
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     """Native records of one Catch2 XML report (see the module docstring)."""
     if not data.strip():
         raise TrialParseError(source, 0, "empty", "the file is empty")
-    if not _ROOT.match(data):
+    start = _xml_start(data)
+    if start is None:
         if _BANNER.search(data[:4096]) and _CONSOLE_HEADER.search(data):
             raise TrialParseError(source, 0, "unsupported-format",
                                   "Catch2's console output rounds each benchmark's estimates "
@@ -73,10 +95,14 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         raise TrialParseError(source, 1, "invalid-xml",
                               "the document does not start with a <Catch> or <Catch2TestRun> "
                               "root element (Catch2 writes no DOCTYPE)")
+    document = data[start:].removeprefix(b"\xef\xbb\xbf")
+    # the declaration must come first: what is above it goes, counted for line numbers
+    above = data.count(b"\n", 0, start) + document.count(b"\n", 0,
+                                                        len(document) - len(document.lstrip()))
     try:
-        root = ET.fromstring(data)
+        root = ET.fromstring(document.lstrip())
     except ET.ParseError as exc:
-        line = exc.position[0] if exc.position else 0
+        line = exc.position[0] + above if exc.position else 0
         text = str(exc)
         rule = "truncated" if "no element found" in text or "unclosed token" in text \
             else "invalid-xml"

@@ -197,6 +197,19 @@ def test_ingest_auto_takes_full_reports_and_refuses_the_others_in_one_line(
                       dry_run=True)
 
 
+def test_a_bom_and_sorted_keys_are_read_the_same(tmp_path: Path) -> None:
+    """Saved on Windows with a BOM, or rewritten with sorted keys (``Benchmarks`` before
+    ``HostEnvironmentInfo``): still detected, the same values."""
+    doc = json.loads(SPLIT.read_text())
+    bom = tmp_path / "bom-report-full.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + SPLIT.read_bytes())
+    resorted = tmp_path / "sorted-report-full.json"
+    resorted.write_text(json.dumps(doc, sort_keys=True, indent=2))
+    assert [i.format for i in collect_inputs("auto", [bom, resorted])] == ["benchmarkdotnet"] * 2
+    want = [r["values"] for r in parse(SPLIT)]
+    assert [r["values"] for r in parse(bom)] == want == [r["values"] for r in parse(resorted)]
+
+
 def test_a_machines_history_goes_in_across_runtime_patches(cli: CliRunner,
                                                              tmp_path: Path) -> None:
     """One CI machine, two reports a .NET patch apart: one node, one hardware type (the
