@@ -19,7 +19,8 @@ with ``--benchmark-no-analysis`` the bounds equal the mean and ``ci`` is 0. Mapp
   its bounds, the outlier counts and variance, ``iterations`` per sample, ``resamples``,
   the clock resolution, the test case's tags, file and line);
 * a benchmark with ``<failed>`` is a failed trial without values (its message in
-  ``attributes``);
+  ``attributes``), as is one with neither ``<mean>`` nor ``<failed>`` (said so in its
+  ``error_message``): counted, and the file's other benchmarks kept;
 * the root's ``name`` (the executable), ``catch2-version``, ``xml-format-version`` and
   ``rng-seed`` (v3) go to ``env``; the file names no machine and no time: node comes
   from ``--node``, ``started_at`` from ``--started-at`` or the path, else none.
@@ -150,8 +151,10 @@ def _record(bench: ET.Element, case: ET.Element, sections: list[str], path: str,
         if case.get(key) is not None:
             attributes[key] = case.get(key)
     failed = bench.find("failed")
-    if failed is not None:
-        attributes["error_message"] = failed.get("message", "")
+    if failed is not None or bench.find("mean") is None:
+        attributes["error_message"] = (
+            failed.get("message", "") if failed is not None
+            else "no result in the report (neither <mean> nor <failed>)")
         return p.record(run_id=run_id, run_index=0, position=position, benchmark=benchmark,
                         settings={}, metric="mean", unit="ns", higher_is_better=False,
                         values=[], status="failed", env=env, attributes=attributes)
