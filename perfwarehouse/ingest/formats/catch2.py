@@ -41,6 +41,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
+from perfwarehouse.ingest import numbers
 from perfwarehouse.ingest.formats import _parsing as p
 from perfwarehouse.ingest.formats.records import ImportOptions
 
@@ -108,6 +109,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         rule = "truncated" if "no element found" in text or "unclosed token" in text \
             else "invalid-xml"
         raise TrialParseError(source, line, rule, text.split(":")[0]) from None
+    except LookupError as exc:  # the declaration names an encoding Python does not know
+        raise TrialParseError(source, above + 1, "invalid-xml",
+                              f"the XML declaration's encoding: {str(exc)[:80]}") from None
     env = {key.replace("-", "_"): root.attrib[key] for key in
            ("name", "catch2-version", "xml-format-version", "rng-seed", "filters")
            if key in root.attrib}
@@ -206,9 +210,10 @@ def _count(value: float) -> float | int:
 
 
 def _number(text: str | None, source: str, where: str) -> float:
-    """A finite number written by Catch2 (``%g``-like: ``1.12002e+06``)."""
+    """A finite number written by Catch2 (``%g``-like: ``1.12002e+06``); more digits than
+    a number may hold is ``huge-number``."""
     try:
-        value = float(text or "")
+        value = numbers.parse_float(text or "", source, 0, where)
     except ValueError:
         raise TrialParseError(source, 0, "wrong-type",
                               f"{where}: {text!r} is not a number") from None

@@ -14,7 +14,7 @@ import pytest
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import benchmarkdotnet as bdn
 from perfwarehouse.ingest.formats.records import ImportOptions
-from perfwarehouse.ingest.service import collect_inputs, ingest_import
+from perfwarehouse.ingest.service import Skipped, collect_inputs, ingest_import
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import CliRunner
 from tests.unit.ingest.importer_checks import (
@@ -195,6 +195,29 @@ def test_ingest_auto_takes_full_reports_and_refuses_the_others_in_one_line(
     with pytest.raises(TrialParseError, match="pass --node"):
         ingest_import(Warehouse(tmp_path / "none"), "auto", [LIST], ImportOptions(),
                       dry_run=True)
+
+
+def test_an_artifacts_folder_lands_its_full_json_and_lists_the_other_reports(
+        tmp_path: Path) -> None:
+    """BenchmarkDotNet.Artifacts/results as the default exporters leave it, plus the full
+    JSON: the JSON lands, every summary report is skipped with the way out."""
+    results = tmp_path / "BenchmarkDotNet.Artifacts" / "results"
+    results.mkdir(parents=True)
+    (results / LIST.name).write_bytes(LIST.read_bytes())
+    for name, stem in (("report.csv", "unsupported-format--report.csv"),
+                       ("report-github.md", "unsupported-format--report-github.md"),
+                       ("report.html", "unsupported-format--report.html")):
+        (results / f"Demo.Collections.ListBench-{name}").write_bytes(
+            (FOLDER / "broken" / stem).read_bytes())
+    skipped: list[Skipped] = []
+    inputs, preview = ingest_import(Warehouse(tmp_path / "wh"), "auto", [tmp_path],
+                                    ImportOptions(node="n1"), dry_run=True, skipped=skipped)
+    assert [i.path.name for i in inputs] == [LIST.name]
+    assert preview.trials == len(parse(LIST))  # type: ignore[union-attr]
+    assert sorted(s.path.name.rsplit("-", 1)[-1] for s in skipped) == [
+        "github.md", "report.csv", "report.html"]
+    assert all("[unsupported-format]" in s.reason and "JsonExporter.Full" in s.reason
+               for s in skipped)
 
 
 def test_a_bom_and_sorted_keys_are_read_the_same(tmp_path: Path) -> None:
