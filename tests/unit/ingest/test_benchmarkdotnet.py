@@ -85,6 +85,25 @@ def test_a_failed_case_is_counted_as_failed_not_dropped() -> None:
     assert bad[0]["settings"] == {"Size": "10", "job": "ShortRun"}
 
 
+def test_a_run_that_died_lands_every_case_as_failed(tmp_path: Path) -> None:
+    """Every case of the file has Statistics null (the process died in the actual
+    iterations of the first, before the pilot of the second): each is a failed trial, and
+    the file lands, saying how many failed rather than refusing or dropping them."""
+    path = FOLDER / "good" / "Demo.Host.StartupBench-report-full-compressed.json"
+    doc = json.loads(path.read_text())
+    records = parse(path)
+    assert [(r["benchmark"], r["status"], r["values"]) for r in records] == [
+        (f"Demo.Host.StartupBench.{c['Method']}", "failed", []) for c in doc["Benchmarks"]]
+    assert any(m["IterationStage"] == "Actual" for m in doc["Benchmarks"][0]["Measurements"])
+    assert records[0]["attributes"]["memory"]["BytesAllocatedPerOperation"] is None
+    _inputs, summary = ingest_import(Warehouse(tmp_path / "wh"), "benchmarkdotnet", [path],
+                                     ImportOptions(node="n1"))
+    assert summary.trials_added == 2 and summary.values_added == 0  # type: ignore[union-attr]
+    with Warehouse(tmp_path / "wh").catalog() as con:
+        assert con.execute("SELECT status, count(*) FROM trials GROUP BY ALL").fetchall() == [
+            ("failed", 2)]
+
+
 def test_launches_are_runs_and_cases_keep_file_order() -> None:
     records = parse(LIST)
     by_run: dict[int, list[tuple[int, str, str]]] = {}
@@ -185,7 +204,7 @@ def test_ingest_auto_takes_full_reports_and_refuses_the_others_in_one_line(
     gz = tmp_path / "Demo.Collections.ListBench-report-full.json.gz"
     gz.write_bytes(gzip.compress(LIST.read_bytes()))
     inputs = collect_inputs("auto", [*GOOD, gz])
-    assert [i.format for i in inputs] == ["benchmarkdotnet"] * 4
+    assert [i.format for i in inputs] == ["benchmarkdotnet"] * (len(GOOD) + 1)
     for path in REFUSED:
         [item] = collect_inputs("auto", [path])
         assert item.format == "benchmarkdotnet"
