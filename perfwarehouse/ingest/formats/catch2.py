@@ -90,9 +90,10 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     if start is None:
         if _BANNER.search(data[:4096]) and _CONSOLE_HEADER.search(data):
             raise TrialParseError(source, 0, "unsupported-format",
-                                  "Catch2's console output rounds each benchmark's estimates "
-                                  "to 4-6 digits with units; run the benchmarks with -r xml "
-                                  "(-o results.xml) and ingest that file")
+                                  "Catch2's console output is a table for people (names "
+                                  "wrapped to a column, sections apart from their "
+                                  "benchmarks, a unit per cell); run the benchmarks with -r "
+                                  "xml (-o results.xml) and ingest that file")
         # also what keeps entity declarations (a DOCTYPE before the root) from expanding
         raise TrialParseError(source, 1, "invalid-xml",
                               "the document does not start with a <Catch> or <Catch2TestRun> "
