@@ -9,8 +9,11 @@ or ``<failed message>`` when the benchmark threw. It writes no individual sample
 or without ``--benchmark-samples N`` (which sets how many samples the mean summarises);
 with ``--benchmark-no-analysis`` the bounds equal the mean and ``ci`` is 0. Mapping:
 
-* the file is one run (``run_id`` = its content id, ``fixed`` order); each benchmark is
-  the trial at its position, in file order;
+* each XML document of the file is one run (``run_id`` = the file's content id, and
+  ``-k`` for the k-th of several documents; ``fixed`` order; ``run_index`` = its rank):
+  runs appended to one file (``-r xml >> all.xml``) are runs, the text above each (a
+  label, the command line) kept as ``attributes["label"]``; each benchmark is the trial
+  at its position, in document order;
 * benchmark = the test case's name, its sections' names and the benchmark's name joined
   by ``/`` (``vector sum/large/accumulate``); settings ``{}`` (plus ``--setting``);
 * metric ``mean`` in ``ns`` (lower is better) with one value: the mean of the samples,
@@ -54,6 +57,7 @@ _ROOT = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?"
 #: Catch2 starts) above the XML declaration or root element
 PREAMBLE_LINES = 30
 _BANNER = re.compile(rb"is a Catch2? v\d+\.\d+\.\d+ host application")
+_CLOSE = re.compile(rb"</(?:Catch|Catch2TestRun)\s*>")
 _CONSOLE_HEADER = re.compile(rb"^benchmark name\s+samples\s+iterations", re.M)
 # attributes of <mean> and <standardDeviation>: (attribute, key suffix)
 _ESTIMATE = (("value", ""), ("lowerBound", "_lower"), ("upperBound", "_upper"))
@@ -68,10 +72,10 @@ def sniff(head: bytes, filename: str) -> bool:
     return bool(_BANNER.search(head[:4096]) and _CONSOLE_HEADER.search(head))
 
 
-def _xml_start(data: bytes) -> int | None:
-    """Offset of the XML document in ``data``: 0, or the start of the first of the first
-    :data:`PREAMBLE_LINES` + 1 lines where Catch2's document begins; None if none does."""
-    offset = 0
+def _xml_start(data: bytes, offset: int = 0) -> int | None:
+    """Offset of the XML document in ``data`` from ``offset``: there, or the start of the
+    first of the next :data:`PREAMBLE_LINES` + 1 lines where Catch2's document begins;
+    None if none does."""
     for _ in range(PREAMBLE_LINES + 1):
         if _ROOT.match(data, offset):
             return offset
@@ -82,12 +86,38 @@ def _xml_start(data: bytes) -> int | None:
     return None
 
 
+def _documents(data: bytes, first: int) -> list[tuple[int, int, str]]:
+    """(start, end, label) of each XML document in ``data``, the first starting at
+    ``first``: runs appended to one file (``-r xml >> all.xml``) with up to
+    :data:`PREAMBLE_LINES` lines of text (a label, the command line) between them. A
+    document ends after its root's closing tag (or at the end of the file: cut short);
+    ``label`` is the text above it, its lines joined by `` | ``. A few lines after the
+    last document (a shell prompt) are left; more, and the last document runs to the end
+    of the file, so that the XML parser names what follows it."""
+    out: list[tuple[int, int, str]] = []
+    start, previous = first, 0
+    while True:
+        closing = _CLOSE.search(data, start)
+        end = closing.end() if closing else len(data)
+        text = data[previous:start].decode("utf-8", "replace").replace("\ufeff", "")
+        label = " | ".join(line.strip() for line in text.splitlines() if line.strip())
+        rest = data[end:]
+        following = _xml_start(data, end) if rest.strip() else None
+        if following is None and rest.strip() and rest.count(b"\n") > PREAMBLE_LINES:
+            end = len(data)
+        out.append((start, end, label))
+        if following is None:
+            return out
+        start, previous = following, end
+
+
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    """Native records of one Catch2 XML report (see the module docstring)."""
+    """Native records of one Catch2 XML report, one run per XML document in the file (see
+    the module docstring)."""
     if not data.strip():
         raise TrialParseError(source, 0, "empty", "the file is empty")
-    start = _xml_start(data)
-    if start is None:
+    first = _xml_start(data)
+    if first is None:
         if _BANNER.search(data[:4096]) and _CONSOLE_HEADER.search(data):
             raise TrialParseError(source, 0, "unsupported-format",
                                   "Catch2's console output is a table for people (names "
@@ -98,12 +128,32 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         raise TrialParseError(source, 1, "invalid-xml",
                               "the document does not start with a <Catch> or <Catch2TestRun> "
                               "root element (Catch2 writes no DOCTYPE)")
-    document = data[start:].removeprefix(b"\xef\xbb\xbf")
+    digest = p.content_id(data)
+    documents = _documents(data, first)
+    records: list[dict[str, Any]] = []
+    for index, (start, end, label) in enumerate(documents):
+        run_id = f"catch2-{digest}" + (f"-{index + 1}" if len(documents) > 1 else "")
+        run = _run(_root(data, start, end, source), source, run_id, index)
+        for record in run:
+            if label:
+                record["attributes"]["label"] = label
+        records.extend(run)
+    if not records:
+        raise TrialParseError(source, 0, "no-benchmarks",
+                              "the report holds no <BenchmarkResults>: Catch2 hides "
+                              "[!benchmark] test cases; run them by name or tag (e.g. "
+                              "'[!benchmark]') with -r xml")
+    return p.finish(records, source)
+
+
+def _root(data: bytes, start: int, end: int, source: str) -> ET.Element:
+    """The root element of the document ``data[start:end]``; errors name the file's line."""
+    document = data[start:end].removeprefix(b"\xef\xbb\xbf")
     # the declaration must come first: what is above it goes, counted for line numbers
     above = data.count(b"\n", 0, start) + document.count(b"\n", 0,
                                                         len(document) - len(document.lstrip()))
     try:
-        root = ET.fromstring(document.lstrip())
+        return ET.fromstring(document.lstrip())
     except ET.ParseError as exc:
         line = exc.position[0] + above if exc.position else 0
         text = str(exc)
@@ -113,23 +163,22 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     except LookupError as exc:  # the declaration names an encoding Python does not know
         raise TrialParseError(source, above + 1, "invalid-xml",
                               f"the XML declaration's encoding: {str(exc)[:80]}") from None
+
+
+def _run(root: ET.Element, source: str, run_id: str, run_index: int) -> list[dict[str, Any]]:
+    """The trial records of one XML document: one run, its benchmarks in document order."""
     env = {key.replace("-", "_"): root.attrib[key] for key in
            ("name", "catch2-version", "xml-format-version", "rng-seed", "filters")
            if key in root.attrib}
     env["xml_root"] = root.tag
-    run_id = f"catch2-{p.content_id(data)}"
     records: list[dict[str, Any]] = []
     for case_index, case in enumerate(root.iter("TestCase")):
         for names, bench in _benchmarks(case, []):
             path = f"TestCase[{case_index}] {case.get('name', '')!r}: BenchmarkResults " \
                    f"{bench.get('name', '')!r}"
-            records.append(_record(bench, case, names, path, source, run_id, len(records), env))
-    if not records:
-        raise TrialParseError(source, 0, "no-benchmarks",
-                              "the report holds no <BenchmarkResults>: Catch2 hides "
-                              "[!benchmark] test cases; run them by name or tag (e.g. "
-                              "'[!benchmark]') with -r xml")
-    return p.finish(records, source)
+            records.append(_record(bench, case, names, path, source, run_id, run_index,
+                                   len(records), env))
+    return records
 
 
 def _benchmarks(element: ET.Element, sections: list[str]
@@ -146,7 +195,8 @@ def _benchmarks(element: ET.Element, sections: list[str]
 
 
 def _record(bench: ET.Element, case: ET.Element, sections: list[str], path: str, source: str,
-            run_id: str, position: int, env: dict[str, Any]) -> dict[str, Any]:
+            run_id: str, run_index: int, position: int, env: dict[str, Any]
+            ) -> dict[str, Any]:
     name = bench.get("name")
     if name is None:
         raise TrialParseError(source, 0, "missing-key", f"{path}: the name attribute is missing")
@@ -160,7 +210,8 @@ def _record(bench: ET.Element, case: ET.Element, sections: list[str], path: str,
         attributes["error_message"] = (
             failed.get("message", "") if failed is not None
             else "no result in the report (neither <mean> nor <failed>)")
-        return p.record(run_id=run_id, run_index=0, position=position, benchmark=benchmark,
+        return p.record(run_id=run_id, run_index=run_index, position=position,
+                        benchmark=benchmark,
                         settings={}, metric="mean", unit="ns", higher_is_better=False,
                         values=[], status="failed", env=env, attributes=attributes)
     for key, attr in (("samples", "samples"), ("resamples", "resamples"),
@@ -179,7 +230,8 @@ def _record(bench: ET.Element, case: ET.Element, sections: list[str], path: str,
                                   for k, v in outliers.attrib.items()}
     samples = attributes.get("samples")
     attributes["summary"] = f"mean of {samples} samples" if samples is not None else "mean"
-    return p.record(run_id=run_id, run_index=0, position=position, benchmark=benchmark,
+    return p.record(run_id=run_id, run_index=run_index, position=position,
+                    benchmark=benchmark,
                     settings={}, metric="mean", unit="ns", higher_is_better=False,
                     values=[mean[""]], env=env, attributes=attributes)
 

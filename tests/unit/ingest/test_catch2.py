@@ -51,7 +51,8 @@ def read_text(path: Path) -> list[tuple[str, float | None, str | None]]:
 
 def test_the_generator_wrote_the_real_outputs_the_tests_name() -> None:
     names = {p.name for p in (FOLDER / "real").iterdir()}
-    assert names == {"v2_samples20.xml", "v2_failed.xml", "v2_no_analysis.xml", "console.txt"}
+    assert names == {"v2_samples20.xml", "v2_failed.xml", "v2_no_analysis.xml", "console.txt",
+                     "v2_appended.xml"}
     assert all(b'<Catch name="bench"' in p.read_bytes() for p in REAL)  # Catch2 v2's root
 
 
@@ -61,7 +62,10 @@ def test_each_benchmark_is_a_trial_with_its_mean(path: Path) -> None:
     check_records(records)
     expected = read_text(path)
     assert [r["benchmark"].rsplit("/", 1)[1] for r in records] == [e[0] for e in expected]
-    assert [r["position"] for r in records] == list(range(len(expected)))
+    per_run: dict[int, int] = {}
+    for r in records:  # positions count up within each run
+        assert r["position"] == per_run.get(r["run_index"], 0)
+        per_run[r["run_index"]] = r["position"] + 1
     for r, (_name, mean, failure) in zip(records, expected, strict=True):
         assert (r["metric"], r["unit"], r["higher_is_better"]) == ("mean", "ns", False)
         if failure is None:
@@ -71,7 +75,37 @@ def test_each_benchmark_is_a_trial_with_its_mean(path: Path) -> None:
         else:
             assert r["status"] == "failed" and r["values"] == []
             assert r["attributes"]["error_message"].startswith(failure)
-    assert len({r["run_id"] for r in records}) == 1
+    runs = path.read_text().count("<?xml")
+    assert len({r["run_id"] for r in records}) == runs
+    assert {r["run_index"] for r in records} == set(range(runs))
+
+
+def test_runs_appended_to_one_file_are_runs_with_their_labels() -> None:
+    path = FOLDER / "real" / "v2_appended.xml"
+    records = parse(path)
+    labels = [line for line in path.read_text().splitlines() if line.startswith("=== run")]
+    assert len(labels) == 2
+    assert [(r["run_index"], r["position"], r["benchmark"], r["attributes"]["label"])
+            for r in records] == [
+        (run, position, f"Fibonacci/fib {n}", labels[run])
+        for run in (0, 1) for position, n in enumerate((15, 20))]
+    assert records[0]["run_id"].endswith("-1") and records[-1]["run_id"].endswith("-2")
+    # a document cut short, then text: the parser names the line
+    text = path.read_bytes()
+    cut = text[:text.index(b"</Catch>")] + b"\n=== run 2\n" + text[text.index(b"<?xml", 10):]
+    with pytest.raises(TrialParseError) as info:
+        catch2.parse(cut, "cut.xml", OPTIONS)
+    assert info.value.rule == "invalid-xml" and info.value.line > 1
+
+
+def test_a_few_lines_after_the_last_document_are_left_more_are_refused() -> None:
+    path = FOLDER / "real" / "v2_samples20.xml"
+    prompt = path.read_bytes() + b"$ echo done\ndone\n"
+    assert [r["values"] for r in catch2.parse(prompt, "p.xml", OPTIONS)] == [
+        r["values"] for r in parse(path)]
+    junk = path.read_bytes() + b"log line\n" * (catch2.PREAMBLE_LINES + 1)
+    with pytest.raises(TrialParseError, match="junk after document element"):
+        catch2.parse(junk, "j.xml", OPTIONS)
 
 
 def test_sections_name_the_benchmark_and_v3_facts_go_to_env() -> None:
