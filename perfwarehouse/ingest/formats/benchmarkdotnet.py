@@ -11,8 +11,9 @@ iteration of every launch (a fresh process), each ``{"IterationMode", "Iteration
 statistics are computed from: the actual workload iterations minus the overhead, with the
 outliers its ``OutlierMode`` removes (by default the upper ones) left out. Mapping:
 
-* launch k of every case is gathered into run k (``run_id`` = the file's content id and
-  ``launch<k>``, ``run_index`` k - 1, ``fixed`` order, positions in file order), as
+* launch k of every case is gathered into run k (``run_id`` = a digest of what the
+  file measured, so that the indented and the compressed report of one run are the same
+  runs, and ``launch<k>``, ``run_index`` k - 1, ``fixed`` order, positions in file order), as
   JMH's forks are: each launch is one process;
 * benchmark = ``Namespace.Type.Method``; settings = the case's ``Parameters`` (``[Params]``
   and ``[Arguments]``, values as BenchmarkDotNet prints them: strings) and the job's:
@@ -46,6 +47,8 @@ are recognised and refused in one line that names the full JSON exporter.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
@@ -130,9 +133,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     title = doc.get(top, "Title", "$", str, required=False)
     cpu = host.get("ProcessorName")
     hardware = cpu.strip() if isinstance(cpu, str) and cpu.strip() else None
-    digest = p.content_id(data)
     env = dict(host)
     parsed = [_case(doc, case, f"$.Benchmarks[{i}]") for i, case in enumerate(cases)]
+    digest = _run_digest(title, host, parsed)
     if parsed and all(c["launches"] is None for c in parsed):
         raise TrialParseError(source, 0, "no-measurements",
                               "$.Benchmarks[*].Measurements is missing: this is a brief JSON "
@@ -162,6 +165,17 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             record["hardware_type"] = hardware
             records.append(record)
     return p.finish(records, source)
+
+
+def _run_digest(title: str | None, host: dict[str, Any], cases: list[dict[str, Any]]) -> str:
+    """16 hex digits naming the run by what was measured, not by the file's bytes: the
+    full and the full-compressed report of one run (both exporters on) are the same runs,
+    so the second is skipped as already present (or, in the same command, refused as a
+    duplicate), never landed twice."""
+    what = [title, host, [(c["benchmark"], c["settings"], c["failed"],
+                           sorted((c["launches"] or {}).items())) for c in cases]]
+    text = json.dumps(what, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _case(doc: jsondoc.Doc, case: Any, path: str) -> dict[str, Any]:

@@ -239,6 +239,27 @@ def test_an_artifacts_folder_lands_its_full_json_and_lists_the_other_reports(
                for s in skipped)
 
 
+def test_the_full_and_the_compressed_report_of_one_run_are_one_run(tmp_path: Path) -> None:
+    """Both JSON exporters on: two files, one run. The second is skipped as already
+    present; in one command the batch is refused (never landed twice)."""
+    compressed = tmp_path / "Demo.Collections.ListBench-report-full-compressed.json"
+    compressed.write_text(json.dumps(json.loads(LIST.read_text()), separators=(",", ":")))
+    assert compressed.read_bytes() != LIST.read_bytes()
+    assert {r["run_id"] for r in parse(compressed)} == {r["run_id"] for r in parse(LIST)}
+    warehouse = Warehouse(tmp_path / "wh")
+    ingest_import(warehouse, "auto", [LIST], ImportOptions(node="n1"))
+    _inputs, again = ingest_import(warehouse, "auto", [compressed], ImportOptions(node="n1"))
+    assert again.outcome == "nothing-new"  # type: ignore[union-attr]
+    with pytest.raises(TrialParseError, match="duplicate-position"):
+        ingest_import(Warehouse(tmp_path / "wh2"), "auto", [LIST, compressed],
+                      ImportOptions(node="n1"))
+    # another run (other timings) of the same benchmarks is another run
+    doc = json.loads(LIST.read_text())
+    doc["Benchmarks"][0]["Measurements"][-1]["Nanoseconds"] += 1.0
+    other = bdn.parse(json.dumps(doc).encode(), "other.json", OPTIONS)
+    assert {r["run_id"] for r in other}.isdisjoint({r["run_id"] for r in parse(LIST)})
+
+
 def test_a_bom_and_sorted_keys_are_read_the_same(tmp_path: Path) -> None:
     """Saved on Windows with a BOM, or rewritten with sorted keys (``Benchmarks`` before
     ``HostEnvironmentInfo``): still detected, the same values."""
