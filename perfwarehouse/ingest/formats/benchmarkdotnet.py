@@ -33,9 +33,14 @@ outliers its ``OutlierMode`` removes (by default the upper ones) left out. Mappi
   OS patch of a CI machine would change it, so its next report would be refused; a job
   that names its runtime has it in its settings, and the host's runtime of a default job
   changing over a history is a change of the series to see, not a new series;
-  ``Memory`` (allocated bytes per operation,
-  GC counts) and ``Metrics`` (one value per case, not per iteration) go to
-  ``attributes``, with ``Title``, ``DisplayInfo``, ``HardwareIntrinsics`` and the launch;
+* the diagnosers' ``Metrics`` (one value per case, measured once, not per iteration)
+  are metrics of the case's trial in its first launch's run, one value each: metric =
+  ``Descriptor.Id`` (``Allocated Memory``, ``Gen0Collects``, ...), unit = its ``Unit``,
+  direction = ``TheGreaterTheBetter``; a report of a BenchmarkDotNet without ``Metrics``
+  gives ``Memory.BytesAllocatedPerOperation`` as ``Allocated Memory`` in ``B``; a metric
+  without a finite value is named in ``attributes["metrics_without_value"]``;
+  ``Memory`` (GC counts, allocated bytes), ``Title``, ``DisplayInfo``,
+  ``HardwareIntrinsics`` and the launch go to ``attributes``;
 * the file names no machine and no time (the title's stamp is the local time of an
   unknown zone): node comes from ``--node``, ``started_at`` from ``--started-at`` or the
   path, else none (never invented).
@@ -49,6 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from typing import Any
 
@@ -164,6 +170,15 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                 status="failed" if failed else "ok", env=env, attributes=attributes)
             record["hardware_type"] = hardware
             records.append(record)
+            if launch == min(launches) and not failed:
+                for name, unit, higher, value in case["metrics"]:
+                    extra = p.record(
+                        run_id=record["run_id"], run_index=launch - 1, position=position,
+                        benchmark=case["benchmark"], settings=case["settings"], metric=name,
+                        unit=unit, higher_is_better=higher, values=[value], env=env,
+                        attributes=attributes)
+                    extra["hardware_type"] = hardware
+                    records.append(extra)
     return p.finish(records, source)
 
 
@@ -202,8 +217,9 @@ def _case(doc: jsondoc.Doc, case: Any, path: str) -> dict[str, Any]:
     for key, name in (("HardwareIntrinsics", "hardware_intrinsics"), ("Memory", "memory")):
         if case.get(key) not in (None, ""):
             attributes[name] = case[key]
-    if case.get("Metrics"):
-        attributes["metrics"] = _metrics(doc, case["Metrics"], f"{path}.Metrics")
+    metrics, unvalued = _metrics(doc, case, path)
+    if unvalued:
+        attributes["metrics_without_value"] = unvalued
     if isinstance(statistics, dict) and isinstance(statistics.get("N"), int):
         attributes["statistics_n"] = statistics["N"]
     launches = None
@@ -211,7 +227,8 @@ def _case(doc: jsondoc.Doc, case: Any, path: str) -> dict[str, Any]:
         launches = _result_values(doc, doc.get(case, "Measurements", path, list),
                                   f"{path}.Measurements")
     return {"path": path, "benchmark": benchmark, "settings": settings,
-            "attributes": attributes, "launches": launches, "failed": statistics is None}
+            "attributes": attributes, "launches": launches, "failed": statistics is None,
+            "metrics": metrics}
 
 
 def _result_values(doc: jsondoc.Doc, measurements: list[Any], path: str) -> dict[int, list[float]]:
@@ -283,15 +300,33 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-def _metrics(doc: jsondoc.Doc, metrics: Any, path: str) -> dict[str, Any]:
-    """The diagnosers' ``Metrics`` as ``{id: {"value", "unit"}}``."""
-    doc.check(metrics, path, list)
-    out: dict[str, Any] = {}
+def _metrics(doc: jsondoc.Doc, case: dict[str, Any], path: str
+             ) -> tuple[list[tuple[str, str | None, bool | None, float]], list[str]]:
+    """The diagnosers' figures of a case, one value each: ``Metrics`` (``Descriptor.Id``,
+    its ``Unit`` and ``TheGreaterTheBetter``), else ``Memory.BytesAllocatedPerOperation``
+    as ``Allocated Memory`` in ``B`` (BenchmarkDotNet before ``Metrics``); and the ids of
+    the metrics without a finite value (NaN, null)."""
+    out: list[tuple[str, str | None, bool | None, float]] = []
+    unvalued: list[str] = []
+    metrics = case.get("Metrics") or []
+    doc.check(metrics, f"{path}.Metrics", list)
     for i, metric in enumerate(metrics):
-        where = f"{path}[{i}]"
+        where = f"{path}.Metrics[{i}]"
         doc.check(metric, where, dict)
         descriptor = doc.get(metric, "Descriptor", where, dict)
         name = doc.get(descriptor, "Id", f"{where}.Descriptor", str)
         value = metric.get("Value")
-        out[name] = {"value": value, "unit": descriptor.get("Unit")}
-    return out
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            unvalued.append(name)
+            continue
+        unit = descriptor.get("Unit")
+        higher = descriptor.get("TheGreaterTheBetter")
+        out.append((name, unit if isinstance(unit, str) and unit else None,
+                    higher if isinstance(higher, bool) else None, float(value)))
+    memory = case.get("Memory")
+    allocated = memory.get("BytesAllocatedPerOperation") if isinstance(memory, dict) else None
+    if not metrics and isinstance(allocated, (int, float)) and not isinstance(allocated, bool) \
+            and math.isfinite(allocated):
+        out.append(("Allocated Memory", "B", False, float(allocated)))
+    return out, unvalued

@@ -55,7 +55,7 @@ def test_values_are_the_result_stage_per_launch(path: Path) -> None:
     check_records([{**r, "hardware_type": None} for r in records])
     doc = json.loads(path.read_text())
     expected = result_stage(path)
-    ok = [r for r in records if r["status"] == "ok"]
+    ok = [r for r in records if r["status"] == "ok" and r["metric"] == "time"]
     assert len(ok) == len(expected)
     for r in ok:
         case = next(i for i, c in enumerate(doc["Benchmarks"])
@@ -72,6 +72,40 @@ def test_values_are_the_result_stage_per_launch(path: Path) -> None:
         assert statistics.fmean(values) == pytest.approx(case["Statistics"]["Mean"], rel=1e-6)
         if "OriginalValues" in case["Statistics"]:
             assert values == pytest.approx(case["Statistics"]["OriginalValues"], rel=1e-9)
+
+
+def test_the_diagnosers_metrics_are_metrics_of_the_first_launch() -> None:
+    """Every finite ``Metrics`` value of an ok case, read from the JSON, is a one-value
+    metric of that case's trial in the run of its first launch, with its unit and
+    direction; no other record holds it."""
+    doc = json.loads(LIST.read_text())
+    expected = sorted(
+        (c["DisplayInfo"], m["Descriptor"]["Id"], m["Descriptor"]["Unit"],
+         m["Descriptor"]["TheGreaterTheBetter"], float(m["Value"]))
+        for c in doc["Benchmarks"] if c["Statistics"] is not None
+        for m in c.get("Metrics", []))
+    assert len(expected) == 6
+    got = sorted((r["attributes"]["display_info"], r["metric"], r["unit"],
+                  r["higher_is_better"], r["values"][0])
+                 for r in parse(LIST) if r["metric"] != "time")
+    assert got == expected
+    assert {r["run_index"] for r in parse(LIST) if r["metric"] != "time"} == {0}
+
+
+def test_memory_without_metrics_and_metrics_without_value() -> None:
+    doc = json.loads(LIST.read_text())
+    case = doc["Benchmarks"][0]
+    case.pop("Metrics")  # a BenchmarkDotNet that wrote Memory only
+    doc["Benchmarks"][1]["Metrics"][0]["Value"] = None
+    records = bdn.parse(json.dumps(doc).encode(), "x.json", OPTIONS)
+    first = [r for r in records if r["attributes"]["display_info"] == case["DisplayInfo"]
+             and r["metric"] != "time"]
+    assert [(r["metric"], r["unit"], r["higher_is_better"], r["values"]) for r in first] == [
+        ("Allocated Memory", "B", False, [float(case["Memory"]["BytesAllocatedPerOperation"])])]
+    second = [r for r in records if r["attributes"]["display_info"]
+              == doc["Benchmarks"][1]["DisplayInfo"]]
+    assert {r["metric"] for r in second} == {"time", "Allocated Memory"}
+    assert second[0]["attributes"]["metrics_without_value"] == ["Gen0Collects"]
 
 
 def test_a_failed_case_is_counted_as_failed_not_dropped() -> None:
@@ -105,7 +139,7 @@ def test_a_run_that_died_lands_every_case_as_failed(tmp_path: Path) -> None:
 
 
 def test_launches_are_runs_and_cases_keep_file_order() -> None:
-    records = parse(LIST)
+    records = [r for r in parse(LIST) if r["metric"] == "time"]
     by_run: dict[int, list[tuple[int, str, str]]] = {}
     for r in records:
         by_run.setdefault(r["run_index"], []).append(
@@ -122,7 +156,6 @@ def test_launches_are_runs_and_cases_keep_file_order() -> None:
     assert (first["env"]["BenchmarkDotNetVersion"], first["env"]["RuntimeVersion"]) == (
         "0.13.12", ".NET 8.0.4 (8.0.424.16909)")
     assert first["attributes"]["memory"]["BytesAllocatedPerOperation"] == 312
-    assert first["attributes"]["metrics"]["Allocated Memory"] == {"value": 312, "unit": "B"}
     assert first["node"] is None and first["started_at"] is None
 
 
