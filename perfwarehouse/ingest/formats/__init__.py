@@ -30,6 +30,8 @@ IMPORTERS: dict[str, str] = {
     "github-action-benchmark": "perfwarehouse.ingest.formats.github_action_benchmark",
     "pytest-benchmark": "perfwarehouse.ingest.formats.pytest_benchmark",
     "criterion": "perfwarehouse.ingest.formats.criterion",
+    "benchmarkdotnet": "perfwarehouse.ingest.formats.benchmarkdotnet",
+    "catch2": "perfwarehouse.ingest.formats.catch2",
 }
 
 
