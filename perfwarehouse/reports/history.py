@@ -78,6 +78,8 @@ def build_page(rows: pa.Table, series: pa.Table, lines: tuple[str, ...] = ()) ->
     if changes.height:
         sections.append(series_section(changes, series))
         sections.append(index_section(changes))
+    elif (drawn := unchanged_series_section(df, series)) is not None:
+        sections.append(drawn)
     sections.append(unchanged_section(df))
     return Page("History: change points", INTRO, tuple(sections), lines, name="history",
                 verdict=verdict(df, changes))
@@ -135,7 +137,12 @@ def verdict(df: pl.DataFrame, changes: pl.DataFrame) -> Verdict:
     section = verdict_section(df, changes)
     regressions = steps(changes).filter(pl.col("direction") == "regression").height
     level: VerdictLevel = "alarm" if regressions else "ok" if changes.height == 0 else "info"
-    return Verdict(" ".join(b.text for b in section.blocks if isinstance(b, Notice)), level)
+    text = " ".join(b.text for b in section.blocks if isinstance(b, Notice))
+    if df.height and df.filter(pl.col("reason").str.starts_with("too short")).height == df.height:
+        # nothing was tested: not "nothing found"
+        level, text = "info", ("Could not test: every series is shorter than the test needs "
+                               "(twice --min-size trials). " + text)
+    return Verdict(text, level)
 
 
 def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
@@ -216,6 +223,68 @@ def series_section(changes: pl.DataFrame, series: pa.Table) -> Section:
                    "Each point is one trial; the horizontal lines are the medians of the "
                    "segments between change points, the vertical lines the change points.",
                    tuple(blocks))
+
+
+def unchanged_series_section(df: pl.DataFrame, series: pa.Table) -> Section | None:
+    """The longest series when none has a change point: each trial's value over time with
+    the series' median, so a page without changes still shows what was tested (None when
+    there is no series to draw)."""
+    points = pl.from_arrow(series)
+    assert isinstance(points, pl.DataFrame)
+    blocks: list[Figure | Notice] = []
+    if points.height == 0:
+        return None
+    keys = points.select(["campaign", "hardware_type", "config_id"]).unique(maintain_order=True)
+    for key in keys.iter_rows(named=True):
+        meta = df.filter((pl.col("campaign") == key["campaign"])
+                         & (pl.col("hardware_type") == key["hardware_type"])
+                         & (pl.col("config_id") == key["config_id"]))
+        pts = points.filter((pl.col("campaign") == key["campaign"])
+                            & (pl.col("hardware_type") == key["hardware_type"])
+                            & (pl.col("config_id") == key["config_id"])).sort("idx")
+        if meta.height == 0 or pts.height == 0:
+            continue
+        row = meta.row(0, named=True)
+        title = wrap(f"{full_name(row)} on {row['hardware_type']} ({row['campaign']})")
+        blocks.append(Figure(plain_series_chart(pts, row, title=title,
+                                                subtitle=row["reason"] or "no change point"),
+                             f"history-{len(blocks)}"))
+    return Section("Series, longest first (no change point found)",
+                   "Each point is one trial; the horizontal line is the series' median.",
+                   tuple(blocks))
+
+
+def plain_series_chart(points: pl.DataFrame, row: dict, *, title: str | list[str],
+                       subtitle: str) -> charts.Layered:
+    """One configuration's trial values over time (the revision's time for a series ordered
+    by revision, else the trial's start) with its median, for a series without change
+    points; ``row``: its change_points row (``unit``, ``metric``, ``ordered_by``)."""
+    by_revision = (row["ordered_by"] == "revision"
+                   and points["revision_time"].is_not_null().any())
+    pts = points.sort("idx").with_columns(
+        x=(pl.coalesce(_ms("revision_time"), _ms("started_at")) if by_revision
+           else _ms("started_at")),
+        date=pl.col("started_at").dt.strftime("%Y-%m-%d %H:%M"),
+        commit=pl.col("revision").fill_null("—"))
+    median = float(cast(float, pts["value"].median()))
+    pts = charts.frame(charts.thin_sorted(pts, MAX_POINTS), ["x", "value", "commit", "date"])
+    x = alt.X("x:T", title="revision (by commit time)" if by_revision else "trial start (UTC)",
+              scale=alt.Scale(nice=False))
+    y = alt.Y("value:Q", title=charts.unit_title(row["metric"] or "value", row["unit"]),
+              scale=alt.Scale(zero=False))
+    dots = alt.Chart(pts).mark_circle(size=14, color="#7f7f7f", opacity=0.6).encode(
+        x=x, y=y, tooltip=[alt.Tooltip("commit:N", title="commit"),
+                           alt.Tooltip("date:N", title="started (UTC)"),
+                           alt.Tooltip("value:Q", format=".4g", title="value")])
+    line = alt.Chart(charts.frame(pl.DataFrame({"median": [median]}), ["median"])).mark_rule(
+        strokeWidth=3, color="#222").encode(
+        y="median:Q", tooltip=[alt.Tooltip("median:Q", format=".4g", title="median")])
+    return alt.layer(dots, line).properties(
+        width=WIDTH_PX, height=charts.HEIGHT,
+        title=alt.Title(title, subtitle=subtitle, anchor="start"),
+        description=("Grey points: trial values over time (a series ordered by revision: at "
+                     "its revision's commit time); black line: the series' median. No change "
+                     "point was found in it."))
 
 
 def full_name(row: dict) -> str:

@@ -125,3 +125,19 @@ def test_without_revisions_changes_are_level_shifts() -> None:
                                pa.nulls(rows.num_rows, pa.string()))
     text = build_page(untagged, series).verdict.text
     assert text.startswith("2 worse level shifts, the largest first") and "regression" not in text
+
+
+def test_without_change_points_the_series_are_drawn_and_untested_is_said() -> None:
+    """Issue 40: a page without change points still draws its series; when every series
+    was too short to test, the verdict says it could not test (not "nothing found")."""
+    table, series = partition()
+    rows = compute(table, ChangePointParams())["change_points"]
+    unchanged = rows.filter(pa.array([p is None for p in rows.column("position").to_pylist()]))
+    page = build_page(unchanged, series)
+    assert page.verdict is not None and page.verdict.level == "ok"
+    drawn = page.figures()
+    assert drawn and "No change point was found" in drawn[0].spec()["description"]
+    short = compute(table, ChangePointParams(min_size=10_000))["change_points"]
+    page = build_page(short, series)
+    assert page.verdict.level == "info"
+    assert page.verdict.text.startswith("Could not test: every series is shorter")
