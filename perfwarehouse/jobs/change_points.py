@@ -265,11 +265,16 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
     points = [r for r in rows if r["position"] is not None]
     with_changes = {(r["campaign"], r["hardware_type"], r["config_id"]) for r in points}
     short = sum(1 for r in rows if (r["reason"] or "").startswith("too short"))
-    regressions = sum(1 for r in points if r["direction"] == "regression")
+    stepped = [r for r in points if r["shift"] in (None, "step")]
+    regressions = sum(1 for r in stepped if r["direction"] == "regression")
     action = sum(1 for r in points if r["action"])
+    shifts = sum(1 for r in points if r["shift"] == "level shift")
+    tails = sum(1 for r in points if r["shift"] == "tail")
     lines = [f"change-points: {len(series):,} series, {len(points):,} change points in "
-             f"{len(with_changes):,} series ({regressions:,} regressions, "
-             f"{len(points) - regressions:,} improvements) at alpha {params.alpha:g}"]
+             f"{len(with_changes):,} series at alpha {params.alpha:g}: {len(stepped):,} steps "
+             f"({regressions:,} regressions, {len(stepped) - regressions:,} improvements)"
+             + (f", {shifts:,} level shifts of series that drift or cycle" if shifts else "")
+             + (f", {tails:,} in the last points at no new revision" if tails else "")]
     if points:
         lines.append(f"  {action:,} need action (interval beyond +-{params.min_effect:g} %)")
     if params.baseline is not None:

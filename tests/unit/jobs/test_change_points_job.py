@@ -62,8 +62,8 @@ def test_compute_finds_planted_changes_and_says_why_not() -> None:
     assert three["position"] is None and "no significant change" in three["reason"]
     assert four["position"] is None and four["reason"].startswith("too short: 6 points")
     lines = summarize({"change_points": out}, ChangePointParams())
-    assert lines[0].startswith("change-points: 4 series, 2 change points in 2 series "
-                               "(2 regressions, 0 improvements)")
+    assert lines[0].startswith("change-points: 4 series, 2 change points in 2 series at "
+                               "alpha 0.01: 2 steps (2 regressions, 0 improvements)")
 
 
 def test_by_time_and_min_change_are_honoured() -> None:
