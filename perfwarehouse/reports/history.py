@@ -194,9 +194,12 @@ def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
 def series_section(changes: pl.DataFrame, series: pa.Table) -> Section:
     points = pl.from_arrow(series)
     assert isinstance(points, pl.DataFrame)
-    order = (changes.group_by(["campaign", "hardware_type", "config_id"], maintain_order=True)
-             .agg(size=pl.col("change_pct").abs().max())
-             .sort("size", descending=True).head(charts_limit()))
+    is_step = (pl.col("shift").is_null() | (pl.col("shift") == "step")
+               if "shift" in changes.columns else pl.lit(True))
+    order = (changes.with_columns(step=is_step)
+             .group_by(["campaign", "hardware_type", "config_id"], maintain_order=True)
+             .agg(stepped=pl.col("step").any(), size=pl.col("change_pct").abs().max())
+             .sort(["stepped", "size"], descending=True).head(charts_limit()))
     blocks: list[Figure | Notice] = []
     for key in order.iter_rows(named=True):
         cps = changes.filter((pl.col("campaign") == key["campaign"])
@@ -221,7 +224,9 @@ def series_section(changes: pl.DataFrame, series: pa.Table) -> Section:
                              "index table below lists every change."))
     return Section("Configurations with changes, largest first",
                    "Each point is one trial; the horizontal lines are the medians of the "
-                   "segments between change points, the vertical lines the change points.",
+                   "segments between change points, the vertical lines the change points. "
+                   "Series with a step come first, then those whose changes are only level "
+                   "shifts of a drift or cycle (the index says which is which).",
                    tuple(blocks))
 
 
