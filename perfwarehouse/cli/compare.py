@@ -159,7 +159,7 @@ def save(warehouse: Warehouse, table: pa.Table, baseline: Side, contender: Side,
 def _signed(v: float | None, digits: int = 2) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
-    return f"{v:+.{digits}f}"
+    return f"{v:+.{digits}f}" if abs(v) < 1e9 else f"{v:+.{digits}e}"  # not 100 digits
 
 
 def _geomean_display(geo: list[dict[str, Any]]) -> list[list[Any]]:

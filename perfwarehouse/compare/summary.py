@@ -40,7 +40,9 @@ _SI_STEPS = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
 def _digits(v: float) -> str:
-    return f"{v:.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+    """4 significant digits; whole numbers with separators up to 10^9, then 1.025e+96 (not
+    a 97-digit number)."""
+    return f"{v:.4g}" if abs(v) < 1e4 or abs(v) >= 1e9 else f"{v:,.0f}"
 
 
 def readable(value: float | None, unit: str | None) -> str:
@@ -82,7 +84,8 @@ def ratio_text(change_pct: float | None, higher_is_better: bool | None) -> str:
     up_is_better = bool(higher_is_better)
     better = (ratio > 1.0) == up_is_better
     factor = ratio if ratio > 1.0 else 1.0 / ratio
-    return f"{factor:.2f}x {'faster' if better else 'slower'}"
+    shown = f"{factor:.2f}" if factor < 1e6 else f"{factor:.3g}"  # 1e+99x, not 100 digits
+    return f"{shown}x {'faster' if better else 'slower'}"
 
 
 def geomean_rows(rows: Sequence[Mapping[str, Any]], confidence: float) -> list[dict[str, Any]]:

@@ -29,11 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import re
-import shutil
-import tempfile
 import threading
 import time
 import tomllib
@@ -53,7 +50,7 @@ from perfwarehouse.errors import (
     TrialParseError,
     UsageError,
 )
-from perfwarehouse.ingest import stage
+from perfwarehouse.ingest import scratch, stage
 from perfwarehouse.ingest.formats import jsonl
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.protocol import is_segment_name, read_token
@@ -284,7 +281,8 @@ def _capped(response, limit: int, where: str, path: str,
     """The body of a streamed ``response``, refused as soon as it exceeds ``limit`` bytes
     (or the agent's deadline passes: checked at every piece received)."""
     declared = response.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and (not (declared.isascii() and declared.isdigit())
+                                 or int(declared) > limit):
         raise AgentError(f"{where} answered {path} with {declared} bytes, more than the "
                          f"{limit:,} asked for; refused, nothing of it was ingested")
     chunks, size = [], 0
@@ -371,25 +369,10 @@ def pull(warehouse: Warehouse, sources: Sequence[AgentSource], options: PullOpti
         raise UsageError("the chunk size must be at least 1 KB")
     reporter = reporter or SilentReporter()
     reports = []
-    _remove_stale_temp_dirs()
-    with tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-") as tmp:
+    with scratch.chunk_dir(TEMP_PREFIX) as tmp:
         for source in sources:
-            reports.append(_pull_agent(warehouse, source, options, Path(tmp), reporter, log))
+            reports.append(_pull_agent(warehouse, source, options, tmp, reporter, log))
     return reports
-
-
-def _remove_stale_temp_dirs() -> None:
-    """Remove the chunk directories of pulls that were killed (their process is gone)."""
-    for path in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
-        pid = path.name[len(TEMP_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except PermissionError:  # alive, someone else's
-            pass
 
 
 def _pull_agent(warehouse: Warehouse, source: AgentSource, options: PullOptions, tmp: Path,

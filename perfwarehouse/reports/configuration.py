@@ -78,11 +78,14 @@ INTRO = (
 
 
 def page_name(campaign: str, benchmark: str, config_id: int) -> str:
-    """The page's name (and file name without ``.html``): ``configuration-<benchmark>-<hash>``,
-    the hash of the campaign and the configuration id (so two campaigns never share a file)."""
+    """The page's name (and file name without ``.html``): ``configuration-<benchmark>-<id>``,
+    where ``<id>`` is the configuration id (16 hex digits: unique in a warehouse, so two
+    configurations of a campaign never share a name, where a 32-bit hash lost 124 of 10^6
+    drill-downs, issue 44 H8) and 64 bits of the campaign's SHA-256 (so two campaigns never
+    share a file)."""
     slug = re.sub(r"[^a-z0-9]+", "-", benchmark.lower()).strip("-")[:40] or "benchmark"
-    digest = hashlib.sha1(f"{campaign}\x1f{int(config_id)}".encode()).hexdigest()[:8]
-    return f"configuration-{slug}-{digest}"
+    digest = hashlib.sha256(campaign.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"configuration-{slug}-{int(config_id) & (2**64 - 1):016x}{digest}"
 
 
 def command(campaign: str, benchmark: str, settings: str, metric: str) -> str:

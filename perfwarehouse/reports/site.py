@@ -116,12 +116,19 @@ def classify(c: Campaign) -> str:
 
 
 def campaign_slug(name: str) -> str:
-    """The campaign's directory in the site: its name in lower-case letters, digits and
-    ``-``, with a short hash when that changed the name (two names never share one)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "campaign"
+    """The campaign's directory in the site: the name itself when it is at most 40
+    lower-case ASCII letters, digits and single inner ``-``; else those characters of it
+    (cut at 40) followed by ``--`` and 128 bits of the name's SHA-256.
+
+    A plain directory never holds ``--`` and a hashed one always does, and two names
+    hash alike only by a SHA-256 collision: two names never share a directory, whatever
+    their case (``Foo``, ``foo``) or common prefix, where a 24-bit hash after 40
+    characters let ``Foo`` and ``foo-201a6b`` share one (issue 44, H8)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower())[:40].strip("-") or "campaign"
     if slug == name:
         return slug
-    return f"{slug}-{hashlib.sha1(name.encode()).hexdigest()[:6]}"
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{slug}--{digest}"
 
 
 def read_campaigns(data: ReportData, campaign: str | None = None) -> list[Campaign]:

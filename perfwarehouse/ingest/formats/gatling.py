@@ -105,7 +105,7 @@ LAYOUTS: dict[str, tuple[int, int, int, int]] = {
 LAYOUT_20 = (4, 5, 8, 9)  # the scenario-first layout of Gatling 2.0
 
 _VERSION = re.compile(rb"\d+\.\d+(?:\.\d+)?[\w.\-]*")
-_LOCAL_STAMP = re.compile(r"\d{14}")
+_LOCAL_STAMP = re.compile(r"[0-9]{14}")
 
 
 def binary_version(head: bytes) -> str | None:
@@ -121,10 +121,16 @@ def binary_version(head: bytes) -> str | None:
     return version.decode("ascii")
 
 
+def _digits(text: str) -> bool:
+    """Whether ``text`` is ASCII digits only (``str.isdigit`` also takes "²" and "٣",
+    which ``float`` then refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _is_run(fields: list[str]) -> bool:
     """Whether the fields of a line make a ``RUN`` record of any version."""
     if fields[0] == "RUN" and len(fields) in (6, 7):
-        return fields[len(fields) - 3].isdigit()
+        return _digits(fields[len(fields) - 3])
     return len(fields) >= 5 and fields[2] == "RUN" and _LOCAL_STAMP.fullmatch(fields[3]) is not None
 
 
@@ -169,8 +175,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         if kind == "RUN":
             if not _is_run(fields):
                 raise TrialParseError(source, lineno, "wrong-type",
-                                      f"this RUN record has {len(fields)} fields: not one of "
-                                      "Gatling's RUN layouts")
+                                      f"this RUN record ({len(fields)} fields) is not one of "
+                                      "Gatling's RUN layouts (6 or 7 fields, the start in ms "
+                                      "since 1970 third from the end)")
             runs.append(_Run(fields, lineno, source))
         elif kind == "ASSERTION":
             continue  # written before its RUN record; Gatling's pass/fail criteria
@@ -227,7 +234,7 @@ class _Run:
         self.error_records = 0
 
     def _time(self, text: str, lineno: int, what: str) -> float:
-        if not text.isdigit():
+        if not _digits(text):
             raise TrialParseError(self.source, lineno, "wrong-type",
                                   f"{what} {text[:40]!r} is not a time in ms since 1970")
         return times.check_epoch_ms(float(text), self.source, lineno, what)
@@ -252,7 +259,7 @@ class _Run:
         if self.columns is None:
             self.layout = next((name for name, (_n, s, e, st) in LAYOUTS.items()
                                 if len(fields) > st and fields[st] in STATUSES
-                                and fields[s].isdigit() and fields[e].isdigit()), None)
+                                and _digits(fields[s]) and _digits(fields[e])), None)
             if self.layout is None:
                 raise TrialParseError(self.source, lineno, "wrong-type",
                                       f"this REQUEST record ({len(fields)} fields) has none "
@@ -364,10 +371,18 @@ def report_records(data: bytes, source: str) -> list[dict[str, Any]]:
 
     metrics: dict[str, float | None] = {metric: number(key)
                                         for key, metric in REPORT_METRICS.items()}
-    metrics["errors"] = number("numberOfRequests", "ko")
-    if not metrics["requests"]:
+    requests, errors = number("numberOfRequests"), number("numberOfRequests", "ko")
+    metrics["errors"] = errors
+    if not requests:
         raise TrialParseError(source, 0, "empty", f"{path}.numberOfRequests.total is 0: the "
                               "report counts no request")
+    if requests < 0 or errors < 0:
+        raise TrialParseError(source, 0, "negative", f"{path}.numberOfRequests counts "
+                              f"{requests:g} requests, {errors:g} KO: a count is never negative")
+    if errors > requests:
+        raise TrialParseError(source, 0, "inconsistent",
+                              f"{path}.numberOfRequests.ko ({errors:g}) is more than its total "
+                              f"({requests:g}): KO requests are among all requests")
     attributes: dict[str, Any] = {"report": "global_stats"}
     if all(optional(f"percentiles{i}") is not None for i in range(1, 5)):
         attributes["report_percentiles"] = [number(f"percentiles{i}") for i in range(1, 5)]

@@ -74,10 +74,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
         for run_index, (date, _i, entry, epath) in enumerate(ranked):
             commit = doc.get(entry, "commit", epath, dict)
             sha = doc.get(commit, "id", f"{epath}.commit", str)
-            stamp = commit.get("timestamp")
-            revision_time = jsondoc.rfc3339(stamp) if isinstance(stamp, str) else None
+            revision_time = _commit_time(doc, commit, f"{epath}.commit")
             tool = entry.get("tool") if isinstance(entry.get("tool"), str) else None
-            started = p.rfc3339_from_ms(date)
+            started = p.rfc3339_from_ms(date, source, f"{epath}.date")
             run_id = f"{suite}@{sha}@{started}"
             benches = doc.get(entry, "benches", epath, list)
             settings = {"suite": suite}
@@ -101,6 +100,19 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     if not records:
         raise TrialParseError(source, 0, "no-trials", "the file holds no bench")
     return p.finish(records, source)
+
+
+def _commit_time(doc: jsondoc.Doc, commit: dict[str, Any], path: str) -> str | None:
+    """The commit's ``timestamp`` as RFC 3339 (None when absent); a text that is no time
+    is refused, not dropped."""
+    stamp = doc.get(commit, "timestamp", path, str, required=False)
+    if stamp is None:
+        return None
+    parsed = jsondoc.rfc3339(stamp)
+    if parsed is None:
+        raise doc.fail("bad-timestamp", f"{path}.timestamp",
+                       f"{stamp[:60]!r} is not an ISO 8601 / RFC 3339 time")
+    return parsed
 
 
 def direction(tool: str | None, unit: str | None) -> bool | None:

@@ -62,6 +62,8 @@ FIELDS = ("campaign", "run_id", "node", "hardware_type", "run_index", "order_kin
 TIME_FIELDS = ("started_at", "revision_time")
 ROW = "$row"  # pseudo-column: the row's line in the file
 NUMERIC = ("run_index", "position", "run_size", "duration_s", "value", "iteration", "v")
+NOT_ROW = (*TIME_FIELDS, "higher_is_better", "values")  # fields "$row" cannot stand for
+UNIX_MAX_S = 253402300800.0  # 10000-01-01T00:00:00Z: unix times at or past it are refused
 DEFAULTS = {"v": 1, "settings": "{}", "status": "ok", "metric": "result"}
 
 
@@ -98,6 +100,10 @@ def load_mapping(path: Path | None) -> Mapping:
         content = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: not valid TOML ({exc})") from None
+    for name in ("columns", "constants", "settings", "times", "melt"):
+        if not isinstance(content.get(name, {}), dict):
+            raise UsageError(f"{path}: {name} must be a table ([{name}]), not "
+                             f"{type(content[name]).__name__} {content[name]!r:.60}")
     columns = content.get("columns", {})
     constants = content.get("constants", {})
     settings = content.get("settings", {})
@@ -106,6 +112,19 @@ def load_mapping(path: Path | None) -> Mapping:
         if unknown:
             raise UsageError(f"{path}: [{table_name}] has unknown field(s) {', '.join(unknown)}; "
                              f"known: {', '.join(FIELDS)}")
+    for table_name, table in (("columns", columns), ("settings", settings)):
+        for key, column in table.items():
+            if not isinstance(column, str) or not column:
+                raise UsageError(f"{path}: [{table_name}] {key} must name a column (a string), "
+                                 f"not {column!r:.60}")
+    for key, column in columns.items():
+        if column == ROW and key in NOT_ROW:
+            raise UsageError(f"{path}: [columns] {key} = \"{ROW}\": the row's line number "
+                             f"is no value for {', '.join(NOT_ROW)}")
+    for key, value in constants.items():
+        if isinstance(value, dict) or (isinstance(value, list) and key != "values"):
+            raise UsageError(f"{path}: [constants] {key} must be a string, number, boolean or "
+                             f"date, not {type(value).__name__} {value!r:.60}")
     layout = content.get("layout")
     if layout not in (None, "measurements", "trials"):
         raise UsageError(f"{path}: layout must be \"measurements\" or \"trials\"")
@@ -153,6 +172,7 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
         mapping = _melt(con, mapping, available, source, row_line)
         available, row_line = [*available, "__metric", "__value"], "_line"
     mapping = _file_constants(mapping, path)
+    _check_literals(con, mapping)
     columns = _resolve_columns(mapping, available, source)
     layout = mapping.layout or ("trials" if "values" in columns else "measurements")
     value_field = "values" if layout == "trials" else "value"
@@ -300,12 +320,43 @@ def _ident(column: str) -> str:
     return '"' + column.replace('"', '""') + '"'
 
 
+def _target(name: str) -> str:
+    """The SQL type of trial field ``name``."""
+    casts = {"started_at": "TIMESTAMPTZ", "revision_time": "TIMESTAMPTZ",
+             "higher_is_better": "BOOLEAN", "values": "DOUBLE[]"}
+    return "DOUBLE" if name in NUMERIC else casts.get(name, "VARCHAR")
+
+
+def _check_literals(con: duckdb.DuckDBPyConnection, mapping: Mapping) -> None:
+    """One line for a constant or a command-line key that is no value of its field's type
+    (checked with DuckDB's own cast, the one the rows go through) and for a ``[times]``
+    format DuckDB's strptime cannot read."""
+    kinds = {"DOUBLE": "a number", "TIMESTAMPTZ": "an RFC 3339 timestamp",
+             "BOOLEAN": "true or false", "DOUBLE[]": "a list of numbers"}
+    for origin, values in (("constants", mapping.constants), ("keys", mapping.keys)):
+        for name, value in values.items():
+            target = _target(name)
+            if target == "VARCHAR":
+                continue
+            row = con.execute(f"SELECT TRY_CAST(? AS {target}) IS NULL", [str(value)]).fetchone()
+            if row is not None and row[0]:
+                where = (f"{mapping.source}: [constants] {name}" if origin == "constants"
+                         else f"--{name.replace('_', '-')}")
+                raise UsageError(f"{where} = {value!r:.80} is not {kinds[target]}")
+    for name, how in mapping.times.items():
+        if how in ("unix_s", "unix_ms"):
+            continue
+        try:
+            con.execute(f"SELECT try_strptime('2000', {quote_literal(how)})").fetchall()
+        except duckdb.Error as exc:
+            raise UsageError(f"{mapping.source}: [times] {name} = {how!r:.80} is not a strptime "
+                             f"format ({str(exc).splitlines()[0]})") from None
+
+
 def _expression(name: str, columns: dict[str, str], mapping: Mapping,
                 row_line: str = "NULL") -> str:
     """SQL for one trial field: a typed column, a constant, a default or NULL."""
-    casts = {"started_at": "TIMESTAMPTZ", "revision_time": "TIMESTAMPTZ",
-             "higher_is_better": "BOOLEAN", "values": "DOUBLE[]"}
-    target = "DOUBLE" if name in NUMERIC else casts.get(name, "VARCHAR")
+    target = _target(name)
     if name in mapping.keys:
         return f"CAST({quote_literal(mapping.keys[name])} AS {target})"
     if name in columns and columns[name] == ROW:
@@ -314,8 +365,11 @@ def _expression(name: str, columns: dict[str, str], mapping: Mapping,
         column = _ident(columns[name])
         how = mapping.times.get(name)
         if how in ("unix_s", "unix_ms"):
-            scale = " / 1000.0" if how == "unix_ms" else ""
-            return f"TRY_CAST(to_timestamp(TRY_CAST({column} AS DOUBLE){scale}) AS TIMESTAMPTZ)"
+            # NULL (a bad-timestamp problem of the row) unless 1970 <= time < 10000: NaN,
+            # infinities and 1e300 would make to_timestamp raise for the whole table
+            seconds = f"(TRY_CAST({column} AS DOUBLE){' / 1000.0' if how == 'unix_ms' else ''})"
+            return (f"TRY_CAST(CASE WHEN {seconds} >= 0 AND {seconds} < {UNIX_MAX_S!r} "
+                    f"THEN to_timestamp({seconds}) END AS TIMESTAMPTZ)")
         if how is not None:
             return f"TRY_CAST(try_strptime({column}, {quote_literal(how)}) AS TIMESTAMPTZ)"
         if target == "DOUBLE":  # numbers stay DOUBLE; validation sees fractions
@@ -360,8 +414,8 @@ def _type_problems(
             "higher_is_better": "wrong-type"}
     kinds = {name: "an RFC 3339 timestamp (offsets up to +-14:00)" for name in TIME_FIELDS}
     for name, how in times.items():
-        kinds[name] = {"unix_s": "a number of seconds since 1970",
-                       "unix_ms": "a number of milliseconds since 1970"}.get(
+        kinds[name] = {"unix_s": "a number of seconds since 1970 (years 1970-9999)",
+                       "unix_ms": "a number of milliseconds since 1970 (years 1970-9999)"}.get(
                            how, f"a time of the form {how}")
     return [TrialParseError(source, line, rule.get(name, "non-numeric"),
                             f"{name} {text!r} is not "

@@ -17,7 +17,7 @@
                missing: "Not analysed yet"};
   var KINDS = ["fixed", "random", "other"];
   function text(id, value) { document.getElementById(id).textContent = value; }
-  function verdictBox(level, said) {
+  function verdictBox(level, said, word) {
     var box = document.createElement("section");
     box.className = "verdict " + level;
     box.id = "verdict";
@@ -25,7 +25,7 @@
     box.setAttribute("aria-label", "Verdict");
     var strong = document.createElement("strong");
     strong.className = "verdict-level";
-    strong.textContent = WORDS[level] || "Verdict";
+    strong.textContent = word || WORDS[level] || "Verdict";
     var span = document.createElement("span");
     span.className = "verdict-text";
     span.textContent = said;
@@ -75,11 +75,31 @@
       },
       function (err) { el.setAttribute("data-chart-status", "failed"); el.textContent = String(err); });
   }
+  // the configuration named after '#': only the data file's own keys (not "__proto__" or
+  // "constructor" of every object), and a broken percent-escape names none
+  function wanted() {
+    var raw = location.hash.slice(1);
+    var key;
+    try { key = decodeURIComponent(raw); } catch (e) { key = raw; }
+    var own = Object.prototype.hasOwnProperty.call(store.configurations, key);
+    return {raw: raw, key: key, c: own ? store.configurations[key] : null};
+  }
   function show() {
-    var key = decodeURIComponent(location.hash.slice(1));
-    var c = store.configurations[key];
+    var chosen = wanted();
+    var key = chosen.key;
+    var c = chosen.c;
     var section = document.getElementById("viewer");
-    if (!c) { section.hidden = true; status.setAttribute("data-state", "done"); return; }
+    if (!c) {
+      section.hidden = true;
+      if (chosen.raw) {
+        verdictBox("info", "Campaign " + (store.campaign || "") + " has no configuration \u201c" +
+                   key + "\u201d; pick one in the list below.", "No such configuration");
+        status.setAttribute("data-missing", key);
+      }
+      status.setAttribute("data-state", "done");
+      return;
+    }
+    status.removeAttribute("data-missing");
     status.setAttribute("data-state", "drawing");
     section.hidden = false;
     document.title = "Configuration " + c.title + " — " + store.campaign;

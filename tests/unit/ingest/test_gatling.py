@@ -252,3 +252,21 @@ def test_ingest_gatling_reads_a_named_report(cli, tmp_path: Path) -> None:
     result = cli("ingest", "gatling", str(path), "--node", "n1",
                  "--started-at", "2024-11-23T13:53:20Z", check=True)
     assert "ingested 6 trials (6 values)" in result.stdout, result.stdout  # a record per metric
+
+
+def test_non_ascii_digits_are_refused_in_one_line_and_the_walk_goes_on(cli,
+                                                                       tmp_path: Path) -> None:
+    """A superscript digit passes str.isdigit() but not float() (issue 44, H7): the file is
+    listed as skipped with its line and rule, and the walk reads the next one."""
+    import shutil
+
+    root = tmp_path / "results"
+    root.mkdir()
+    bad = root / "a_simulation.log"
+    shutil.copy(HERE / "broken" / "wrong-type__superscript_digit_in_a_time.log", bad)
+    shutil.copy(GOOD / "gatling_3.7.log", root / "b_simulation.log")
+    result = cli("ingest", "auto", "--node", "n1", str(root))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"skipped {bad}: line 6: [wrong-type] the request's start" in result.stderr
+    assert "files: 1 read (1 gatling); skipped 1" in result.stdout, result.stdout

@@ -9,6 +9,9 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
+from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import github_action_benchmark as gab
 from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.service import detect_format
@@ -64,3 +67,40 @@ def test_sniff_claims_data_js_only_and_auto_detects_it() -> None:
     plain = json.dumps(_doc(DATA)).encode()
     assert gab.sniff(plain, "data.json")
     assert gab.parse(plain, "x", ImportOptions())[0]["benchmark"] == "BenchmarkLex"
+
+
+def _broken(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    doc = _doc(DATA)
+    change(doc["entries"]["Go Benchmark"][1])
+    path = tmp_path / "data.js"
+    path.write_text("window.BENCHMARK_DATA = " + json.dumps(doc, indent=2) + ";\n")
+    return path
+
+
+@pytest.mark.parametrize(("change", "rule", "says"), [
+    (lambda e: e.__setitem__("date", 1e20), "bad-timestamp",
+     "$.entries['Go Benchmark'][1].date 1e+20 ms since 1970 is outside 1970-9999"),
+    (lambda e: e.__setitem__("date", -1), "bad-timestamp",
+     "$.entries['Go Benchmark'][1].date -1 ms since 1970 is outside 1970-9999"),
+    (lambda e: e["commit"].__setitem__("timestamp", "not a time"), "bad-timestamp",
+     "$.entries['Go Benchmark'][1].commit.timestamp: 'not a time' is not an ISO 8601"),
+    (lambda e: e["commit"].__setitem__("timestamp", 1709540000), "wrong-type",
+     "$.entries['Go Benchmark'][1].commit.timestamp: expected a string, got 1709540000"),
+])
+def test_a_bad_time_is_refused_naming_the_file_and_the_json_path(
+        tmp_path: Path, change, rule: str, says: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 44, H12: a date out of range named neither the file nor the entry, and a
+    commit timestamp that is no time was dropped in silence."""
+    path = _broken(tmp_path, change)
+    with pytest.raises(TrialParseError) as info:
+        gab.parse(path.read_bytes(), str(path), ImportOptions())
+    assert info.value.rule == rule
+    assert str(info.value).startswith(f"{path}: [{rule}] ")
+    assert says in str(info.value)
+
+
+def test_a_commit_without_a_timestamp_has_no_revision_time(tmp_path: Path) -> None:
+    path = _broken(tmp_path, lambda e: e["commit"].pop("timestamp"))
+    records = gab.parse(path.read_bytes(), str(path), ImportOptions())
+    go = [r for r in records if r["settings"]["suite"] == "Go Benchmark"]
+    assert {r["revision_time"] for r in go} == {"2024-03-04T09:12:44+01:00", None}

@@ -56,7 +56,7 @@ def test_nothing_analysed_yet_names_every_command_and_still_draws() -> None:
         assert f"`perfwarehouse analyze {table}`" in page.verdict.text
     assert [f.name for f in page.figures()] == ["ecdf", "over-time"]
     assert page.name == page_name("camp", "npb-mg", 42)
-    assert re.fullmatch(r"configuration-npb-mg-[0-9a-f]{8}", page.name)
+    assert re.fullmatch(r"configuration-npb-mg-[0-9a-f]{32}", page.name)
     assert page_name("other", "npb-mg", 42) != page.name  # two campaigns, two files
     assert page_name("c", "</script> ../x", 1).startswith("configuration-script-x-")
 
