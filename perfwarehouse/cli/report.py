@@ -27,10 +27,23 @@ def _report_command(rep: Any) -> click.Command:
             paths = (write_alone(rep, warehouse(ctx), **kwargs) if rep.name in CAMPAIGN_PAGES
                      else [rep.write(warehouse(ctx), **kwargs)])
         for path in paths:
-            echo(f"wrote {path}")
+            echo(f"wrote {path}{_beside_site(Path(path))}")
 
     return click.Command(rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
                          params=list(rep.options))
+
+
+def _beside_site(path: Path) -> str:
+    """What to say when ``path`` was written into a report site's directory: the page
+    stands alone there, and the site keeps its own copies (per campaign), which ``report
+    all`` rewrites (issue 40)."""
+    if not (path.parent / "index.html").exists():
+        return ""
+    copies = sorted(str(p) for p in path.parent.glob(f"*/{path.name}"))
+    where = (f"; the site's own {'copies are' if len(copies) > 1 else 'copy is'} "
+             f"{', '.join(copies[:3])}{' ...' if len(copies) > 3 else ''}" if copies else "")
+    return (f" (a page on its own, beside the report site {path.parent / 'index.html'}, which "
+            f"does not link it{where}; `perfwarehouse report all` rewrites the site)")
 
 
 def _report_all_command() -> click.Command:
