@@ -209,10 +209,14 @@ def polluters(data: Frame, *, title: str) -> Layered:
     """
     df = frame(data, ["hardware_type", "predecessor", "victims", "median_worse_pct"])
     df = df.with_columns(label=pl.col("hardware_type") + pl.lit(" · ") + pl.col("predecessor"),
-                         text=pl.col("victims").cast(pl.String) + pl.lit(" victims, ")
+                         text=pl.col("victims").cast(pl.String)
+                         + pl.when(pl.col("victims") == 1).then(pl.lit(" victim, "))
+                         .otherwise(pl.lit(" victims, "))
                          + pl.col("median_worse_pct").round(1).cast(pl.String)
                          + pl.lit(" % worse"))
-    df = with_order(df, "label")
+    # most victims first (issue 40: the bars were in the order of the hardware types)
+    df = with_order(df.sort(["victims", "median_worse_pct"], descending=True,
+                            maintain_order=True), "label")
     y = alt.Y("label:N", sort=by_order(), title="hardware type · test that ran just before",
               axis=long_label_axis())
     most = cast("int | None", df["victims"].max())  # a count column: an int, None if empty
