@@ -344,7 +344,7 @@ def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
         c = pl.from_arrow(curve)
         assert isinstance(c, pl.DataFrame)
         long = (c.with_columns(group=pl.col("strategy") + pl.lit(" · ")
-                               + pl.col("n_nodes").cast(pl.String) + pl.lit(" nodes"))
+                               + nodes_text(pl.col("n_nodes")))
                 .group_by(["group", "r_pct"])
                 .agg(pl.col("fp_rate_pct").mean().alias("false positives"),
                      pl.col("tp_rate_pct").mean().alias("true positives"))
