@@ -70,6 +70,23 @@ def thin_sorted(df: pl.DataFrame, max_points: int) -> pl.DataFrame:
     return df[keep]
 
 
+def plus_is_worse(df: pl.DataFrame, value: str, low: str | None, high: str | None,
+                  out: tuple[str, str, str], higher_is_better: pl.Expr | None = None
+                  ) -> pl.DataFrame:
+    """``df`` with a change (``value``) and its CI (``low``, ``high``) signed + = worse by
+    the metric's direction (a longer time or a lower throughput): the one sign convention
+    of every page (issue 40), in the columns ``out`` (value, low, high). The direction is
+    the ``higher_is_better`` column unless an expression is given; unknown counts as
+    lower is better (the value's own sign)."""
+    hib = (higher_is_better if higher_is_better is not None
+           else pl.col("higher_is_better")).fill_null(False)
+    flip = {out[0]: pl.when(hib).then(-pl.col(value)).otherwise(pl.col(value))}
+    if low is not None and high is not None:
+        flip[out[1]] = pl.when(hib).then(-pl.col(high)).otherwise(pl.col(low))
+        flip[out[2]] = pl.when(hib).then(-pl.col(low)).otherwise(pl.col(high))
+    return df.with_columns(**flip)
+
+
 def labelled(rows: pa.Table) -> pl.DataFrame:
     """An analysis table's rows as a DataFrame with a ``config`` column: the short name
     of each row's configuration (:func:`config_labels`)."""

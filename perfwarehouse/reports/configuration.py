@@ -30,6 +30,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.reports import charts
 from perfwarehouse.reports import configuration_charts as ccharts
 from perfwarehouse.reports.base import PNG, Report, ReportData, Request, provenance
 from perfwarehouse.reports.charts import thin_sorted
@@ -157,7 +158,8 @@ def build_page(frames: Frames) -> Page:
     where = c.hardware_type or ", ".join(c.hardware_types)
     intro = (f"{INTRO} Campaign {c.campaign}; metric {c.metric}"
              f"{f' ({c.unit})' if c.unit else ''}, "
-             f"{_direction(c.higher_is_better)}; hardware type"
+             f"{_direction(c.higher_is_better)} (every change and drift on this page is "
+             f"signed + = worse, as on the other pages); hardware type"
              f"{'s' if not c.hardware_type and len(c.hardware_types) != 1 else ''} {where}; "
              f"config_id {c.config_id}.")
     links = (("order effects", "order-effects.html"), ("variability", "variability.html"),
@@ -201,7 +203,7 @@ def verdict(frames: Frames) -> Verdict:
         parts.append(_variability_verdict(var))
     trends = _frame(frames.analyses["trends"])
     if trends is not None:
-        text, hit = _trend_verdict(trends)
+        text, hit = _trend_verdict(trends, frames.config.higher_is_better)
         parts.append(text)
         alarm |= hit
     cps = _frame(frames.analyses["change_points"])
@@ -265,13 +267,16 @@ def _variability_verdict(df: pl.DataFrame) -> str:
     return ("Variability (RSD of all values, most variable first): " + ", ".join(items) + ".")
 
 
-def _trend_verdict(df: pl.DataFrame) -> tuple[str, bool]:
-    drifting = df.filter(pl.col("drifting").fill_null(False))
+def _trend_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str, bool]:
+    drifting = charts.plus_is_worse(
+        df.filter(pl.col("drifting").fill_null(False)), "slope_pct_per_30d",
+        "ci_low_pct_per_30d", "ci_high_pct_per_30d", ("worse", "worse_low", "worse_high"),
+        pl.lit(higher_is_better))
     if drifting.height == 0:
         return (f"No drift over time on {_names(df['hardware_type'].to_list())} (every "
                 "Theil-Sen CI includes 0)."), False
-    items = [f"{r['hardware_type']} {r['slope_pct_per_30d']:+.2f} % per 30 days (CI "
-             f"{r['ci_low_pct_per_30d']:+.2f} to {r['ci_high_pct_per_30d']:+.2f} %)"
+    items = [f"{r['hardware_type']} {r['worse']:+.2f} % per 30 days (CI "
+             f"{r['worse_low']:+.2f} to {r['worse_high']:+.2f} %)"
              for r in drifting.iter_rows(named=True)]
     return "Drifts over time: " + "; ".join(items) + ".", True
 
@@ -280,12 +285,14 @@ def _change_verdict(df: pl.DataFrame) -> tuple[str, bool]:
     changes = df.filter(pl.col("position").is_not_null())
     if changes.height == 0:
         return "No change point in any series.", False
-    big = changes.sort(pl.col("change_pct").abs(), descending=True).row(0, named=True)
+    big = charts.plus_is_worse(
+        changes.sort(pl.col("change_pct").abs(), descending=True).head(1), "change_pct",
+        None, None, ("worse_pct", "", "")).row(0, named=True)
     regressions = changes.filter(pl.col("direction") == "regression").height
     return (f"{changes.height} change point{'s' if changes.height != 1 else ''} "
             f"({regressions} regression{'s' if regressions != 1 else ''}); largest "
-            f"{big['change_pct']:+.2f} % ({big['direction']}) on {big['hardware_type']}."
-            ), regressions > 0
+            f"{big['worse_pct']:+.2f} %, + = worse ({big['direction']}) on "
+            f"{big['hardware_type']}."), regressions > 0
 
 
 # ---------------------------------------------------------------- sections
@@ -382,10 +389,11 @@ def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def trend_lines(trends: pl.DataFrame | None) -> pl.DataFrame:
+def trend_lines(trends: pl.DataFrame | None, higher_is_better: bool | None = None
+                ) -> pl.DataFrame:
     """The ends of each hardware type's Theil-Sen line from the ``trends`` rows: the
     slope (``slope_per_day``) through the series median at the middle of its time span
-    (first and last trial)."""
+    (first and last trial); its label signed + = worse by ``higher_is_better``."""
     schema = {"hardware_type": pl.String, "time": pl.String, "trend": pl.Float64,
               "label": pl.String}
     rows = []
@@ -393,7 +401,8 @@ def trend_lines(trends: pl.DataFrame | None) -> pl.DataFrame:
         if r["slope_per_day"] is None or r["median"] is None or r["first_s"] is None:
             continue
         mid = (r["first_s"] + r["last_s"]) / 2
-        label = (f"{r['slope_pct_per_30d']:+.2f} % / 30 days"
+        worse = -r["slope_pct_per_30d"] if higher_is_better else r["slope_pct_per_30d"]
+        label = (f"{worse:+.2f} % / 30 days, + = worse"
                  + (" (drifting)" if r["drifting"] else " (no drift)"))
         for t in (r["first_s"], r["last_s"]):
             rows.append({"hardware_type": r["hardware_type"], "time": _iso(t),
@@ -416,7 +425,7 @@ def time_section(frames: Frames) -> Section:
         time=pl.col("t").map_elements(_iso, return_dtype=pl.String))
     trends = _frame(frames.analyses["trends"])
     blocks: list[Figure | Notice] = [Figure(ccharts.values_over_time(
-        points, trend_lines(trends), title="Trial values over time, with the Theil-Sen trend",
+        points, trend_lines(trends, frames.config.higher_is_better), title="Trial values over time, with the Theil-Sen trend",
         subtitle=f"{c.benchmark} {format_settings(c.settings)} [{c.metric}]",
         metric=c.metric, unit=c.unit), "over-time")]
     if trends is None:
@@ -431,18 +440,22 @@ def change_points_section(cps: pl.DataFrame) -> Section:
             "No change point: " + "; ".join(
                 f"{r['hardware_type']}: {r['reason']}" for r in cps.iter_rows(named=True)
                 if r["reason"]) + "."),))
-    rows = changes.with_columns(direction=pl.when(pl.col("direction") == "regression")
+    rows = charts.plus_is_worse(changes, "change_pct", "ci_low_pct", "ci_high_pct",
+                                ("worse_pct", "worse_low_pct", "worse_high_pct"))
+    rows = rows.with_columns(direction=pl.when(pl.col("direction") == "regression")
                                 .then(pl.lit("▼ regression"))
                                 .when(pl.col("direction") == "improvement")
                                 .then(pl.lit("▲ improvement")).otherwise(pl.lit("")))
     return Section("Change points", "The history page draws each series with its segments.", (
         capped_table("Change points of this configuration",
                      "From the change-points analysis: the change in % of the typical value "
-                     "after against before, its CI and the permutation p-value.",
+                     "after against before (+ = worse by the metric's direction, as on the "
+                     "history page), its CI and the permutation p-value.",
                      (Column("hardware_type", "hardware type", key=True),
-                      Column("direction", "change"), Column("change_pct", "change (%)", "pct"),
-                      Column("ci_low_pct", "CI low (%)", "pct"),
-                      Column("ci_high_pct", "CI high (%)", "pct"),
+                      Column("direction", "change"),
+                      Column("worse_pct", "change, + = worse (%)", "pct"),
+                      Column("worse_low_pct", "CI low (%)", "pct"),
+                      Column("worse_high_pct", "CI high (%)", "pct"),
                       Column("revision_before", "last revision before"),
                       Column("revision", "first revision after"),
                       Column("started_at", "first trial after"),

@@ -175,7 +175,8 @@ def records(drill: CampaignDrill) -> dict[str, dict[str, Any]]:
         types = list(c.hardware_types)
         where = {h: i for i, h in enumerate(types)}
         trend_frame = analyses["trends"]
-        lines = trend_lines(_frame(trend_frame) if isinstance(trend_frame, pa.Table) else None)
+        lines = trend_lines(_frame(trend_frame) if isinstance(trend_frame, pa.Table) else None,
+                            c.higher_is_better)
         label = " ".join(x for x in (c.benchmark, format_settings(c.settings)) if x)
         out[page_name(c.campaign, c.benchmark, c.config_id)] = {
             "title": f"{label} [{c.metric}]",

@@ -98,11 +98,8 @@ def normalised(changes: pl.DataFrame) -> pl.DataFrame:
     """The change and its CI made "+ = worse" by the metric's direction (a longer time or a
     lower throughput), as on the other pages: ``worse_pct``, ``worse_low_pct``,
     ``worse_high_pct``."""
-    hib = pl.col("higher_is_better").fill_null(False)
-    return changes.with_columns(
-        worse_pct=pl.when(hib).then(-pl.col("change_pct")).otherwise(pl.col("change_pct")),
-        worse_low_pct=pl.when(hib).then(-pl.col("ci_high_pct")).otherwise(pl.col("ci_low_pct")),
-        worse_high_pct=pl.when(hib).then(-pl.col("ci_low_pct")).otherwise(pl.col("ci_high_pct")))
+    return charts.plus_is_worse(changes, "change_pct", "ci_low_pct", "ci_high_pct",
+                                ("worse_pct", "worse_low_pct", "worse_high_pct"))
 
 
 def _when(row: dict) -> str:

@@ -108,7 +108,11 @@ def test_the_page_of_one_configuration(longterm: Warehouse, strongest: dict, cli
                                              * half_span_days, rel=1e-4)
     assert line[1]["trend"] == pytest.approx(trend["median"] + trend["slope_per_day"]
                                              * half_span_days, rel=1e-4)
-    assert f"{trend['slope_pct_per_30d']:+.2f} % / 30 days" in line[0]["label"]
+    # signed + = worse by the metric's direction, as on every page (issue 40)
+    hib = rows(longterm, "SELECT higher_is_better FROM configurations "
+                         f"WHERE config_id = {strongest['config_id']}")[0]["higher_is_better"]
+    worse = -trend["slope_pct_per_30d"] if hib else trend["slope_pct_per_30d"]
+    assert f"{worse:+.2f} % / 30 days, + = worse" in line[0]["label"]
 
 
 def test_one_hardware_type_and_json_settings(longterm: Warehouse, strongest: dict,
