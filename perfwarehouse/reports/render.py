@@ -283,6 +283,23 @@ def _figure(figure: Figure, number: int) -> str:
 _NUMERIC = {"int", "float", "pct", "pvalue"}
 
 
+def _filter_example(table: Table) -> str:
+    """The filter box's placeholder, with a condition on a column this table has (issue 40:
+    it suggested p<0.01 on tables without a p column)."""
+    shown = [c for c in table.columns if c.field in table.data.column_names]
+    numeric = next((c for c in shown if c.format in ("pvalue", "pct", "float", "int")), None)
+    text = next((c for c in shown if c.format == "text" and c is not numeric), None)
+    examples = ["words"]
+    if numeric is not None:
+        name = re.sub(r"\s*\([^)]*\)\s*$", "", numeric.label).strip()
+        examples.append(f"{name} < 0.01" if numeric.format == "pvalue" else f"{name} > 5")
+    if text is not None:
+        value = next((str(v) for v in table.data.column(text.field).to_pylist() if v), None)
+        if value and len(value) <= 20:
+            examples.append(f"{text.label}={value}")
+    return "Filter: " + ", or ".join(examples)
+
+
 def _table(table: Table, number: int, page: str = "report") -> str:
     tid = f"table-{number}"
     rows = table.data.to_pylist()
@@ -299,8 +316,8 @@ def _table(table: Table, number: int, page: str = "report") -> str:
              f'<p class="intro">{_e(table.caption)}</p>',
              '<div class="table-tools">',
              f'<input type="search" class="table-search" data-table="{tid}" '
-             f'data-counter="{tid}-count" placeholder="Filter: words, or p<0.01, '
-             f'rsd_total>5" aria-label="Filter the rows of {_e(table.title)}">'
+             f'data-counter="{tid}-count" placeholder="{_e(_filter_example(table))}" '
+             f'aria-label="Filter the rows of {_e(table.title)}">'
              f'<span class="table-count" id="{tid}-count">{len(rows):,} rows</span>'
              f'<button type="button" class="csv" data-table="{tid}" data-file="{_e(csv_name)}">'
              "Download CSV</button></div>"]

@@ -269,6 +269,45 @@ def test_tables_sort_and_filter(tmp_path: Path) -> None:
     assert 'data-filtered="b x"' in body and 'data-count="1 of 4 rows"' in body
 
 
+def test_filters_take_natural_input_or_say_why_not(tmp_path: Path) -> None:
+    """Issue 40: spaces around the operator, a header with spaces, text equality; a
+    condition on a column the table lacks is named in the count, not matched silently;
+    the placeholder names a column the table has."""
+    table = Table("t", "c", (Column("name", "name", key=True),
+                             Column("hardware_type", "hardware type"),
+                             Column("p", "p", "pvalue"),
+                             Column("rsd_total_pct", "RSD total (%)", "pct")),
+                  pa.table({"name": ["b x", "a, y", "c x", "d"],
+                            "hardware_type": ["c220g5", "m510", "c220g5", "m510"],
+                            "p": [0.5, 1e-9, None, 0.02],
+                            "rsd_total_pct": [1.0, 20.0, 5.0, 12.5]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    assert 'placeholder="Filter: words, or p &lt; 0.01, or name=b x"' in text
+    probe = """<script>
+    function names() { return Array.from(document.querySelectorAll("tbody tr"))
+        .filter(function (r) { return !r.hidden; })
+        .map(function (r) { return r.cells[0].textContent; }).join(";"); }
+    var box = document.querySelector("input.table-search");
+    function filter(v) { box.value = v; box.dispatchEvent(new Event("input")); return names(); }
+    document.body.setAttribute("data-spaced", filter("p < 0.01"));
+    document.body.setAttribute("data-label", filter("RSD total > 4"));
+    document.body.setAttribute("data-text", filter("hardware type=c220g5"));
+    document.body.setAttribute("data-not", filter("hardware type != c220g5 p>0.01"));
+    document.body.setAttribute("data-nosuch", filter("nosuch>3"));
+    document.body.setAttribute("data-why", document.querySelector(".table-count").textContent);
+    </script></body>"""
+    page = tmp_path / "table.html"
+    page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(page).dom).group(0)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert attrs["spaced"] == "a, y"
+    assert attrs["label"] == "a, y;c x;d"
+    assert attrs["text"] == "b x;c x"
+    assert attrs["not"] == "d"
+    assert attrs["nosuch"] == "b x;a, y;c x;d"
+    assert "no column" in attrs["why"] and "nosuch" in attrs["why"]
+
+
 def test_numeric_filters_and_csv(tmp_path: Path) -> None:
     """A filter word `column<number` compares numbers (a header, its field name or a
     prefix); the CSV has the header and the shown rows, numbers at full precision."""

@@ -8,10 +8,14 @@
   function norm(text) {
     return text.toLowerCase().replace(/\s*\([^)]*\)\s*$/, "").trim().replace(/\s+/g, "_");
   }
-  // A filter word "column<number" (<, <=, >, >=, =, !=) compares a numeric column;
-  // the column is named by its header (spaces as _, the unit in brackets left out),
-  // its field name, or a unique prefix of either.
-  var CONDITION = /^([^<>=!]+?)(<=|>=|!=|<|>|=)(-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)%?$/i;
+  // A filter condition "column<number" (<, <=, >, >=, =, !=; spaces around the operator
+  // allowed: "p < 0.01") compares a numeric column; "column=text" (or !=) a text column,
+  // whole cell, any case. The column is named by its header (spaces or _, the unit in
+  // brackets left out: "hardware type=c220g5", "CI case=1"), its field name, or a unique
+  // prefix of either. Other words match anywhere in the row.
+  var OPERATOR = /\s*(<=|>=|!=|<|>|=)\s*/g;
+  var CONDITION = /^([^<>=!]+?)(<=|>=|!=|<|>|=)(.+)$/;
+  var NUMBER = /^(-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)%?$/i;
   function column(table, name) {
     var heads = Array.prototype.slice.call(table.querySelectorAll("thead th"));
     var wanted = name.toLowerCase().replace(/\s+/g, "_");
@@ -35,19 +39,46 @@
       case ">=": return x >= y; case "=": return x === y; default: return x !== y;
     }
   }
-  function matcher(table, words) {
-    var parts = words.map(function (w) {
+  // The parts of a filter: conditions (a column named by the longest run of the words
+  // before the operator that names one) and plain words; problems say why a condition
+  // cannot match (no such column, a comparison of text), never silently.
+  function parse(table, input) {
+    var words = input.replace(OPERATOR, "$1").split(/\s+/).filter(Boolean);
+    var parts = [], problems = [];
+    words.forEach(function (w) {
       var m = CONDITION.exec(w);
-      if (m) {
-        var col = column(table, m[1]);
-        if (col >= 0) { return {col: col, op: m[2], value: parseFloat(m[3])}; }
+      if (!m) { parts.push({text: w}); return; }
+      var name = m[1], col = column(table, name), taken = 0;
+      var before = parts.filter(function (p) { return p.text !== undefined; });
+      for (var k = 1; col < 0 && k <= Math.min(3, before.length); k++) {
+        var words_before = before.slice(before.length - k).map(function (p) { return p.text; });
+        col = column(table, words_before.concat([name]).join("_"));
+        taken = col >= 0 ? k : 0;
       }
-      return {text: w};
+      if (taken) {
+        var drop = before.slice(before.length - taken);
+        parts = parts.filter(function (p) { return drop.indexOf(p) < 0; });
+        name = drop.map(function (p) { return p.text; }).concat([name]).join(" ");
+      }
+      if (col < 0) { problems.push("no column \u201c" + name + "\u201d"); return; }
+      var number = NUMBER.exec(m[3]);
+      if (number) { parts.push({col: col, op: m[2], value: parseFloat(number[1])}); return; }
+      if (m[2] === "=" || m[2] === "!=") {
+        parts.push({col: col, op: m[2], word: m[3]}); return;
+      }
+      problems.push("\u201c" + w + "\u201d compares text: use = or !=");
     });
+    return {parts: parts, problems: problems};
+  }
+  function matcher(parts) {
     return function (row) {
       var text = row.textContent.toLowerCase();
       return parts.every(function (p) {
         if (p.text !== undefined) { return text.indexOf(p.text) >= 0; }
+        if (p.word !== undefined) {
+          var cell = row.cells[p.col].textContent.toLowerCase().trim();
+          return (cell === p.word) === (p.op === "=");
+        }
         return test(key(row.cells[p.col], true), p.op, p.value);
       });
     };
@@ -124,15 +155,16 @@
     var table = document.getElementById(input.getAttribute("data-table"));
     var counter = document.getElementById(input.getAttribute("data-counter"));
     input.addEventListener("input", function () {
-      var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
-      var hit = matcher(table, words);
+      var filter = parse(table, input.value.toLowerCase());
+      var hit = matcher(filter.parts);
       var shown = 0;
       Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
         var ok = hit(row);
         row.hidden = !ok;
         shown += ok ? 1 : 0;
       });
-      counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows";
+      counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows" +
+        (filter.problems.length ? " (" + filter.problems.join("; ") + ": left out)" : "");
     });
   });
 })();
