@@ -125,8 +125,11 @@ from perfwarehouse.kernels.changepoints import (
     ranks_levels,
     segment_split,
 )
+from perfwarehouse.kernels.shift import tie_term as _loads_shift_kernels  # noqa: F401
 from perfwarehouse.stats.shift import hodges_lehmann_sorted
 
+# _loads_shift_kernels: the shifts of small segments take the numba kernels once they are
+# loaded, rather than numpy's listing (perfwarehouse.stats.shift._use_kernels)
 _NULL_CACHE: OrderedDict[tuple[int, int | bytes], _Stream] = OrderedDict()
 _NULL_CACHE_SIZE = 2048
 _NULL_CACHE_LOCK = threading.Lock()  # series may be tested on several threads
