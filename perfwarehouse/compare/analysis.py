@@ -290,8 +290,9 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
         math.isnan(rows[i].change_pct), -abs(rows[i].change_pct)
         if not math.isnan(rows[i].change_pct) else 0.0))
     columns: dict[str, list[object]] = {k: [out_keys[i][k] for i in order] for k in keys}
+    as_dicts = [asdict(rows[i]) for i in order]  # once per row (it copies every field)
     for name, _ in FIELDS:
-        columns[name] = [_none_nan(asdict(rows[i])[name]) for i in order]
+        columns[name] = [_none_nan(d[name]) for d in as_dicts]
     schema = [trials.schema.field(k) for k in keys] + [pa.field(n, t) for n, t in FIELDS]
     return pa.table(columns, schema=pa.schema(schema))
 

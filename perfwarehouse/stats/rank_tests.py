@@ -223,19 +223,50 @@ def exact_p_tied(pooled: np.ndarray, rank_sum1: float, n1: int) -> float:
     """Two-sided exact conditional p of the first sample's mid-rank sum ``rank_sum1``
     given the tie pattern of ``pooled`` (both samples): 2 min(P(W <= w), P(W >= w)),
     capped at 1."""
-    from perfwarehouse.kernels.rank_exact import rank_sum_counts
-
     _, sizes = np.unique(pooled, return_counts=True)
     sizes = sizes.astype(np.int64)
     ends = np.cumsum(sizes)
     ranks2 = (2 * ends - sizes + 1).astype(np.int64)  # 2 x mid-rank of each tie group
     step = int(np.gcd.reduce(ranks2))  # untied: every doubled rank is even
-    counts = rank_sum_counts(sizes, ranks2 // step, n1)
+    if pooled.size <= EXACT_TIED_N:  # what "auto" asks for: no numba import for it
+        counts = rank_sum_counts_numpy(sizes, ranks2 // step, n1)
+    else:
+        from perfwarehouse.kernels.rank_exact import rank_sum_counts
+
+        counts = rank_sum_counts(sizes, ranks2 // step, n1)
     w2 = int(round(2 * rank_sum1)) // step
     total = counts.sum()
     low = counts[: w2 + 1].sum() / total
     high = counts[w2:].sum() / total
     return float(min(1.0, 2.0 * min(low, high)))
+
+
+def rank_sum_counts_numpy(sizes: np.ndarray, ranks2: np.ndarray, n1: int) -> np.ndarray:
+    """:func:`perfwarehouse.kernels.rank_exact.rank_sum_counts` in numpy, for the small
+    pooled samples of ``method="auto"``: the same dynamic programme over the tie groups,
+    one array operation per (group, count taken from it) over every (count so far, sum),
+    the additions into each cell in the kernel's order, so the counts are the same
+    floats (tested)."""
+    total_max = 0
+    left = n1
+    for g in range(sizes.size - 1, -1, -1):  # the n1 largest ranks bound the sum
+        take = min(left, int(sizes[g]))
+        total_max += take * int(ranks2[g])
+        left -= take
+    dp = np.zeros((n1 + 1, total_max + 1))
+    dp[0, 0] = 1.0
+    for t, r2 in zip(sizes.tolist(), ranks2.tolist()):
+        new = dp.copy()
+        binom = 1.0
+        for j in range(1, min(t, n1) + 1):
+            binom = binom * (t - j + 1) / j
+            shift = j * r2
+            if shift > total_max:
+                break
+            new[j:, shift:] += binom * dp[: n1 + 1 - j, : total_max + 1 - shift]
+        dp = new
+    out: np.ndarray = dp[n1].copy()
+    return out
 
 
 @overload
