@@ -3,7 +3,8 @@
 Multivariate Data", JASA 109(505), 2014, sections 2-3; as Otava and MongoDB use it, Daly
 et al., ICPE 2020, section 3). The method and its calibration: :mod:`.analysis`; the
 options: :mod:`.parameters`; the results: :mod:`.results`; the medians and change in
-percent each change point carries: :mod:`.describe`."""
+percent each change point carries: :mod:`.describe`; the exact null of 10 untied points,
+tabulated: :mod:`.exact_null`."""
 
 from __future__ import annotations
 

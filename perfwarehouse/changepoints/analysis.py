@@ -103,6 +103,7 @@ from typing import Any
 import numpy as np
 
 from perfwarehouse.changepoints.describe import describe as _describe
+from perfwarehouse.changepoints.exact_null import tabled
 from perfwarehouse.changepoints.parameters import (
     DEFAULT_ALPHA,
     DEFAULT_CONFIDENCE,
@@ -181,14 +182,19 @@ class _Exact:
 
     def __init__(self, sorted_ranks: np.ndarray, min_size: int, count: int) -> None:
         _, levels, n_levels = ranks_and_levels(sorted_ranks)
-        if n_levels == sorted_ranks.size > 3:  # untied: a quarter of the arrangements
-            maxima, weights = untied_arrangement_maxima(n_levels, min_size)
+        untied = n_levels == sorted_ranks.size
+        table = tabled(n_levels, min_size) if untied else None
+        if table is not None:  # 10 untied points at the default min_size: tabulated
+            self.values, counts = table
         else:
-            maxima = arrangement_maxima(sorted_ranks, levels, n_levels, min_size, count)
-            weights = np.ones(maxima.size)
-        # a few hundred distinct values at most: keep them with their upper tail counts
-        self.values, inverse = np.unique(maxima, return_inverse=True)
-        counts = np.rint(np.bincount(inverse, weights=weights)).astype(np.int64)
+            if untied and n_levels > 3:  # a quarter of the arrangements
+                maxima, weights = untied_arrangement_maxima(n_levels, min_size)
+            else:
+                maxima = arrangement_maxima(sorted_ranks, levels, n_levels, min_size, count)
+                weights = np.ones(maxima.size)
+            # a few hundred distinct values at most: keep them with their upper tail counts
+            self.values, inverse = np.unique(maxima, return_inverse=True)
+            counts = np.rint(np.bincount(inverse, weights=weights)).astype(np.int64)
         self.tail = np.cumsum(counts[::-1])[::-1]
         self.total = int(counts.sum())
         self.lock = threading.Lock()

@@ -97,3 +97,17 @@ def test_untied_arrangements_by_symmetry_equal_all_of_them(n: int, min_size: int
     for v in np.unique(everything):
         threshold = v - 1e-9 * abs(v)
         assert int(np.sum(everything >= threshold)) == int(weights[maxima >= threshold].sum())
+
+
+def test_the_tabulated_exact_null_is_the_enumeration() -> None:
+    """The table of 10 untied points (min_size 4) is every arrangement's maximum, float
+    for float, and detect's exact p of such a part comes from it."""
+    from perfwarehouse.changepoints.exact_null import TABLED, UNTIED_10_MIN_SIZE_4, tabulate
+
+    assert TABLED == (10, DEFAULT_MIN_SIZE)
+    assert tabulate(*TABLED) == UNTIED_10_MIN_SIZE_4
+    assert sum(c for _, c in UNTIED_10_MIN_SIZE_4) == math.factorial(10)
+    changepoints._EXACT_CACHE.clear()
+    x = np.array([3.0, 1.0, 2.0, 4.0, 5.0, 10.0, 8.0, 9.0, 7.0, 6.0])
+    stream = changepoints._stream(x, 10, DEFAULT_MIN_SIZE)
+    assert isinstance(stream, changepoints._Exact) and stream.total == math.factorial(10)
