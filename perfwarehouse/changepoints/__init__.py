@@ -2,9 +2,10 @@
 (Matteson & James, "A Nonparametric Approach for Multiple Change Point Analysis of
 Multivariate Data", JASA 109(505), 2014, sections 2-3; as Otava and MongoDB use it, Daly
 et al., ICPE 2020, section 3). The method and its calibration: :mod:`.analysis`; the
-options: :mod:`.parameters`; the results: :mod:`.results`; which change points are steps
-and which level shifts of a drifting or cycling series: :mod:`.structure` (Schwarz's BIC,
-Annals of Statistics 1978)."""
+options: :mod:`.parameters`; the results: :mod:`.results`; the medians and change in
+percent each change point carries: :mod:`.describe`; the exact null of 10 untied points,
+tabulated: :mod:`.exact_null`; which change points are steps and which level shifts of a
+drifting or cycling series: :mod:`.structure` (Schwarz's BIC, Annals of Statistics 1978)."""
 
 from __future__ import annotations
 

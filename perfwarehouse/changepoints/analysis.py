@@ -36,13 +36,16 @@ section 3):
    same change points and p-values (benchmarks/bench_change_points.py --real). A
    stationary series is never settled (its maximum is far below the bound's reach).
    **Settled from the tabulated null**: the long parts of drifting histories have
-   statistics of only 3-15 x m, beyond any bound's reach; for an untied part of 512 to
+   statistics of only 3-15 x m, beyond any bound's reach; for an untied part of 32 to
    32,768 points the tail of max Q / m is estimated from :data:`NULL_QUANTILES` (its
    1e-3 quantile, measured once) falling tenfold per :data:`NULL_DECADE`
    (:func:`tabled_tail`), and where R x that tail <= :data:`TABLED_SETTLED` (2e-2) the
    test gives 1 / (1 + R), as its draws would except in at most 2 % of such tests (a
    verdict in 2e-4). On 42 series of the 10x campaign the search takes 6.3x less CPU
-   with the same change points and p-values (docs/change-points.md).
+   with the same change points and p-values (docs/change-points.md); on short stepped
+   histories (225 nightly series of 300-480 points), with the rows from 32 points and
+   the exact null of 10 untied points from a quarter of its arrangements, 3x less
+   (benchmarks/bench_change_points_histories.py).
    The permutations of a rank multiset are a fixed stream (seeded by its length and tie
    pattern), cached per process and extended on demand: without ties every segment of
    length m shares one stream, and the cache changes the speed, never a result.
@@ -99,6 +102,8 @@ from typing import Any
 
 import numpy as np
 
+from perfwarehouse.changepoints.describe import describe as _describe
+from perfwarehouse.changepoints.exact_null import tabled
 from perfwarehouse.changepoints.parameters import (
     DEFAULT_ALPHA,
     DEFAULT_CONFIDENCE,
@@ -117,15 +122,15 @@ from perfwarehouse.changepoints.parameters import (
     check_options,
     min_points,
 )
-from perfwarehouse.changepoints.results import ChangePoint, ChangePointResult
+from perfwarehouse.changepoints.results import ChangePointResult
 from perfwarehouse.kernels.changepoints import (
     arrangement_maxima,
     count_hits,
     permutation_maxima,
     ranks_levels,
     segment_split,
+    untied_arrangement_maxima,
 )
-from perfwarehouse.stats.shift import hodges_lehmann_sorted
 
 _NULL_CACHE: OrderedDict[tuple[int, int | bytes], _Stream] = OrderedDict()
 _NULL_CACHE_SIZE = 2048
@@ -177,11 +182,21 @@ class _Exact:
 
     def __init__(self, sorted_ranks: np.ndarray, min_size: int, count: int) -> None:
         _, levels, n_levels = ranks_and_levels(sorted_ranks)
-        maxima = arrangement_maxima(sorted_ranks, levels, n_levels, min_size, count)
-        # a few hundred distinct values at most: keep them with their upper tail counts
-        self.values, counts = np.unique(maxima, return_counts=True)
+        untied = n_levels == sorted_ranks.size
+        table = tabled(n_levels, min_size) if untied else None
+        if table is not None:  # 10 untied points at the default min_size: tabulated
+            self.values, counts = table
+        else:
+            if untied and n_levels > 3:  # a quarter of the arrangements
+                maxima, weights = untied_arrangement_maxima(n_levels, min_size)
+            else:
+                maxima = arrangement_maxima(sorted_ranks, levels, n_levels, min_size, count)
+                weights = np.ones(maxima.size)
+            # a few hundred distinct values at most: keep them with their upper tail counts
+            self.values, inverse = np.unique(maxima, return_inverse=True)
+            counts = np.rint(np.bincount(inverse, weights=weights)).astype(np.int64)
         self.tail = np.cumsum(counts[::-1])[::-1]
-        self.total = int(maxima.size)
+        self.total = int(counts.sum())
         self.lock = threading.Lock()
 
     def p_value(self, threshold: float, stop_count: int, permutations: int) -> float:
@@ -377,52 +392,6 @@ def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
         if not moved:
             break
     return found
-
-
-def _sorted_median(s: np.ndarray) -> float:
-    return float(0.5 * (s[(s.size - 1) // 2] + s[s.size // 2]))
-
-
-def _change(before: np.ndarray, after: np.ndarray, confidence: float
-            ) -> tuple[float, float | None, float | None]:
-    """Change in percent after vs before, with its interval; both samples sorted.
-
-    Positive values: 100 (exp(s) - 1) of the Hodges-Lehmann shift s of the log values
-    (a ratio). Otherwise, as :func:`perfwarehouse.compare.change_interval` defines it, the
-    shift of the raw values divided by the magnitude of the level before, |median before|,
-    so the sign is the sign of the change whatever the sign of the values (-10 -> -20 is
-    -100 %, -1 -> +1 is +200 %). From a level of 0 (errors 0 -> 2) the divisor is
-    |median after| (0 -> 2 is +100 %: all of the level after is new), or, when both
-    medians are 0, the mean |value| of the two segments; 0 % only for a zero shift."""
-    if before[0] > 0 and after[0] > 0:
-        shift = hodges_lehmann_sorted(np.log(before), np.log(after), confidence)
-        pct = 100.0 * math.expm1(shift.estimate)
-        if shift.low is None or shift.high is None:
-            return pct, None, None
-        return pct, 100.0 * math.expm1(shift.low), 100.0 * math.expm1(shift.high)
-    shift = hodges_lehmann_sorted(before, after, confidence)
-    scale = abs(_sorted_median(before)) or abs(_sorted_median(after))
-    if scale == 0:
-        scale = float(np.mean(np.abs(np.concatenate([before, after]))))
-    if scale == 0:  # both segments all zero: no change to describe
-        return 0.0, None, None
-    pct = 100.0 * shift.estimate / scale
-    if shift.low is None or shift.high is None:
-        return pct, None, None
-    return pct, 100.0 * shift.low / scale, 100.0 * shift.high / scale
-
-
-def _describe(values: np.ndarray, found: list[tuple[int, float, float]],
-              confidence: float) -> list[ChangePoint]:
-    bounds = [0] + [pos for pos, _, _ in found] + [values.size]
-    out = []
-    for i, (pos, p, stat) in enumerate(found):
-        before = np.sort(values[bounds[i]:pos])
-        after = np.sort(values[pos:bounds[i + 2]])
-        pct, low, high = _change(before, after, confidence)
-        out.append(ChangePoint(pos, p, stat, before.size, after.size, _sorted_median(before),
-                               _sorted_median(after), pct, low, high))
-    return out
 
 
 def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 0.0,

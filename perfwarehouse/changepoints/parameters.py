@@ -24,18 +24,20 @@ DEFAULT_CONFIDENCE = 0.99
 SETTLED = 1e-6
 #: The permutation null of max Q / m for untied ranks and ``min_size`` 4, tabulated once
 #: by ``benchmarks/change_point_null_table.py`` (200,000 permutations at each length from
-#: a seed of its own, 9 minutes of one core): (m, the max Q / m that one permutation in
-#: 1,000 reaches; 200 draws above it, so within about 0.03). It grows slowly with m (the
-#: search sees more splits), so a length between two rows takes the longer one's row: a
-#: higher threshold, fewer tests settled.
+#: a seed of its own, 9 minutes of one core; 32-256 added 2026-11-28 for short stepped
+#: histories, 6 s): (m, the max Q / m that one permutation in 1,000 reaches; 200 draws
+#: above it, so within about 0.03). It grows slowly with m (the search sees more
+#: splits), so a length between two rows takes the longer one's row: a higher threshold,
+#: fewer tests settled.
 NULL_QUANTILES: tuple[tuple[int, float], ...] = (
-    (512, 3.4659), (1_024, 3.5784), (2_048, 3.6539), (4_096, 3.6955), (8_192, 3.7663),
-    (16_384, 3.8541), (32_768, 3.8622))
+    (32, 2.7047), (64, 2.9826), (128, 3.1880), (256, 3.3414), (512, 3.4659), (1_024, 3.5784),
+    (2_048, 3.6539), (4_096, 3.6955), (8_192, 3.7663), (16_384, 3.8541), (32_768, 3.8622))
 #: The upper tail probability of :data:`NULL_QUANTILES`.
 NULL_QUANTILE_TAIL = 1e-3
 #: Beyond the tabulated quantile the tail is taken to fall tenfold per this much of
-#: max Q / m. Measured from 1e-3 to 1e-4: 0.92-1.10 at the seven lengths (200,000 draws,
-#: within about 0.1), and at 1,024 points over 1,000,000 permutations 0.92, then 0.88 to
+#: max Q / m. Measured from 1e-3 to 1e-4: 0.92-1.10 at the seven lengths from 512 up
+#: (200,000 draws, within about 0.1), 0.70-0.86 at 32-256 (a lighter tail: the step of
+#: 1.0 overstates their tail, so their tests settle later than they could), and at 1,024 points over 1,000,000 permutations 0.92, then 0.88 to
 #: 1e-5 (the steps shrink: the tail is lighter than exponential); the largest term of
 #: the limit law, a Cramer-von Mises term of weight 2 / pi^2, gives 4 ln 10 / pi^2 =
 #: 0.93. The extension is short: a split test (R = 199) is settled one step beyond the

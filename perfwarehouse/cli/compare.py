@@ -19,9 +19,12 @@ import click
 from perfwarehouse.cli.context import CONTEXT
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import duckdb
     import pyarrow as pa
 
-    from perfwarehouse.warehouse.store import Warehouse
+    from perfwarehouse.warehouse.store import DataFile, Warehouse
 
 KEYS = ("hardware_type", "config_id", "benchmark", "settings", "metric", "unit",
         "higher_is_better")
@@ -70,8 +73,12 @@ def parse_where(name: str, where: str | None) -> str:
     return f"({expression})"
 
 
-def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
-    """The side's trial values (one row per successful trial), with ``side`` added."""
+def side_trials(warehouse: Warehouse, side: Side, files: Sequence[DataFile] | None = None,
+                con: duckdb.DuckDBPyConnection | None = None) -> pa.Table:
+    """The side's trial values (one row per successful trial), with ``side`` added: one
+    query. ``files`` are the warehouse's data files of (at least) the side's campaign
+    (read from the catalog when not given); ``con`` a reader over them (opened and closed
+    here when not given)."""
     import duckdb
     import pyarrow as pa
 
@@ -80,21 +87,23 @@ def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
     from perfwarehouse.warehouse.store import fetch_arrow
 
     where = parse_where(side.name, side.where)
-    files = warehouse.data_files([side.campaign])
-    if not files:
+    if files is None:
+        files = warehouse.data_files([side.campaign])
+    if not any(f.campaign == side.campaign for f in files):
         raise UsageError(f"{side.name}: campaign {side.campaign!r} has no measurements in "
                          f"{warehouse.root} (see `perfwarehouse sql \"SELECT * FROM campaigns\"`)")
     query = sqlfiles.load("queries/compare_trials").replace("{where}", where)
-    con = warehouse.reader(files)
+    own = con is None
+    reader = warehouse.reader(files) if con is None else con
     try:
         try:
-            table = fetch_arrow(con, query, {"campaign": side.campaign,
-                                             "revision": side.revision})
+            table = fetch_arrow(reader, query, {"campaign": side.campaign,
+                                                "revision": side.revision})
         except duckdb.Error as exc:
             first = str(exc).strip().splitlines()[0]
             raise UsageError(f"{side.name}: --{side.name}-where {side.where!r}: {first}") from None
         if table.num_rows == 0:
-            revisions = [r[0] for r in con.execute(
+            revisions = [r[0] for r in reader.execute(
                 "SELECT DISTINCT revision FROM measurements WHERE campaign = ? "
                 "AND revision IS NOT NULL ORDER BY 1", [side.campaign]).fetchall()]
             known = (f"; its revisions: {', '.join(revisions[:20])}"
@@ -102,21 +111,28 @@ def side_trials(warehouse: Warehouse, side: Side) -> pa.Table:
                      else "; it has no revisions recorded")
             raise UsageError(f"{side.name}: no successful trials of {side.describe()}{known}")
     finally:
-        con.close()
+        if own:
+            reader.close()
     return table.append_column("side", pa.array([side.name] * table.num_rows, pa.string()))
 
 
 def run_compare(warehouse: Warehouse, baseline: Side, contender: Side, *, confidence: float,
                 threshold: float, correction: str) -> pa.Table:
-    """The comparison table (sorted by |change|), not yet saved."""
+    """The comparison table (sorted by |change|), not yet saved: one read of the catalog,
+    one reader over both campaigns' files, one query per side."""
     import pyarrow as pa
 
     from perfwarehouse.compare import compare_table
     from perfwarehouse.errors import UsageError
 
-    trials = pa.concat_tables([side_trials(warehouse, baseline),
-                               side_trials(warehouse, contender)],
-                              promote_options="permissive")
+    files = warehouse.data_files(sorted({baseline.campaign, contender.campaign}))
+    con = warehouse.reader(files)
+    try:
+        trials = pa.concat_tables([side_trials(warehouse, baseline, files, con),
+                                   side_trials(warehouse, contender, files, con)],
+                                  promote_options="permissive")
+    finally:
+        con.close()
     table = compare_table(trials, KEYS, confidence=confidence, threshold=threshold,
                           correction=correction)
     n_b = table.column("n_baseline").to_numpy()

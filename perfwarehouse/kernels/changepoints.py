@@ -328,3 +328,88 @@ def arrangement_maxima(sorted_ranks: np.ndarray, sorted_levels: np.ndarray, n_le
         if not _next_arrangement(arr):
             break
     return maxima[:r]
+
+
+@njit(cache=True, nogil=True)
+def _arrangement_max(arr: np.ndarray, x2: np.ndarray, n: int, min_size: int,
+                     dist: np.ndarray, total: float, out: np.ndarray, cnt: np.ndarray,
+                     sm: np.ndarray) -> float:
+    """max_tau Q(tau) of the arrangement ``arr`` of the levels 0..n-1 (ranks level + 1)."""
+    for i in range(n):
+        x2[i] = 2 * (arr[i] + 1)
+    best = _curve(x2, arr, n, min_size, dist, total, out, cnt, sm)
+    return out[best] if best >= 0 else np.nan
+
+
+@njit(cache=True, nogil=True)
+def untied_arrangement_maxima(n: int, min_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(maxima, weights): :func:`arrangement_maxima` of the ranks 1..n (no ties), from one
+    arrangement in about four. max_tau Q(tau) is the same for an arrangement, its reverse
+    (Q(tau) becomes Q(n - tau): E is symmetric in the two parts) and its complement
+    (rank r -> n + 1 - r keeps every |z_i - z_j|), so only the arrangements whose first
+    level f and last level l have f < l and f + l <= n - 1 are visited: weight 4 where
+    f + l < n - 1 (the four images are distinct), 2 where f + l = n - 1 (the reversed
+    complement is another arrangement of the same kind, visited too). The weights add up
+    to n!. The images' maxima agree up to rounding, which matters only where the maximum
+    is 0 (|max| < 1e-9; a nonzero one is a rational far larger for n <= 10): there each
+    image is computed as :func:`arrangement_maxima` computes it, with weight 1, so every
+    tail count is the same as over all n! arrangements."""
+    out, cnt, sm = _work_arrays(n, n)
+    ranks = np.arange(1.0, n + 1.0)
+    levels = np.arange(n, dtype=np.int64)
+    dist = level_distances(ranks, levels, n)
+    total = _pair_total(levels, dist)
+    size = 1
+    for k in range(2, n + 1):
+        size *= k
+    maxima = np.empty(size)
+    weights = np.empty(size)
+    arr = np.empty(n, dtype=np.int64)
+    image = np.empty(n, dtype=np.int64)
+    x2 = np.empty(n, dtype=np.int64)
+    middle = np.empty(n - 2, dtype=np.int64)
+    r = 0
+    for f in range(n):
+        for last in range(f + 1, n - f):  # f < last and f + last <= n - 1
+            four = f + last < n - 1
+            k = 0
+            for v in range(n):
+                if v != f and v != last:
+                    middle[k] = v
+                    k += 1
+            arr[0] = f
+            arr[n - 1] = last
+            more = True
+            while more:
+                for i in range(n - 2):
+                    arr[i + 1] = middle[i]
+                m = _arrangement_max(arr, x2, n, min_size, dist, total, out, cnt, sm)
+                if abs(m) >= 1e-9 or np.isnan(m):
+                    maxima[r] = m
+                    weights[r] = 4.0 if four else 2.0
+                    r += 1
+                else:  # 0 up to rounding: each image as it is, weight 1
+                    maxima[r] = m
+                    weights[r] = 1.0
+                    r += 1
+                    for i in range(n):
+                        image[i] = arr[n - 1 - i]
+                    maxima[r] = _arrangement_max(image, x2, n, min_size, dist, total, out,
+                                                 cnt, sm)
+                    weights[r] = 1.0
+                    r += 1
+                    if four:
+                        for i in range(n):
+                            image[i] = n - 1 - arr[i]
+                        maxima[r] = _arrangement_max(image, x2, n, min_size, dist, total,
+                                                     out, cnt, sm)
+                        weights[r] = 1.0
+                        r += 1
+                        for i in range(n):
+                            image[i] = n - 1 - arr[n - 1 - i]
+                        maxima[r] = _arrangement_max(image, x2, n, min_size, dist, total,
+                                                     out, cnt, sm)
+                        weights[r] = 1.0
+                        r += 1
+                more = _next_arrangement(middle)
+    return maxima[:r], weights[:r]

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfwarehouse.kernels.acf import autocovariance_sums
-
 #: above this N * nlags, the autocovariance is computed by FFT (O(N log N))
 DIRECT_WORK = 20_000_000
 
@@ -37,6 +35,8 @@ def acf(x: object, nlags: int | None = None) -> np.ndarray:
         out[0] = 1.0
         return out
     if n * (nlags + 1) <= DIRECT_WORK:
+        from perfwarehouse.kernels.acf import autocovariance_sums  # numba: imported on use
+
         sums = autocovariance_sums(arr, nlags)
     else:
         d = arr - arr.mean()

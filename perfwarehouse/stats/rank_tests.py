@@ -1,8 +1,9 @@
 """Rank tests with scipy's numbers: Kruskal-Wallis H and Mann-Whitney U.
 
-Both rank the pooled sample with mid-ranks for ties, using the same numba
-kernel as the order-effects job (:func:`perfwarehouse.kernels.order_effects.rank_sums_search`),
-and then evaluate the statistic with the same floating-point operations, in the
+Both rank the pooled sample with mid-ranks for ties (Kruskal-Wallis with the same numba
+kernel as the order-effects job, :func:`perfwarehouse.kernels.order_effects.rank_sums_search`;
+Mann-Whitney with one numpy sort, which gives the same sums and spares a short process
+numba's import), and then evaluate the statistic with the same floating-point operations, in the
 same order, as ``scipy.stats.kruskal`` and ``scipy.stats.mannwhitneyu(...,
 method="asymptotic")``, so the numbers agree to the last bits, not only to a
 tolerance.
@@ -49,10 +50,9 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 import numpy as np
-from scipy import special
 
-from perfwarehouse.kernels.order_effects import rank_sums_search
-from perfwarehouse.kernels.rank_exact import rank_sum_counts
+# scipy.special and the numba kernels are imported where they are used: an exact
+# Mann-Whitney test of two small samples (``perfwarehouse compare``) needs neither.
 
 NanPolicy = Literal["omit", "propagate", "raise"]
 Method = Literal["asymptotic", "exact", "auto"]
@@ -126,6 +126,8 @@ def _clean(samples: tuple[object, ...], nan_policy: NanPolicy) -> tuple[list[np.
 
 def _rank_sums(samples: list[np.ndarray]) -> tuple[np.ndarray, float]:
     """Rank sum of each sample in the pooled sample, and the pooled tie term."""
+    from perfwarehouse.kernels.order_effects import rank_sums_search
+
     pooled = np.sort(np.concatenate(samples))
     sizes = np.array([s.size for s in samples], dtype=np.int64)
     group_offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -133,6 +135,24 @@ def _rank_sums(samples: list[np.ndarray]) -> tuple[np.ndarray, float]:
         pooled, np.array([0, pooled.size], dtype=np.int64), np.concatenate(samples),
         group_offsets, np.zeros(len(samples), dtype=np.int64))
     return rank_sum, float(tie_term[0])
+
+
+def _rank_sums_two(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`_rank_sums` of two samples in numpy (mid-ranks of the pooled sample by one
+    stable sort); the same numbers: rank sums are sums of half-integers and the tie term
+    a sum of integers, exact in float64 in any order below 2^53."""
+    pooled = np.concatenate([a, b])
+    n = pooled.size
+    order = np.argsort(pooled, kind="stable")
+    ordered = pooled[order]
+    starts = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1))
+    ends = np.append(starts[1:], n)
+    sizes = ends - starts
+    ranks = np.empty(n)
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, sizes)
+    sizes_f = sizes.astype(np.float64)
+    tie_term = float(np.sum(sizes_f * sizes_f * sizes_f - sizes_f))
+    return np.array([ranks[: a.size].sum(), ranks[a.size:].sum()]), tie_term
 
 
 def kruskal(*samples: object, nan_policy: NanPolicy = "omit") -> KruskalResult:
@@ -153,6 +173,8 @@ def kruskal(*samples: object, nan_policy: NanPolicy = "omit") -> KruskalResult:
     ssbn = sum(rank_sum[i] ** 2 / sizes[i] for i in range(k))
     h = 12.0 / (total * (total + 1)) * ssbn - 3 * (total + 1)
     h = float(h / tie_correction)
+    from scipy import special
+
     pvalue = float(special.chdtrc(float(k - 1), h))
     eta = (h - k + 1) / (total - k) if total > k else math.nan
     return KruskalResult(h, pvalue, k - 1, total, sizes, eta, float(tie_correction), False)
@@ -171,14 +193,15 @@ def mannwhitneyu(x: object, y: object, *, nan_policy: NanPolicy = "omit",
     n1, n2 = int(a.size), int(b.size)
     if saw_nan and nan_policy == "propagate":
         return MannWhitneyResult(math.nan, math.nan, math.nan, n1, n2, method)
-    rank_sum, tie_term = _rank_sums([a, b])
+    rank_sum, tie_term = _rank_sums_two(a, b)
     u1 = float(rank_sum[0] - n1 * (n1 + 1) / 2)
-    z, pvalue = mannwhitney_p(u1, n1, n2, tie_term, use_continuity)
     ties = tie_term > 0
     exact = method == "exact" or (method == "auto" and (
         n1 + n2 <= EXACT_TIED_N if ties else n1 * n2 <= EXACT_PAIRS))
     if not exact:
+        z, pvalue = mannwhitney_p(u1, n1, n2, tie_term, use_continuity)
         return MannWhitneyResult(u1, pvalue, z, n1, n2, "asymptotic", ties)
+    z = float(mannwhitney_z(u1, n1, n2, tie_term, use_continuity))
     if ties:
         p = exact_p_tied(np.concatenate([a, b]), float(rank_sum[0]), n1)
     else:
@@ -205,12 +228,45 @@ def exact_p_tied(pooled: np.ndarray, rank_sum1: float, n1: int) -> float:
     ends = np.cumsum(sizes)
     ranks2 = (2 * ends - sizes + 1).astype(np.int64)  # 2 x mid-rank of each tie group
     step = int(np.gcd.reduce(ranks2))  # untied: every doubled rank is even
-    counts = rank_sum_counts(sizes, ranks2 // step, n1)
+    if pooled.size <= EXACT_TIED_N:  # what "auto" asks for: no numba import for it
+        counts = rank_sum_counts_numpy(sizes, ranks2 // step, n1)
+    else:
+        from perfwarehouse.kernels.rank_exact import rank_sum_counts
+
+        counts = rank_sum_counts(sizes, ranks2 // step, n1)
     w2 = int(round(2 * rank_sum1)) // step
     total = counts.sum()
     low = counts[: w2 + 1].sum() / total
     high = counts[w2:].sum() / total
     return float(min(1.0, 2.0 * min(low, high)))
+
+
+def rank_sum_counts_numpy(sizes: np.ndarray, ranks2: np.ndarray, n1: int) -> np.ndarray:
+    """:func:`perfwarehouse.kernels.rank_exact.rank_sum_counts` in numpy, for the small
+    pooled samples of ``method="auto"``: the same dynamic programme over the tie groups,
+    one array operation per (group, count taken from it) over every (count so far, sum),
+    the additions into each cell in the kernel's order, so the counts are the same
+    floats (tested)."""
+    total_max = 0
+    left = n1
+    for g in range(sizes.size - 1, -1, -1):  # the n1 largest ranks bound the sum
+        take = min(left, int(sizes[g]))
+        total_max += take * int(ranks2[g])
+        left -= take
+    dp = np.zeros((n1 + 1, total_max + 1))
+    dp[0, 0] = 1.0
+    for t, r2 in zip(sizes.tolist(), ranks2.tolist()):
+        new = dp.copy()
+        binom = 1.0
+        for j in range(1, min(t, n1) + 1):
+            binom = binom * (t - j + 1) / j
+            shift = j * r2
+            if shift > total_max:
+                break
+            new[j:, shift:] += binom * dp[: n1 + 1 - j, : total_max + 1 - shift]
+        dp = new
+    out: np.ndarray = dp[n1].copy()
+    return out
 
 
 @overload
@@ -225,6 +281,19 @@ def mannwhitney_p(u1: float | np.ndarray, n1: int | np.ndarray, n2: int | np.nda
                   ) -> tuple[float, float] | tuple[np.ndarray, np.ndarray]:
     """(z, two-sided p) of U1 for samples of sizes n1, n2 whose pooled tie term is
     ``tie_term`` = sum(t^3 - t); vectorised. scipy's formula and operation order."""
+    from scipy import special
+
+    z = mannwhitney_z(u1, n1, n2, tie_term, use_continuity)
+    p = np.clip(special.ndtr(-z) * 2, 0.0, 1.0)
+    if p.ndim == 0:
+        return float(z), float(p)
+    return z, p
+
+
+def mannwhitney_z(u1: float | np.ndarray, n1: int | np.ndarray, n2: int | np.ndarray,
+                  tie_term: float | np.ndarray, use_continuity: bool = True) -> np.ndarray:
+    """The standardised U of :func:`mannwhitney_p` (a 0-d array for scalars), without
+    scipy."""
     u1 = np.asarray(u1, dtype=np.float64)
     n1 = np.asarray(n1, dtype=np.int64)
     n2 = np.asarray(n2, dtype=np.int64)
@@ -237,8 +306,5 @@ def mannwhitney_p(u1: float | np.ndarray, n1: int | np.ndarray, n2: int | np.nda
     if use_continuity:
         numerator = numerator - 0.5
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = numerator / s
-    p = np.clip(special.ndtr(-z) * 2, 0.0, 1.0)
-    if p.ndim == 0:
-        return float(z), float(p)
-    return z, p
+        z: np.ndarray = numerator / s
+    return z

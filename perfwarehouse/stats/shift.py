@@ -20,17 +20,40 @@ factor), and the interval maps the same way.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
-
-from perfwarehouse.kernels.shift import kth_differences as _kth_many
-from perfwarehouse.kernels.shift import tie_term as _tie_term
 
 #: Largest n1 * n2 with the exact null distribution of U.
 EXACT = 2_500
+#: Largest n1 * n2 whose differences numpy lists and selects from when the numba kernels
+#: are not loaded yet (:func:`_use_kernels`).
+NUMPY_PAIRS = 2_500
+_KERNELS = "perfwarehouse.kernels.shift"
+
+
+def _use_kernels(big_n: int) -> bool:
+    """Whether the numba kernels compute the order statistics and the tie term of samples
+    with ``big_n`` pairs: above :data:`NUMPY_PAIRS`, or once they are loaded (a job that
+    computes thousands of intervals). Below, numpy gives the same numbers (the same
+    differences y_j - x_i, the same integer tie term) in about twice the kernels' 10 us,
+    and a short process (``perfwarehouse compare`` of a few hundred rows) does not pay
+    numba's import and cache load (0.3-0.8 s) for it."""
+    return big_n > NUMPY_PAIRS or _KERNELS in sys.modules
+
+
+def _tie_term(xs: np.ndarray, ys: np.ndarray) -> float:
+    """sum of t^3 - t over the groups of t equal values of sorted ``xs`` and ``ys`` pooled."""
+    if _use_kernels(xs.size * ys.size):
+        from perfwarehouse.kernels.shift import tie_term
+
+        return float(tie_term(xs, ys))
+    pooled = np.sort(np.concatenate([xs, ys]))
+    starts = np.concatenate(([0], np.flatnonzero(pooled[1:] != pooled[:-1]) + 1))
+    t = np.diff(np.append(starts, pooled.size)).astype(np.float64)
+    return float(np.sum(t * t * t - t))
 
 
 @dataclass(frozen=True)
@@ -87,6 +110,8 @@ def interval_index(n1: int, n2: int, confidence: float, tie_term: float = 0.0
     if var <= 0:
         return 0, 0.0, False
     sigma = math.sqrt(var)
+    from scipy import special
+
     z = float(special.ndtri(half_alpha))
     c = int(math.floor(big_n / 2.0 + 0.5 + sigma * z))
     if c < 1:
@@ -116,7 +141,12 @@ def kth_differences(xs: np.ndarray, ys: np.ndarray, ks: list[int]) -> list[float
     n1 n2 differences)."""
     xs = np.ascontiguousarray(xs, dtype=np.float64)
     ys = np.ascontiguousarray(ys, dtype=np.float64)
-    return _kth_many(xs, ys, np.asarray(ks, dtype=np.int64)).tolist()
+    if _use_kernels(xs.size * ys.size):
+        from perfwarehouse.kernels.shift import kth_differences as kth_many
+
+        return list(kth_many(xs, ys, np.asarray(ks, dtype=np.int64)).tolist())
+    ranks = np.asarray(ks, dtype=np.int64) - 1
+    return list(np.partition(np.subtract.outer(ys, xs).ravel(), ranks)[ranks].tolist())
 
 
 def kth_difference(xs: np.ndarray, ys: np.ndarray, k: int) -> float:

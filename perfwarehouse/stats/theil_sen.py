@@ -28,9 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
 
-from perfwarehouse.kernels import theil_sen as kern
+# the numba kernels (perfwarehouse.kernels.theil_sen) and scipy are imported where they are
+# used: importing perfwarehouse.stats (every fraction option of the CLI does) stays light
 
 #: pairs up to which every slope is listed and sorted (faster than selecting)
 BRUTE_FORCE_PAIRS = 20_000
@@ -144,6 +144,8 @@ def sen_ranks(n_slopes: int, x: np.ndarray, y: np.ndarray, alpha: float, *,
     sigsq = 1 / 18.0 * (n * (n - 1) * (2 * n + 5) - ties)
     if n_slopes == 0 or sigsq < 0:
         return -1, -1
+    from scipy.special import ndtri
+
     z = float(ndtri(alpha / 2.0))
     sigma = math.sqrt(sigsq)
     high = min(int(np.round((n_slopes - z * sigma) / 2.0)), n_slopes - 1)
@@ -164,6 +166,8 @@ def select_slopes(xs: np.ndarray, ys: np.ndarray, group_start: np.ndarray, n_slo
                   ranks: list[int], *, brute_force_pairs: int = BRUTE_FORCE_PAIRS,
                   seed: int = 0) -> dict[int, float]:
     """The computed slopes at the given 0-based ranks (points sorted by x, then y)."""
+    from perfwarehouse.kernels import theil_sen as kern
+
     if ys.size and ys.min() == ys.max():
         return {r: 0.0 for r in ranks}  # every slope is exactly 0
     if n_slopes <= brute_force_pairs:
@@ -195,6 +199,8 @@ class _Selector:
         return _ULP_MARGIN * max(abs(t), self.scale)
 
     def _compute(self, t: float) -> tuple[np.ndarray, int]:
+        from perfwarehouse.kernels import theil_sen as kern
+
         if t == -math.inf:
             return np.arange(self.xs.size, dtype=np.int64), 0
         if t == math.inf:
@@ -233,6 +239,8 @@ class _Selector:
         return self._entry(t)[1]
 
     def _between(self, lower: float, upper: float, mode: int, rho: float, capacity: int):
+        from perfwarehouse.kernels import theil_sen as kern
+
         if mode == 1 and (lower, upper) in self._listed:
             return self._listed.pop((lower, upper)), False
         if mode == 1:
@@ -302,6 +310,8 @@ class _Selector:
                 self._advance(job)
 
     def _advance(self, job: tuple[float, float, int]) -> None:
+        from perfwarehouse.kernels import theil_sen as kern
+
         a, b, capacity = job
         count_a = self.count(a)
         order, met, slopes, overflow = kern.advance_order(self.xs, self.ys, self.order(a),
@@ -316,6 +326,8 @@ class _Selector:
 
         A plateau is confirmed by listing the min and max of its slopes (no storage).
         """
+        from perfwarehouse.kernels import theil_sen as kern
+
         candidates: list[float] = []
         for v in map(float, values):
             previous = candidates[-1] if candidates else None
@@ -353,6 +365,8 @@ class _Selector:
             self._solve([k], a, b, ca, cb, out)
 
     def _sample(self, lower: float, upper: float, m: int) -> np.ndarray:
+        from perfwarehouse.kernels import theil_sen as kern
+
         r = self.sample_size
         if lower == -math.inf and upper == math.inf:  # ~4 sqrt(N): the window then holds ~N^0.75
             first = int(min(1_000_000, max(2_000, 4 * math.sqrt(self.total))))
@@ -440,6 +454,8 @@ def trend_ci_contains_zero(y: np.ndarray, confidence: float) -> bool:
     iff at most high slopes are < 0. Equal to ``low <= 0 <= high`` of
     :func:`theil_sen` (y must be free of NaN).
     """
+    from perfwarehouse.kernels import theil_sen as kern
+
     ys = np.ascontiguousarray(y, dtype=np.float64)
     n = ys.size
     xs = np.arange(n, dtype=np.float64)

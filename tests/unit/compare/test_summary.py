@@ -60,3 +60,38 @@ def test_two_modes_found_when_planted_and_rare_otherwise() -> None:
                  lambda n: 100 + rng.standard_t(3, n)):
         alarms = sum(two_modes(dist(30)) for _ in range(300))
         assert alarms / 300 <= 0.03
+
+
+@pytest.mark.parametrize("df", [*range(1, 40), 60, 99, 250, 1000, 20_000])
+def test_t_quantile_is_scipys(df: int) -> None:
+    """compare's Student-t quantile (no scipy import on the command's path) against
+    scipy's, at the confidences a user asks for and beyond."""
+    from scipy import special
+
+    from perfwarehouse.compare.summary import t_quantile
+
+    for p in (0.5, 0.6, 0.75, 0.9, 0.95, 0.975, 0.99, 0.995, 0.9995, 0.99995):
+        ref = float(special.stdtrit(df, p))
+        assert t_quantile(df, p) == pytest.approx(ref, rel=1e-11 if df <= 1000 else 1e-10,
+                                                  abs=1e-15), (df, p)
+
+
+def test_compare_imports_neither_scipy_numba_nor_polars() -> None:
+    """`perfwarehouse compare` of small samples (the exact tests without ties) runs on
+    numpy and Arrow alone: its start-up is most of what a user waits for."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pyarrow as pa; "
+            "from perfwarehouse.compare import compare_table; "
+            "from perfwarehouse.compare.summary import geomean_rows; "
+            "rows = [{'benchmark': b, 'side': s, 'value': 1.0 + 0.01 * i + (s == 'contender') "
+            "* (0.1003 if b == 'x' else 0.0047)} for b in 'xy' for s in ('baseline', 'contender') "
+            "for i in range(20)]; "
+            "t = compare_table(pa.Table.from_pylist(rows), ['benchmark']); "
+            "geomean_rows(t.to_pylist(), 0.95); "
+            "print(t.column('verdict').to_pylist()[0], "
+            "[m for m in ('scipy', 'numba', 'polars') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "slower []", out
