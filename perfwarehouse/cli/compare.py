@@ -11,6 +11,7 @@ command, so ``perfwarehouse --help`` stays fast.
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -250,9 +251,118 @@ def render(table: pa.Table, fmt: str, headline: str,
                  "|" + "|".join("---" for _ in columns) + "|"]
         lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
         return "\n".join(lines) + "\n"
-    from perfwarehouse.cli.query import format_table
+    return headline + "\n\n" + terminal_table(table.to_pylist(), geo, _width())
 
-    return headline + "\n\n" + format_table(columns, rows)
+
+def _short(benchmark: str) -> str:
+    """A benchmark's name as benchstat shows it (Go's ``Benchmark`` prefix left out)."""
+    return benchmark.removeprefix("Benchmark") or benchmark
+
+
+def _width() -> int:
+    """The terminal's width: ``COLUMNS`` when set, else the terminal's, else 100."""
+    import shutil
+
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _layout(head: list[str], table: list[list[str]], width: int) -> list[str]:
+    """Aligned lines of ``table`` within ``width``: the ratio column goes first when the
+    benchmark names would be cut below 24 characters, then each name gets a line of its
+    own above its numbers (never a number cut)."""
+    def widths_of(columns: list[int]) -> list[int]:
+        return [max(len(head[i]), *(len(row[i]) for row in table)) for i in columns]
+
+    right = {"baseline", "contender", "change [CI]", "p adj"}
+    columns = list(range(len(head)))
+    widths = widths_of(columns)
+    if sum(widths) + 2 * (len(widths) - 1) > width and "ratio" in head:
+        columns.remove(head.index("ratio"))
+        widths = widths_of(columns)
+    rest = sum(widths[1:]) + 2 * (len(widths) - 1)
+    own_line = width - rest < min(24, widths[0])
+    if own_line:  # the name above, the numbers below, indented
+        columns, widths = columns[1:], widths[1:]
+    else:
+        widths[0] = min(widths[0], width - rest)
+
+    def line(cells: list[str]) -> str:
+        parts = [_fit(cells[i], w).rjust(w) if head[i] in right else _fit(cells[i], w).ljust(w)
+                 for i, w in zip(columns, widths)]
+        return ("    " if own_line else "") + "  ".join(parts).rstrip()
+
+    lines = [line(head), line(["-" * len(h) for h in head])]
+    for row in table:
+        if own_line:
+            lines.append(_fit(row[0], width))
+        lines.append(line(row))
+    return lines
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(1, width - 1)] + "…"
+
+
+def terminal_table(rows: list[dict[str, Any]], geo: list[dict[str, Any]], width: int) -> str:
+    """The comparison for a terminal of ``width`` columns (issue 40): one section per unit
+    (as benchstat), each row a benchmark with its settings as ``k=v``, the hardware type
+    and metric only where they vary, the medians in readable units, the change with its
+    interval and ratio, the adjusted p-value and the verdict; the notes of a row as
+    numbered lines under its section instead of a column wider than the screen; the
+    geometric mean per unit last."""
+    from perfwarehouse.compare.summary import ratio_text, readable
+    from perfwarehouse.output import format_settings
+
+    several_types = len({r["hardware_type"] for r in rows}) > 1
+    out: list[str] = []
+    units: dict[str | None, list[dict[str, Any]]] = {}
+    for r in rows:
+        units.setdefault(r["unit"], []).append(r)
+    for unit, group in units.items():
+        hib = group[0]["higher_is_better"]
+        way = ("higher is better" if hib else "lower is better" if hib is not None
+               else "direction unknown: read as lower is better")
+        out.append(f"{unit or 'no unit'} ({way})")
+        several_metrics = len({r["metric"] for r in group}) > 1
+        notes: list[str] = []
+        table: list[list[str]] = []
+        for r in group:
+            name = " ".join(x for x in (_short(r["benchmark"]), format_settings(r["settings"]))
+                            if x)
+            where = [r["hardware_type"]] if several_types else []
+            what = [r["metric"]] if several_metrics else []
+            ci = (f" [{_signed(r['ci_low_pct'], 1)}, {_signed(r['ci_high_pct'], 1)}]"
+                  if r["ci_low_pct"] is not None else "")
+            mark = ""
+            if r["reason"]:
+                if r["reason"] not in notes:
+                    notes.append(r["reason"])
+                mark = f" [{notes.index(r['reason']) + 1}]"
+            p = f"{r['p_adjusted']:.2g}" if r["p_adjusted"] is not None else ""
+            table.append([name, *where, *what, readable(r["median_baseline"], unit),
+                          readable(r["median_contender"], unit),
+                          f"{_signed(r['change_pct'], 1)} %{ci}" if r["change_pct"] is not None
+                          else "", ratio_text(r["change_pct"], hib), p,
+                          r["verdict"] + mark])
+        for g in (g for g in geo if g["unit"] == unit):
+            n = g["configurations"]
+            table.append([f"geomean of {n} row{'' if n == 1 else 's'}",
+                          *([g["hardware_type"]] if several_types else []),
+                          *([g["metric"]] if several_metrics else []),
+                          readable(g["geomean_baseline"], unit),
+                          readable(g["geomean_contender"], unit),
+                          f"{_signed(g['change_pct'], 1)} %" if g["change_pct"] is not None
+                          else "", ratio_text(g["change_pct"], g.get("higher_is_better")),
+                          "", ""])
+        head = ["benchmark", *(["hardware type"] if several_types else []),
+                *(["metric"] if several_metrics else []), "baseline", "contender",
+                "change [CI]", "ratio", "p adj", "verdict"]
+        out += _layout(head, table, width)
+        for i, note in enumerate(notes, 1):
+            out.extend(textwrap.wrap(note, width, initial_indent=f"  [{i}] ",
+                                     subsequent_indent="      "))
+        out.append("")
+    return "\n".join(out)
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -288,10 +398,11 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
               show_default=True, help="Confidence of the change's interval, 0.5 <= c < 1 (0.95 "
                                       "or 95); 1 - confidence is the level of the adjusted "
                                       "p-values (benchstat's 0.05 by default).")
-@click.option("--threshold", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+@click.option("--threshold", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
               callback=_finite, metavar="PCT",
               help="Changes within +-PCT percent count as no change: a verdict needs the whole "
-                   "interval beyond it (0: every significant change counts, as in benchstat).")
+                   "interval beyond it (1 %, as analyze change-points' --min-effect; 0: every "
+                   "significant change counts, as in benchstat).")
 @click.option("--correction", type=click.Choice(["bh", "holm", "bonferroni", "none"]),
               default="bh", show_default=True,
               help="Adjustment of the p-values over the configurations: bh keeps the share of "
@@ -302,25 +413,34 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fail-on", "fail_on", type=click.Choice(["slower", "faster", "inconclusive"]),
               multiple=True, help="Exit with status 3 when any row has this verdict (repeatable; "
-                                  "for CI gating: --fail-on slower). Errors exit 1, usage 2.")
+                                  "for CI gating: --fail-on slower). Rows whose sample is one "
+                                  "invocation's repetitions on a side are noted, not gated, "
+                                  "unless --gate-single-invocation. Errors exit 1, usage 2.")
+@click.option("--gate-single-invocation", is_flag=True,
+              help="Let --fail-on gate on rows whose side is one invocation of the tool (its "
+                   "repetitions share one machine state, so the test overstates the evidence).")
 @click.option("--no-save", is_flag=True, help="Do not keep the result in table comparisons.")
 @click.pass_context
 def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
             contender_rev: str | None, baseline_campaign: str | None,
             contender_campaign: str | None, baseline_where: str | None,
             contender_where: str | None, confidence: float, threshold: float, correction: str,
-            fmt: str, fail_on: tuple[str, ...], no_save: bool) -> None:
+            fmt: str, fail_on: tuple[str, ...], gate_single_invocation: bool,
+            no_save: bool) -> None:
     """Compare a contender with a baseline, per configuration and hardware type.
 
     Each side is a campaign, optionally one revision of it and a SQL filter. For every
     configuration: the medians of both sides (in readable units), the change in percent
     and as a ratio with its confidence interval (log-scale Hodges-Lehmann,
     distribution-free), the exact Mann-Whitney p-value adjusted over the configurations,
-    and a verdict: slower, faster, no change (the interval lies inside +-threshold) or
+    and a verdict: slower, faster, no change (the interval lies inside +-threshold), no
+    significant change (p above the level and the interval holds 0: benchstat's "~") or
     inconclusive (with how many more trials would give 80 % power). The sample is the
     trials, or each tool's repetitions where a side has fewer than 5 trials (hyperfine's
-    runs). Largest change first, then a geometric mean per unit. Exit status: 0, 1 user
-    error (also: nothing to compare), 2 usage, 3 a --fail-on verdict.  Example:
+    runs; one invocation a side is noted and not gated). One section per unit, largest
+    change first, then a geometric mean per unit; the table fits the terminal (COLUMNS).
+    Exit status: 0, 1 user error (also: nothing to compare), 2 usage, 3 a --fail-on
+    verdict.  Example:
 
       perfwarehouse compare --campaign nightly --baseline v1.2 --contender v1.3 --fail-on slower
     """
@@ -343,7 +463,8 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
     table = run_compare(warehouse, baseline, contender, confidence=confidence,
                         threshold=threshold, correction=correction)
     headline = (f"{verdict_line(table)} ({contender.describe()} vs {baseline.describe()}; "
-                f"{100 * confidence:g} % CI, threshold +-{threshold:g} %, {correction})")
+                f"{100 * confidence:g} % CI, threshold +-{threshold:g} %, {correction}; "
+                f"configurations: {_what_was_compared(table)})")
     if not no_save:
         cid = save(warehouse, table, baseline, contender, confidence, threshold, correction)
         headline += f" [comparison_id {cid}]"
@@ -353,6 +474,21 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
 
     geo = geomean_rows(table.to_pylist(), confidence)
     click.echo(render(table, fmt, headline, geo), nl=False)
-    verdicts = set(table.column("verdict").to_pylist())
-    if any(v in verdicts for v in fail_on):
+    gated = {r["verdict"] for r in table.select(["verdict", "one_invocation"]).to_pylist()
+             if gate_single_invocation or not r["one_invocation"]}
+    if any(v in gated for v in fail_on):
         ctx.exit(VERDICT_EXIT)
+
+
+def _what_was_compared(table: pa.Table) -> str:
+    """What the configurations are (issue 40: "72 configurations" were 36 benchmarks x 2
+    metrics): '36 benchmark settings x 2 metrics (sec/op, B/op)', with the hardware types
+    when several."""
+    names = {(b, s) for b, s in zip(table.column("benchmark").to_pylist(),
+                                     table.column("settings").to_pylist())}
+    metrics = sorted({str(m) for m in table.column("metric").to_pylist()})
+    types = {str(h) for h in table.column("hardware_type").to_pylist()}
+    text = (f"{len(names):,} benchmark setting{'s' if len(names) != 1 else ''} x "
+            f"{len(metrics)} metric{'s' if len(metrics) != 1 else ''} ({', '.join(metrics[:6])}"
+            f"{' ...' if len(metrics) > 6 else ''})")
+    return text + (f" on {len(types)} hardware types" if len(types) > 1 else "")

@@ -19,12 +19,13 @@ For each configuration (and hardware type) the unit of observation is a **trial 
   the exact permutation distribution; :func:`perfwarehouse.stats.mannwhitneyu` with
   ``method="auto"``), ``p_adjusted``: adjusted over every configuration compared
   (Benjamini-Hochberg by default; ``holm``, ``bonferroni``, ``none``).
-* ``verdict`` with ``threshold`` t (percent, default 0) and level 1 - confidence (default
+* ``verdict`` with ``threshold`` t (percent, default 1) and level 1 - confidence (default
   0.05, benchstat's): ``slower``/``faster`` when the whole interval lies beyond +-t on one
   side and the adjusted p-value is below 1 - confidence (the direction from
   ``higher_is_better``: throughput up is faster; unknown direction counts as
   lower-is-better, like time); ``no change`` when the interval lies inside [-t, t];
-  otherwise ``inconclusive``, with ``more_trials``: about how many more trials (both
+  ``no significant change`` (benchstat's "~") when the adjusted p-value is not below the
+  level and the interval holds 0; otherwise ``inconclusive``, with ``more_trials``: about how many more trials (both
   sides together, in the current proportion) would give the test 80 % power against the
   change observed at the level the row must reach after the correction (Noether's sample
   size), or shrink the interval past +-t, whichever is larger; None only where the two
@@ -45,6 +46,7 @@ from perfwarehouse.compare.parameters import (
     DEFAULT_CORRECTION,
     DEFAULT_THRESHOLD,
     MIN_TRIALS,
+    ONE_INVOCATION,
     POWER,
     check_correction,
 )
@@ -121,6 +123,8 @@ def judge(change: float, low: float | None, high: float | None, p_adjusted: floa
     up, down = low > threshold, high < -threshold
     if significant and (up or down):
         return "faster" if up == bool(higher_is_better) else "slower"
+    if not significant and low <= 0.0 <= high:
+        return "no significant change"  # benchstat's "~": no evidence of a change
     return "inconclusive"
 
 
@@ -185,10 +189,23 @@ def compare_samples(baseline: object, contender: object, *, higher_is_better: bo
                 reason = (f"p = {p:.2g}{f' (adjusted {p_adj:.2g})' if p_adj != p else ''} "
                           f"above {level:g}: about {more} more trials for "
                           f"{100 * POWER:g} % power at the observed change")
+            elif low <= 0.0 <= high:
+                tied = x.size + y.size > np.unique(np.concatenate([x, y])).size
+                reason = (f"p{' adjusted' if p_adj != p else ''} = {p_adj:.2g} is below "
+                          f"{level:g}, but the interval [{low:+.2f}, {high:+.2f}] % reaches 0"
+                          + (" (ties: the interval's ends fall on tied differences, the "
+                             "rank test counts ties as half)" if tied else ""))
             else:
                 reason = f"interval straddles +-{threshold:g} %"
     return Comparison(n1, n2, float(np.median(x)), float(np.median(y)), change, low, high,
                       p, p_adj, verdict, more, reason)
+
+
+def one_invocation(side: np.ndarray, lists: list[list[float] | None] | None) -> bool:
+    """Whether :func:`sample_of` takes a side's sample from the repetitions of a single
+    trial (one invocation of the tool, e.g. one hyperfine run per command)."""
+    base, cont = int((side == "baseline").sum()), int((side == "contender").sum())
+    return lists is not None and min(base, cont) < MIN_TRIALS and min(base, cont) == 1
 
 
 def sample_of(value: np.ndarray, side: np.ndarray, lists: list[list[float] | None] | None
@@ -258,6 +275,7 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
     out_keys: list[dict[str, object]] = []
     notes: list[list[str]] = []
     samples: list[tuple[np.ndarray, np.ndarray, bool | None]] = []
+    single: list[bool] = []
     groups = _groups(trials, keys)
     if groups:
         key_values = {k: trials.column(k).to_pylist() for k in keys}
@@ -274,7 +292,8 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
             out_keys.append({k: key_values[k][first_row] for k in keys})
             b, c = sample_of(value_all[idx], side, lists)
             samples.append((b, c, hib_all[first_row] if hib_all is not None else None))
-            notes.append(_notes(lists, side, b, c))
+            single.append(one_invocation(side, lists))
+            notes.append(_notes(lists, side, b, c) + ([ONE_INVOCATION] if single[-1] else []))
     first = [compare_samples(b, c, higher_is_better=h, confidence=confidence,
                              threshold=threshold) for b, c, h in samples]
     p = np.array([r.p_value for r in first], dtype=np.float64)
@@ -284,8 +303,9 @@ def compare_table(trials: pa.Table, keys: Sequence[str], *,
                             threshold=threshold, p_adjusted=float(a))
             if r.n_baseline and r.n_contender else r
             for (b, c, h), r, a in zip(samples, first, adjusted)]
-    rows = [replace(r, reason="; ".join([*([r.reason] if r.reason else []), *extra]))
-            if extra else r for r, extra in zip(rows, notes)]
+    rows = [replace(r, reason="; ".join([*([r.reason] if r.reason else []), *extra]),
+                    one_invocation=alone) if extra or alone else r
+            for r, extra, alone in zip(rows, notes, single)]
     order = sorted(range(len(rows)), key=lambda i: (
         math.isnan(rows[i].change_pct), -abs(rows[i].change_pct)
         if not math.isnan(rows[i].change_pct) else 0.0))
@@ -302,10 +322,13 @@ def _none_nan(v: object) -> object:
 
 
 def verdict_line(table: pa.Table) -> str:
-    """'3 of 100 configurations slower, 1 faster, 90 no change, 6 inconclusive'."""
+    """'3 of 100 configurations slower, 1 faster, 80 no change, 10 no significant change,
+    6 inconclusive' (the no-significant-change count only where there are any)."""
     verdicts = table.column("verdict").to_pylist() if table.num_rows else []
     counts = {v: verdicts.count(v) for v in VERDICTS}
+    quiet = counts["no significant change"]
     return (f"{counts['slower']} of {len(verdicts)} configurations slower, "
             f"{counts['faster']} faster, {counts['no change']} no change, "
-            f"{counts['inconclusive']} inconclusive")
+            + (f"{quiet} no significant change, " if quiet else "")
+            + f"{counts['inconclusive']} inconclusive")
 

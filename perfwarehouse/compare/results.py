@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-VERDICTS = ("slower", "faster", "no change", "inconclusive")
+VERDICTS = ("slower", "faster", "no change", "no significant change", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class Comparison:
     verdict: str
     more_trials: int | None
     reason: str | None
+    one_invocation: bool = False
 
 
 FIELDS: tuple[tuple[str, pa.DataType], ...] = (
@@ -33,5 +34,5 @@ FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("median_baseline", pa.float64()), ("median_contender", pa.float64()),
     ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
     ("p_value", pa.float64()), ("p_adjusted", pa.float64()), ("verdict", pa.string()),
-    ("more_trials", pa.int64()), ("reason", pa.string()),
+    ("more_trials", pa.int64()), ("reason", pa.string()), ("one_invocation", pa.bool_()),
 )

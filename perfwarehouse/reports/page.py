@@ -10,7 +10,6 @@ benchmark name taken from a log (``</script><script>alert(1)</script>``) stays t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,6 +17,8 @@ from typing import Any, Literal
 import altair as alt
 import polars as pl
 import pyarrow as pa
+
+from perfwarehouse.output import format_settings  # noqa: F401  (re-exported: pages import it here)
 
 
 @dataclass(frozen=True)
@@ -66,23 +67,6 @@ CONFIGURATION_COLUMNS = (
     Column("benchmark", "benchmark", key=True), Column("settings", "settings", "settings", key=True),
     Column("hardware_type", "hardware type", key=True), Column("campaign", "campaign"),
     Column("metric", "metric"), Column("unit", "unit"))
-
-
-def format_settings(value: Any) -> str:
-    """Settings (canonical JSON text or a dict) as ``k=v k=v``, the one settings format of
-    every page and chart; text that is not a JSON object is shown as it is."""
-    parsed = value
-    if isinstance(value, str):
-        if not value:
-            return ""
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return value
-    if isinstance(parsed, dict):
-        return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
-                        for k, v in parsed.items())
-    return "" if parsed in (None, [], {}) else str(value)
 
 
 @dataclass(frozen=True)

@@ -494,7 +494,9 @@ revision (NULL = every revision) and --where filter. change_pct = 100 (contender
 baseline - 1) of the typical trial value (log-scale Hodges-Lehmann shift) with its
 distribution-free CI at `confidence`; p_value two-sided rank-sum, p_adjusted by
 `correction` over the comparison's configurations; verdict slower|faster|no change|
-inconclusive at threshold_pct; more_trials: extra trials an inconclusive row needs.
+no significant change|inconclusive at threshold_pct; more_trials: extra trials an
+inconclusive row needs; one_invocation (080b): a side's sample is the repetitions of one
+trial (not gated by --fail-on).
 """, not_null(columns(
     ("baseline_campaign", pa.string()), ("baseline_revision", pa.string()),
     ("baseline_where", pa.string()), ("contender_campaign", pa.string()),
@@ -506,7 +508,8 @@ inconclusive at threshold_pct; more_trials: extra trials an inconclusive row nee
     ("median_baseline", pa.float64()), ("median_contender", pa.float64()),
     ("change_pct", pa.float64()), ("ci_low_pct", pa.float64()), ("ci_high_pct", pa.float64()),
     ("p_value", pa.float64()), ("p_adjusted", pa.float64()), ("verdict", pa.string()),
-    ("more_trials", pa.int64()), ("reason", pa.string())),
+    ("more_trials", pa.int64()), ("reason", pa.string()))
+    + added("080b", ("one_invocation", pa.bool_())),
     "baseline_campaign", "contender_campaign", "confidence", "threshold_pct", "correction",
     "hardware_type", "config_id", "n_baseline", "n_contender", "verdict"),
     front=(Column("comparison_id", pa.int64(), not_null=True),

@@ -7,8 +7,9 @@ side, alternately (`interleaved`, INTERLEAVE=1), on a shared, loaded 2-core mach
 
 Three views of the same 72 rows:
 
-* compare at its defaults (confidence 0.95, Benjamini-Hochberg, threshold 0), through the
-  real CLI (`ingest gotest` both files, `compare --format json`);
+* compare at its defaults (confidence 0.95, Benjamini-Hochberg) with benchstat's minimum
+  effect, none (`--threshold 0`; the default is 1 % since issue 39), through the real CLI
+  (`ingest gotest` both files, `compare --format json`);
 * a slow twin of benchstat's documented method, written here from go-moremath's
   MannWhitneyUTest (which benchstat calls): the smaller U, p = 2 P(U <= u) under the exact
   distribution of U given the tie pattern (every split of the pooled values equally
@@ -159,7 +160,10 @@ def home(pair: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def defaults(home: Path, pair: str) -> dict[Key, dict[str, object]]:
-    return _compare(home, pair)
+    # benchstat's method has no minimum effect: compare's defaults but --threshold 0 (its
+    # default since issue 39 is 1 %, as the change-points job's; docs/compare.md gives the
+    # agreement at 1 % too)
+    return _compare(home, pair, "--threshold", "0")
 
 
 # The rows the treatment changes: IEEE at 512 bytes and more (the PCLMULQDQ path starts
@@ -246,7 +250,7 @@ def test_uncorrected_p_values_are_benchstats_where_both_are_exact(
 
 def test_with_benchstats_correction_compare_decides_as_benchstat(pair: str, home: Path
                                                                  ) -> None:
-    none = _compare(home, pair, "--correction", "none")
+    none = _compare(home, pair, "--correction", "none", "--threshold", "0")
     twin = twin_verdicts(pair)
     differ = {k: (none[k]["verdict"], twin[k]) for k in twin if _ours(str(none[k]["verdict"]))
               != twin[k][0]}

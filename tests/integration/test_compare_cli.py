@@ -122,11 +122,18 @@ def test_two_hyperfine_exports_of_30_runs_decide(cli: CliRunner) -> None:
         cli("ingest", "hyperfine", str(FIXTURES / name), "--campaign", "hf", "--node", "n1",
             "--hardware-type", "box", "--revision", rev, check=True)
     out = cli("compare", "--campaign", "hf", "--baseline", "a", "--contender", "b",
-              "--format", "json", "--no-save", "--fail-on", "slower")
+              "--format", "json", "--no-save", "--fail-on", "slower",
+              "--gate-single-invocation")
     assert out.returncode == 3, out.stderr
     (row,) = json.loads(out.stdout)["comparisons"]
     assert row["n_baseline"] == row["n_contender"] == 30
     assert row["verdict"] == "slower" and row["ci_low_pct"] > 0
+    # issue 39: one invocation a side is noted on the row and not gated by default (its
+    # runs share one machine state)
+    assert row["one_invocation"] and "one invocation per side" in row["reason"]
+    ungated = cli("compare", "--campaign", "hf", "--baseline", "a", "--contender", "b",
+                  "--no-save", "--fail-on", "slower")
+    assert ungated.returncode == 0, ungated.stderr
 
 
 def test_report_compare_writes_the_page(two: CliRunner, tmp_path: Path) -> None:

@@ -62,6 +62,11 @@ def test_more_trials_settles_a_straddling_interval() -> None:
     rng = np.random.default_rng(3)
     x, y = rng.normal(100, 2, 5), rng.normal(101.5, 2, 5)
     r = compare_samples(x, y, confidence=0.99, threshold=1.0)
+    # issue 39: not significant and the interval holds 0 is benchstat's "~", not a request
+    # for more trials
+    assert r.verdict == "no significant change" and r.more_trials is None
+    x, y = rng.normal(100, 0.5, 20), rng.normal(101.2, 0.5, 20)
+    r = compare_samples(x, y, confidence=0.99, threshold=1.0)  # significant, straddles +1 %
     assert r.verdict == "inconclusive" and r.more_trials and r.more_trials > 0
     few = compare_samples([1.0, 2.0], [1.5, 2.5], confidence=0.99)
     assert few.ci_low_pct is None and "too few trials" in few.reason and few.more_trials
@@ -95,7 +100,7 @@ def test_more_trials_is_a_power_estimate_for_every_inconclusive_row() -> None:
 
     rng = np.random.default_rng(17)
     seen = 0
-    for _ in range(60):
+    for _ in range(200):  # issue 39: fewer rows are inconclusive (no significant change)
         n = int(rng.integers(3, 12))
         x = rng.lognormal(0, 0.05, n)
         y = rng.lognormal(float(rng.choice([0.0, 0.01, 0.03])), 0.05, n)
@@ -162,3 +167,25 @@ def test_values_from_1e_minus_308_to_1e308_never_overflow() -> None:
         down = compare_samples(high, low, higher_is_better=False)
     assert up.verdict == "slower" and up.change_pct == math.inf
     assert down.verdict == "faster" and down.change_pct == pytest.approx(-100.0)
+
+
+def test_an_unchanged_pair_of_five_trials_is_no_significant_change() -> None:
+    """Issue 39: benchstat prints "~" for an unchanged benchmark; compare said
+    "inconclusive" and asked for up to 124 more trials. 400 unchanged pairs of 5 trials a
+    side (log-normal noise of 3 %): at most the level's share is called anything else."""
+    rng = np.random.default_rng(39)
+    verdicts = [compare_samples(rng.lognormal(0, 0.03, 5), rng.lognormal(0, 0.03, 5)).verdict
+                for _ in range(400)]
+    quiet = verdicts.count("no significant change") + verdicts.count("no change")
+    assert quiet >= 0.93 * len(verdicts)
+    assert verdicts.count("inconclusive") <= 0.05 * len(verdicts)
+
+
+def test_a_significant_row_whose_interval_reaches_zero_on_ties_says_so() -> None:
+    # Heavily tied values: the rank test counts ties as half, the interval's ends fall on
+    # tied differences
+    x = [1.0] * 5 + [2.0] * 5
+    y = [2.0] * 10
+    r = compare_samples(x, y, threshold=0.0)
+    assert r.p_value < 0.05 and r.ci_low_pct is not None and r.ci_low_pct <= 0.0
+    assert r.verdict == "inconclusive" and "reaches 0" in r.reason and "ties" in r.reason
