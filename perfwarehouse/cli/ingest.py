@@ -282,13 +282,17 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
                             path_pattern=path_pattern)
     quiet = global_settings(ctx).quiet
     skipped: list[Skipped] = []
+    notes: list[str] = []
     try:
         inputs, result = ingest_import(
             warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
-            dry_run=dry_run, reporter=default_reporter(quiet), skipped=skipped, strict=strict)
+            dry_run=dry_run, reporter=default_reporter(quiet), skipped=skipped, strict=strict,
+            notes=notes)
     finally:
         for skip in skipped:
             click.echo(f"skipped {skip.path}: {skip.reason}", err=True)
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     if fmt == "auto":
         for item in inputs:
             click.echo(f"{item.path}: {item.format}")

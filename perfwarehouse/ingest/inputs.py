@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfwarehouse.errors import TrialParseError, UsageError
+from perfwarehouse.ingest.formats import _text
 from perfwarehouse.ingest.limits import INPUT_MAX
 
 GZIP_MAGIC = b"\x1f\x8b"
 
 #: at most this many lines (a shell prompt, the command line, a label) above a JSON
-#: document; text formats allow as many above their output (``formats/_text.py``)
-PREAMBLE_LINES = 40
+#: document, as above a text format's output
+PREAMBLE_LINES = _text.PREAMBLE_LINES
 
 
 @dataclass(frozen=True)

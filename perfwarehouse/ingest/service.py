@@ -183,7 +183,8 @@ def _refuse_non_tables(path: Path) -> None:
 def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: ImportOptions,
                  task: Task | None = None, known_types: dict[str, str] | None = None,
                  known_runs: dict[tuple[str, str], int] | None = None,
-                 skipped: list[Skipped] | None = None) -> int:
+                 skipped: list[Skipped] | None = None,
+                 notes: list[str] | None = None) -> int:
     """Parse each input with its format (pure), apply the command line's options and put the
     records through the per-record checks of the native trial log into ``batch``.
 
@@ -202,6 +203,9 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
     type another input of the batch gives it, else ``known_types`` (the warehouse's),
     else its name. ``known_runs`` ((campaign, run_id) -> run_index, the warehouse's) keeps
     the run index of a run that is already in, whatever the batch's other files are.
+
+    What a parser noted about a file it read (attribute ``notes`` of its records: bytes
+    that are not UTF-8 in a label, ...) is appended to ``notes`` as ``FILE: NOTE``.
     """
     from perfwarehouse.ingest.formats import load
     from perfwarehouse.ingest.formats.records import apply_options
@@ -238,6 +242,10 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
             raise TrialParseError(source, 0, "empty",
                                   f"no trials in this {item.format} file (nothing was ingested)")
         _fill_start(records, item.path, file_options)
+        if notes is not None:
+            said = dict.fromkeys(n for r in records for n in (r.get("attributes") or {})
+                                 .get("notes", ()))
+            notes.extend(f"{source}: {note}" for note in said)
         parsed.append((source, item.format, records, file_options, item))
         if task is not None:
             task.advance()
@@ -388,6 +396,7 @@ def ingest_import(
     warehouse: Warehouse, fmt: str, paths: Sequence[Path], options: ImportOptions, *,
     quarantine: bool = False, dry_run: bool = False, reporter: Reporter | None = None,
     skipped: list[Skipped] | None = None, strict: bool = False,
+    notes: list[str] | None = None,
 ) -> tuple[list[ImportFile], stage.IngestSummary | stage.Preview]:
     """``perfwarehouse ingest FMT PATH...`` (FMT a registered format, or ``auto``).
 
@@ -396,7 +405,8 @@ def ingest_import(
     not even created). Returns the inputs (with the format used for each) and the
     summary or preview (whose ``untimed`` counts the trials stored without a start time).
     Files below a directory argument that are not ingested are appended to ``skipped``
-    with their reason; with ``strict`` any such file refuses the whole batch.
+    with their reason; with ``strict`` any such file refuses the whole batch. What the
+    parsers noted about the files read goes to ``notes`` (one line each).
     """
     from dataclasses import replace
 
@@ -408,7 +418,7 @@ def ingest_import(
     try:
         with reporter.task("parsing", total=len(inputs), unit="files") as task:
             untimed = stage_inputs(batch, inputs, options, task, *_known(warehouse),
-                                   skipped=skipped)
+                                   skipped=skipped, notes=notes)
         if strict and skipped:
             first = skipped[0]
             more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
