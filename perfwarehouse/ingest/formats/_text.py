@@ -80,9 +80,12 @@ def decode(data: bytes, source: str) -> tuple[list[str], set[int]]:
     if not data.strip():
         raise TrialParseError(source, 0, "empty", "the file is empty")
     try:
-        return [ln.rstrip("\r") for ln in data.decode("utf-8").split("\n")], set()
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    else:
+        lines = text.split("\n")
+        return ([ln.rstrip("\r") for ln in lines] if "\r" in text else lines), set()
     lines, bad = [], set()
     for number, raw in enumerate(data.split(b"\n"), 1):
         try:
@@ -109,9 +112,10 @@ def split_runs(lines: list[str], bad: set[int], source: str, is_start: StartTest
     for k, start in enumerate(starts):
         stop = starts[k + 1] if k + 1 < len(starts) else len(lines)
         end = start + 1
-        for index in range(start + 1, stop):
+        for index in range(stop - 1, start, -1):  # the last own line (from the end: cheap)
             if is_own(lines[index]):
                 end = index + 1
+                break
         if k + 1 == len(starts):
             end = len(lines)  # what follows the last run is its own (a cut file, a tail)
         preamble = [(i + 1, lines[i]) for i in range(above, start) if lines[i].strip()]
