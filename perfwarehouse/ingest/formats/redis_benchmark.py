@@ -60,10 +60,14 @@ def sniff(head: bytes, filename: str) -> bool:
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    content = lt.decode(data, source)
-    lines = content.split("\n")
-    first = _first_row([ln.rstrip("\r") for ln in lines], True) or 0
+    lines, bad = text.decode(data, source)
+    first = _first_row(lines, True) or 0
+    if any(n > first for n in bad):
+        raise TrialParseError(source, min(n for n in bad if n > first), "broken-utf8",
+                              "invalid UTF-8 in this line")
     label = " / ".join(ln.strip() for ln in lines[:first] if ln.strip())
+    notes = [f"line {n}: bytes that are not UTF-8 replaced by U+FFFD (in a label)"
+             for n in sorted(bad)]
     # the lines above the CSV (a label, the command line) blanked: line numbers kept
     content = "\n" * first + "\n".join(lines[first:])
     rows = lt.csv_rows(content, source)
@@ -79,6 +83,9 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     if not rows:
         raise TrialParseError(source, 0, "empty", "the file has no test rows")
     run = lt.run_id(NAME, data)
+    attributes: dict[str, Any] = {"label": label} if label else {}
+    if notes:
+        attributes["notes"] = notes
     settings = {"generator": "redis-benchmark", "loop": "closed", "think_time_s": 0}
     records: list[dict[str, Any]] = []
     ends_with_newline = content.endswith("\n")
@@ -97,7 +104,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
                                             for c, v in fields.items() if c in COLUMNS}
         records += lt.trial_records(run=run, position=position, benchmark=fields["test"],
                                     settings=settings, metrics=metrics, source=source,
-                                    line=lineno, attributes={"label": label} if label else None)
+                                    line=lineno, attributes=attributes)
     if not ends_with_newline:
         # redis-benchmark ends every row with a newline; a cut inside a number would
         # still parse, so an unterminated last row is refused

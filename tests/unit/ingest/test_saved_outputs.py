@@ -110,3 +110,19 @@ def test_a_label_between_runs_never_becomes_part_of_the_run_above() -> None:
     assert first[0]["attributes"]["command"].startswith("-z 2s -c 1 ")
     assert second[0]["attributes"]["command"].startswith("-z 2s -c 4 -q 20 ")
     assert first[0]["run_id"] == second[0]["run_id"]  # one file, one run of two trials
+
+
+def test_a_redis_benchmark_csv_under_a_latin1_label_with_crlf_reads_as_the_plain_one() -> None:
+    plain = (FIXTURES / "importers" / "redis-benchmark" / "good" / "redis_c4.csv").read_bytes()
+    saved = b"Caf\xe9 box, 4 clients\r\n" + plain.replace(b"\n", b"\r\n")
+    module = load("redis-benchmark")
+    assert module.sniff(saved, "r.csv")
+    records = module.parse(saved, "r.csv", ImportOptions())
+    assert [r["values"] for r in records] == [
+        r["values"] for r in module.parse(plain, "p.csv", ImportOptions())]
+    assert records[0]["attributes"]["label"] == "Caf\ufffd box, 4 clients"
+    assert records[0]["attributes"]["notes"] == [
+        "line 1: bytes that are not UTF-8 replaced by U+FFFD (in a label)"]
+    with pytest.raises(TrialParseError) as info:  # inside the CSV: refused, as before
+        module.parse(plain.replace(b"SET", b"S\xe9T", 1), "r.csv", ImportOptions())
+    assert info.value.rule == "broken-utf8"
