@@ -98,15 +98,17 @@ def decode(data: bytes, source: str) -> tuple[list[str], set[int]]:
 
 
 def split_runs(lines: list[str], bad: set[int], source: str, is_start: StartTest,
-               is_own: OwnTest, missing: str) -> tuple[list[Run], list[str]]:
+               is_own: OwnTest, missing: str, marker: str = "") -> tuple[list[Run], list[str]]:
     """The runs of a tool's output in ``lines`` (see the module's docstring) and the
     notes to give the user. ``missing-field`` (detail ``missing``) when no run starts
     within the first :data:`PREAMBLE_LINES` + 1 lines; ``broken-utf8`` for bytes that are
-    not UTF-8 outside a preamble."""
+    not UTF-8 outside a preamble. ``marker``: a text every start line holds (a cheap
+    test first: a log of a million lines is scanned at the speed of ``in``)."""
     first = starts_within(lines, is_start)
     if first is None:
         raise TrialParseError(source, 1, "missing-field", missing)
-    starts = [first] + [i for i in range(first + 1, len(lines)) if is_start(lines, i)]
+    starts = [first] + [i for i in range(first + 1, len(lines))
+                        if marker in lines[i] and is_start(lines, i)]
     runs: list[Run] = []
     above = 0  # where the lines above the next run begin
     for k, start in enumerate(starts):

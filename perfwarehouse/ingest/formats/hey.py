@@ -97,7 +97,8 @@ def _load(command: list[str] | None, source: str, line: int) -> tuple[dict[str, 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     lines, bad = text.decode(data, source)
     runs, notes = text.split_runs(lines, bad, source, _is_summary, _is_own,
-                                  "no 'Summary:' section: is this hey output?")
+                                  "no 'Summary:' section: is this hey output?",
+                                  marker="Summary:")
     records: list[dict[str, Any]] = []
     run_id = lt.run_id(NAME, data)
     for position, run in enumerate(runs):

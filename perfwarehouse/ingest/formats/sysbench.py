@@ -88,7 +88,8 @@ def sniff(head: bytes, filename: str) -> bool:
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     lines, bad = text.decode(data, source)
     runs, notes = text.split_runs(lines, bad, source, _is_banner, _is_own,
-                                  "no 'sysbench <version>' banner: is this sysbench output?")
+                                  "no 'sysbench <version>' banner: is this sysbench output?",
+                                  marker="sysbench")
     run = lt.run_id(NAME, data)
     records: list[dict[str, Any]] = []
     for position, found in enumerate(runs):

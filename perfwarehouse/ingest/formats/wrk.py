@@ -98,7 +98,8 @@ def sniff(head: bytes, filename: str) -> bool:
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
     lines, bad = text.decode(data, source)
     runs, notes = text.split_runs(lines, bad, source, _is_running, _is_own,
-                                  "'Running ... test @ URL' line: is this wrk output?")
+                                  "'Running ... test @ URL' line: is this wrk output?",
+                                  marker="Running")
     records: list[dict[str, Any]] = []
     run = lt.run_id(NAME, data)
     for position, found_run in enumerate(runs):
