@@ -60,16 +60,20 @@ def sniff(head: bytes, filename: str) -> bool:
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    lines, bad = text.decode(data, source)
-    first = _first_row(lines, True) or 0
-    if any(n > first for n in bad):
-        raise TrialParseError(source, min(n for n in bad if n > first), "broken-utf8",
-                              "invalid UTF-8 in this line")
-    label = " / ".join(ln.strip() for ln in lines[:first] if ln.strip())
-    notes = [f"line {n}: bytes that are not UTF-8 replaced by U+FFFD (in a label)"
-             for n in sorted(bad)]
-    # the lines above the CSV (a label, the command line) blanked: line numbers kept
-    content = "\n" * first + "\n".join(lines[first:])
+    label, notes = "", []
+    if _HEADER.fullmatch(data[:512].split(b"\n", 1)[0].decode("utf-8", "replace")):
+        content = lt.decode(data, source)  # the CSV from its first line (no copy)
+    else:
+        lines, bad = text.decode(data, source)
+        first = _first_row(lines, True) or 0
+        if any(n > first for n in bad):
+            raise TrialParseError(source, min(n for n in bad if n > first), "broken-utf8",
+                                  "invalid UTF-8 in this line")
+        label = " / ".join(ln.strip() for ln in lines[:first] if ln.strip())
+        notes = [f"line {n}: bytes that are not UTF-8 replaced by U+FFFD (in a label)"
+                 for n in sorted(bad)]
+        # the lines above the CSV (a label, the command line) blanked: line numbers kept
+        content = "\n" * first + "\n".join(lines[first:])
     rows = lt.csv_rows(content, source)
     header = rows[0][1] if rows else []
     if header[:1] == ["test"]:
