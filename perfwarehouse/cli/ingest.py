@@ -306,8 +306,8 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     finally:
         for skip in skipped:
             click.echo(f"skipped {skip.path}: {skip.reason}", err=True)
-        for note in notes:
-            click.echo(f"note: {note}", err=True)
+    for note in notes:  # only when the batch went in: a refusal stays one line
+        click.echo(f"note: {note}", err=True)
     if fmt == "auto":
         for item in inputs:
             click.echo(f"{item.path}: {item.format}")
