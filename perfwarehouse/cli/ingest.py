@@ -234,8 +234,9 @@ def _options(function: _Command) -> _Command:
                           "The command line's options win."),
         click.option("--columns", metavar="NAMES",
                      help="JMeter JTL without a header: its columns, in order, by JMeter's "
-                          "field names (timeStamp,elapsed,label,responseCode,success,...). "
-                          "[default: from the header, else inferred from the values]"),
+                          "field names separated by commas, e.g. 'timeStamp, elapsed, label, "
+                          "responseCode, success'.  [default: from the header, else inferred "
+                          "from the values]"),
         click.option("--strict", is_flag=True,
                      help="Refuse the batch when a file below a directory is skipped."),
         click.option("--setting", "settings", multiple=True, metavar="KEY=VALUE",
