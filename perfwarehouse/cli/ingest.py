@@ -233,6 +233,11 @@ def _options(function: _Command) -> _Command:
                           "hardware_type, revision, revision_time, started_at, campaign "
                           "(times take a strptime format, %s or %ms); {*} matches any text. "
                           "The command line's options win."),
+        click.option("--columns", metavar="NAMES",
+                     help="JMeter JTL without a header: its columns, in order, by JMeter's "
+                          "field names separated by commas, e.g. 'timeStamp, elapsed, label, "
+                          "responseCode, success'.  [default: from the header, else inferred "
+                          "from the values]"),
         click.option("--strict", is_flag=True,
                      help="Refuse the batch when a file below a directory is skipped."),
         click.option("--setting", "settings", multiple=True, metavar="KEY=VALUE",
@@ -253,7 +258,8 @@ def _options(function: _Command) -> _Command:
 def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | None,
          node: str | None, hardware_type: str | None, revision: str | None,
          revision_time: str | None, started_at: str | None, path_pattern: str | None,
-         strict: bool, settings: tuple[tuple[str, object], ...], quarantine: bool,
+         columns: str | None, strict: bool, settings: tuple[tuple[str, object], ...],
+         quarantine: bool,
          dry_run: bool) -> None:
     from pathlib import Path
 
@@ -273,6 +279,16 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
                          "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
     if path_pattern is not None:
         compile_pattern(path_pattern)  # a bad pattern is refused before any file is read
+    if columns is not None:  # refused before any file is read, as a bad pattern is
+        from perfwarehouse.ingest.formats.jmeter_columns import named_layout
+
+        if fmt not in ("jmeter", "auto"):
+            raise UsageError(f"--columns names the columns of a JMeter JTL: use it with "
+                             f"`ingest jmeter` or `ingest auto`, not `ingest {fmt}`")
+        try:
+            named_layout(columns)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     for name, value in (("--campaign", campaign), ("--node", node),
                         ("--hardware-type", hardware_type), ("--revision", revision)):
         if value is not None and not value.strip():
@@ -280,16 +296,20 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     options = ImportOptions(campaign=campaign, node=node, hardware_type=hardware_type,
                             revision=revision, revision_time=revision_time,
                             settings=settings, started_at=started_at,  # type: ignore[arg-type]
-                            path_pattern=path_pattern)
+                            path_pattern=path_pattern, columns=columns)
     quiet = global_settings(ctx).quiet
     skipped: list[Skipped] = []
+    notes: list[str] = []
     try:
         inputs, result = ingest_import(
             warehouse(ctx), fmt, [Path(p) for p in paths], options, quarantine=quarantine,
-            dry_run=dry_run, reporter=default_reporter(quiet), skipped=skipped, strict=strict)
+            dry_run=dry_run, reporter=default_reporter(quiet), skipped=skipped, strict=strict,
+            notes=notes)
     finally:
         for skip in skipped:
             click.echo(f"skipped {skip.path}: {skip.reason}", err=True)
+    for note in notes:  # only when the batch went in: a refusal stays one line
+        click.echo(f"note: {note}", err=True)
     if fmt == "auto":
         for item in inputs:
             click.echo(f"{item.path}: {item.format}")

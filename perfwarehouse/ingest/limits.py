@@ -31,6 +31,14 @@ BENCHMARK_MAX = 4096
 #: ``too-large``): 0.5 MB of gzip expanded to 1.1 GB in memory before.
 DECOMPRESSED_MAX = 1 << 30  # 1 GiB
 
+#: An input file an importer reads whole is at most this many bytes (rule ``too-large``,
+#: refused before it is read). ``ingest auto`` tells a file's format from its first 64 KiB
+#: and reads whole only the files a format claims (a stray 3 GB file below a walked
+#: directory cost 3.2 GB of memory before). The largest real inputs (JMeter JTLs, Gatling
+#: logs of millions of requests) are hundreds of MB; compressed ones are bounded by
+#: :data:`DECOMPRESSED_MAX` after decompression.
+INPUT_MAX = 1 << 30  # 1 GiB
+
 #: A repeat count in a histogram (JMH rawDataHistogram: value -> occurrences) expands to
 #: at most this many values per trial (rule ``too-many-values``): a 2.6 KB file saying a
 #: value occurs 3e7 times took 2.3 GB and 100 s; 1e12 raised MemoryError.

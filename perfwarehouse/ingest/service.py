@@ -8,8 +8,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -19,6 +18,19 @@ from perfwarehouse.ingest import stage
 from perfwarehouse.ingest.formats import jsonl, ordersage
 from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.hardware import load_rules
+from perfwarehouse.ingest.inputs import (  # noqa: F401  (the names callers import from here)
+    GZIP_MAGIC,
+    PREAMBLE_LINES,
+    ImportFile,
+    Skipped,
+    asv_trees,
+    claims,
+    collect_inputs,
+    detect_format,
+    read_head,
+    read_input,
+    without_preamble,
+)
 from perfwarehouse.ingest.pathkeys import PathPattern
 from perfwarehouse.progress import Reporter, SilentReporter, Task
 from perfwarehouse.warehouse.store import Warehouse
@@ -168,249 +180,11 @@ def _refuse_non_tables(path: Path) -> None:
                          "`ingest jsonl` for native trial logs)")
 
 
-# ------------------------------------------------------- other tools' results
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-@dataclass(frozen=True)
-class ImportFile:
-    """One input of ``ingest <format>``: its path, decompressed bytes and format."""
-
-    path: Path
-    data: bytes
-    format: str
-    #: a results directory read whole (asv): relative posix path -> decompressed bytes
-    files: dict[str, bytes] | None = None
-    #: the format was told from the content (``ingest auto``), not named by the user
-    detected: bool = False
-    #: found below a directory argument: a file its format refuses is skipped, not fatal
-    walked: bool = False
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A file below a directory argument that is not ingested, and why (one line)."""
-
-    path: Path
-    reason: str
-
-
-def read_input(path: Path) -> bytes:
-    """The bytes of ``path``, gunzipped when they start with the gzip magic (not by name)."""
-    from perfwarehouse.ingest.bounded import gunzip
-
-    raw = path.read_bytes()
-    if raw[:2] != GZIP_MAGIC:
-        return raw
-    return gunzip(raw, str(path))  # at most limits.DECOMPRESSED_MAX bytes
-
-
-def detect_format(data: bytes, filename: str) -> list[str]:
-    """Names of the registered formats whose ``sniff`` claims this content."""
-    from perfwarehouse.ingest.formats import load_all
-    from perfwarehouse.ingest.formats.records import SNIFF_BYTES
-
-    head = data[:SNIFF_BYTES]
-    name = filename[:-3] if filename.endswith(".gz") else filename
-    return [fmt for fmt, module in load_all().items() if module.sniff(head, name)]
-
-
-#: at most this many lines (a shell prompt, the command line) above a JSON document
-PREAMBLE_LINES = 5
-
-
-def without_preamble(data: bytes) -> bytes | None:
-    """``data`` with the few text lines above its JSON document blanked (a shell prompt
-    or the command line saved with the output: ``$ ./bench --benchmark_format=json``),
-    newlines kept so that problems name the file's own lines; None when ``data`` does
-    not have that shape (it starts with JSON, or no line of the first
-    :data:`PREAMBLE_LINES` + 1 starts a JSON object or list)."""
-    if data.lstrip()[:1] in (b"{", b"["):
-        return None
-    offset = 0
-    for _ in range(PREAMBLE_LINES):
-        end = data.find(b"\n", offset)
-        if end < 0:
-            return None
-        offset = end + 1
-        if data[offset:offset + 1] in (b"{", b"["):
-            return b"\n" * data.count(b"\n", 0, offset) + data[offset:]
-    return None
-
-
-def _claims(data: bytes, filename: str) -> tuple[bytes, list[str]]:
-    """(the bytes to parse, the formats claiming them): the file as it is, else without
-    a command line above its JSON when a format claims that."""
-    claims = detect_format(data, filename)
-    if claims:
-        return data, claims
-    stripped = without_preamble(data)
-    if stripped is not None:
-        claims = detect_format(stripped, filename)
-        if claims:
-            return stripped, claims
-    return data, claims
-
-
-def collect_inputs(fmt: str, paths: Sequence[Path],
-                   skipped: list[Skipped] | None = None) -> list[ImportFile]:
-    """Read the inputs of ``ingest FMT`` (``auto``: each file's format by its content).
-
-    A file named on the command line that no format (or several, or another format than
-    FMT) claims is refused with one line. A directory stands for every file below it (in
-    name order): each asv results tree inside it is one asv input (only the files of the
-    tree: its ``benchmarks.json``, the machine directories' files), every other file is
-    an input of the format that claims it, and a file no format claims (or several, or
-    one that cannot be read) is appended to ``skipped`` with the reason. Files in hidden
-    directories (``.git``) are skipped too, one entry per hidden directory.
-    """
-    from perfwarehouse.ingest.formats import load
-
-    if fmt != "auto":
-        load(fmt)
-    skipped = skipped if skipped is not None else []
-    out: list[ImportFile] = []
-    for path in (Path(p) for p in paths):
-        if path.is_dir():
-            before = len(skipped)
-            found = _walk(path, fmt, skipped)
-            if not found:
-                what = "any format" if fmt == "auto" else fmt
-                reasons = "; ".join(f"{s.path.name}: {s.reason}" for s in skipped[before:][:3])
-                raise UsageError(f"{path}: no file in this directory looks like {what} results"
-                                 + (f" ({reasons})" if reasons else ""))
-            out.extend(found)
-            continue
-        if not path.is_file():
-            raise UsageError(f"{path} is not a file")
-        data, claims = _claims(read_input(path), path.name)
-        if fmt != "auto":
-            if claims and fmt not in claims:
-                raise UsageError(f"{path} looks like {' or '.join(claims)} results, not {fmt}; "
-                                 f"use perfwarehouse ingest {claims[0]} (or ingest auto)")
-            out.append(ImportFile(path, data, fmt))
-            continue
-        if not claims:
-            raise UsageError(f"{path}: cannot tell its format (none of {', '.join(_names())} "
-                             "recognises it); name it: perfwarehouse ingest FORMAT PATH")
-        if len(claims) > 1:
-            raise UsageError(f"{path}: looks like {' and '.join(claims)}; name the format: "
-                             f"perfwarehouse ingest {claims[0]} PATH")
-        out.append(ImportFile(path, data, claims[0], detected=True))
-    return out
-
-
-#: hidden directories that hold a tool's results, walked like any other
-#: (pytest-benchmark's saves); other hidden directories (.git, .asv's environments) are not
-TOOL_DIRS = frozenset({".benchmarks"})
-
-
-def _walk(root: Path, fmt: str, skipped: list[Skipped]) -> list[ImportFile]:
-    """The inputs below directory ``root`` (see :func:`collect_inputs`)."""
-    files: list[Path] = []
-    hidden: dict[Path, int] = {}  # hidden top entry -> files below it
-    for child in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = child.relative_to(root).parts
-        dot = next((i for i, part in enumerate(rel)
-                    if part.startswith(".") and part not in TOOL_DIRS), None)
-        if dot is None:
-            files.append(child)
-        else:
-            top = root.joinpath(*rel[:dot + 1])
-            hidden[top] = hidden.get(top, 0) + 1
-    for top, count in sorted(hidden.items()):
-        skipped.append(Skipped(top, f"hidden ({count:,} file{'s' * (count > 1)} not read)"))
-    out: list[ImportFile] = []
-    taken: set[Path] = set()
-    if fmt in ("asv", "auto"):
-        for tree, members in asv_trees(root, files).items():
-            contents = {m.relative_to(tree).as_posix(): read_input(m) for m in members}
-            out.append(ImportFile(tree, b"", "asv", contents, detected=fmt == "auto",
-                                  walked=True))
-            taken.update(members)
-    if fmt in ("criterion", "auto"):
-        out.extend(criterion_trees(root, files, fmt, taken))
-    for child in files:
-        if child in taken:
-            continue
-        try:
-            data = read_input(child)
-        except TrialParseError as exc:
-            skipped.append(Skipped(child, f"[{exc.rule}] {exc.detail}"))
-            continue
-        data, claims = _claims(data, child.name)
-        if fmt == "auto" and len(claims) == 1:
-            out.append(ImportFile(child, data, claims[0], detected=True, walked=True))
-        elif fmt != "auto" and fmt in claims:
-            out.append(ImportFile(child, data, fmt, walked=True))
-        elif not claims:
-            skipped.append(Skipped(child, "no format recognises it" if fmt == "auto"
-                                   else f"not {fmt} results"))
-        elif fmt == "auto":
-            skipped.append(Skipped(child, f"looks like {' and '.join(claims)}; name the "
-                                          "format: perfwarehouse ingest FORMAT PATH"))
-        else:
-            skipped.append(Skipped(child, f"looks like {' or '.join(claims)} results, "
-                                          f"not {fmt}"))
-    return sorted(out, key=lambda item: str(item.path))
-
-
-def asv_trees(root: Path, files: Sequence[Path]) -> dict[Path, list[Path]]:
-    """The asv results trees among ``files`` (below ``root``), each with its files.
-
-    An asv machine directory holds ``machine.json`` and result files
-    (``<commit>-<env>.json``); its tree is the directory above it when that holds asv's
-    ``benchmarks.json`` (the ``results/`` folder, with every machine's directory), else
-    the machine directory itself. A tree's files are its ``benchmarks.json`` and the
-    JSON files directly in its machine directories: no other file is asv's."""
-    from perfwarehouse.ingest.formats import asv
-
-    by_dir: dict[Path, list[Path]] = {}
-    for f in files:
-        by_dir.setdefault(f.parent, []).append(f)
-    trees: dict[Path, list[Path]] = {}
-    for directory, members in sorted(by_dir.items()):
-        if not asv.is_results_directory([m.name for m in members]):
-            continue
-        parent = directory.parent
-        inside = directory != root and parent.is_relative_to(root)
-        top = parent if inside and (parent / "benchmarks.json") in files else directory
-        tree = trees.setdefault(top, [])
-        if top != directory and (top / "benchmarks.json") not in tree:
-            tree.append(top / "benchmarks.json")
-        tree.extend(m for m in members if m.suffix == ".json")
-    return {top: sorted(members) for top, members in trees.items()}
-
-
-def criterion_trees(root: Path, files: Sequence[Path], fmt: str,
-                    taken: set[Path]) -> list[ImportFile]:
-    """One input per Criterion.rs tree among ``files`` (below ``root``; see
-    ``criterion.find_trees``), its files added to ``taken``."""
-    from perfwarehouse.ingest.formats import criterion
-
-    rel = {f.relative_to(root).as_posix(): f for f in files if f not in taken}
-    out = []
-    for tree, members in criterion.find_trees(sorted(rel)).items():
-        top = root / tree if tree else root
-        contents = {PurePosixPath(m).relative_to(tree or ".").as_posix(): read_input(rel[m])
-                    for m in members if PurePosixPath(m).name in criterion.READ}
-        # the directory named is the tree: its refusal is an error, not a skip
-        out.append(ImportFile(top, b"", "criterion", contents, detected=fmt == "auto",
-                              walked=bool(tree)))
-        taken.update(rel[m] for m in members)
-    return out
-
-
-def _names() -> list[str]:
-    from perfwarehouse.ingest.formats import IMPORTERS
-
-    return sorted(IMPORTERS)
-
-
 def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: ImportOptions,
                  task: Task | None = None, known_types: dict[str, str] | None = None,
                  known_runs: dict[tuple[str, str], int] | None = None,
-                 skipped: list[Skipped] | None = None) -> int:
+                 skipped: list[Skipped] | None = None,
+                 notes: list[str] | None = None) -> int:
     """Parse each input with its format (pure), apply the command line's options and put the
     records through the per-record checks of the native trial log into ``batch``.
 
@@ -429,6 +203,9 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
     type another input of the batch gives it, else ``known_types`` (the warehouse's),
     else its name. ``known_runs`` ((campaign, run_id) -> run_index, the warehouse's) keeps
     the run index of a run that is already in, whatever the batch's other files are.
+
+    What a parser noted about a file it read (attribute ``notes`` of its records: bytes
+    that are not UTF-8 in a label, ...) is appended to ``notes`` as ``FILE: NOTE``.
     """
     from perfwarehouse.ingest.formats import load
     from perfwarehouse.ingest.formats.records import apply_options
@@ -448,8 +225,10 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
                     batch.hash_bytes(f"{item.format}:{item.path.name}/{rel}", item.files[rel])
                 records = load(item.format).parse_directory(item.files, source, file_options)
             else:
-                batch.hash_bytes(f"{item.format}:{item.path.name}", item.data)
-                records = load(item.format).parse(item.data, source, file_options)
+                data = item.content()  # read now: one claimed file's bytes at a time
+                batch.hash_bytes(f"{item.format}:{item.path.name}", data)
+                records = load(item.format).parse(data, source, file_options)
+                del data
         except TrialParseError as exc:
             if item.walked and skipped is not None:
                 where = f"line {exc.line}: " if exc.line else ""
@@ -463,6 +242,10 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
             raise TrialParseError(source, 0, "empty",
                                   f"no trials in this {item.format} file (nothing was ingested)")
         _fill_start(records, item.path, file_options)
+        if notes is not None:
+            said = dict.fromkeys(n for r in records for n in (r.get("attributes") or {})
+                                 .get("notes", ()))
+            notes.extend(f"{source}: {note}" for note in said)
         parsed.append((source, item.format, records, file_options, item))
         if task is not None:
             task.advance()
@@ -613,6 +396,7 @@ def ingest_import(
     warehouse: Warehouse, fmt: str, paths: Sequence[Path], options: ImportOptions, *,
     quarantine: bool = False, dry_run: bool = False, reporter: Reporter | None = None,
     skipped: list[Skipped] | None = None, strict: bool = False,
+    notes: list[str] | None = None,
 ) -> tuple[list[ImportFile], stage.IngestSummary | stage.Preview]:
     """``perfwarehouse ingest FMT PATH...`` (FMT a registered format, or ``auto``).
 
@@ -621,7 +405,8 @@ def ingest_import(
     not even created). Returns the inputs (with the format used for each) and the
     summary or preview (whose ``untimed`` counts the trials stored without a start time).
     Files below a directory argument that are not ingested are appended to ``skipped``
-    with their reason; with ``strict`` any such file refuses the whole batch.
+    with their reason; with ``strict`` any such file refuses the whole batch. What the
+    parsers noted about the files read goes to ``notes`` (one line each).
     """
     from dataclasses import replace
 
@@ -633,7 +418,7 @@ def ingest_import(
     try:
         with reporter.task("parsing", total=len(inputs), unit="files") as task:
             untimed = stage_inputs(batch, inputs, options, task, *_known(warehouse),
-                                   skipped=skipped)
+                                   skipped=skipped, notes=notes)
         if strict and skipped:
             first = skipped[0]
             more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""

@@ -31,6 +31,8 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats import _text as text
+from perfwarehouse.ingest.formats import wrk
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "hey"
@@ -53,26 +55,30 @@ _SUMMARY_KEYS = {"Total": "duration_s", "Slowest": "max", "Fastest": "min", "Ave
 _DEFAULT_WORKERS = 50  # hey's -c default
 
 
-def _preface(lines: list[str]) -> tuple[int, list[str] | None] | None:
-    """Where ``Summary:`` is among the first non-blank ``lines`` and the hey command line
-    above it (its arguments), or None when another line comes first."""
-    command = None
-    for index, line in enumerate(lines[:4]):
-        if line.strip() == "Summary:":
-            return index, command
-        tokens = lt.command_tokens(line, ("hey",))
-        if tokens is not None:
-            command = tokens
-        elif not (line.strip().startswith("```") or line.strip() in ("$", "#")):
-            return None
-    return None
+_TOTAL = re.compile(r"\s+Total:\s*\S+ secs\s*")
+_OWN = (_SUMMARY, _HISTOGRAM, _LATENCY, _DETAIL, _STATUS, _ERROR)
+
+
+def _is_summary(lines: list[str], index: int) -> bool:
+    return lines[index].strip() == "Summary:"
+
+
+def _is_start(lines: list[str], index: int) -> bool:
+    """``Summary:`` with its ``Total: S secs`` line next."""
+    following = text.next_nonblank(lines, index) if _is_summary(lines, index) else None
+    return following is not None and _TOTAL.fullmatch(following) is not None
+
+
+def _is_own(line: str) -> bool:
+    return line.strip() in _SECTIONS or any(p.fullmatch(line) for p in _OWN)
+
+
+def _command(line: str) -> list[str] | None:
+    return wrk.command_of(line, ("hey",))
 
 
 def sniff(head: bytes, filename: str) -> bool:
-    lines = [ln for ln in head.decode("utf-8", "replace").splitlines() if ln.strip()]
-    found = _preface(lines)
-    return found is not None and len(lines) > found[0] + 1 \
-        and re.fullmatch(r"\s+Total:\s*\S+ secs\s*", lines[found[0] + 1]) is not None
+    return text.starts_within(text.lines_of(head), _is_start) is not None
 
 
 def _load(command: list[str] | None, source: str, line: int) -> tuple[dict[str, Any], str]:
@@ -89,8 +95,19 @@ def _load(command: list[str] | None, source: str, line: int) -> tuple[dict[str, 
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    text = lt.decode(data, source)
-    lines = text.splitlines()
+    lines, bad = text.decode(data, source)
+    runs, notes = text.split_runs(lines, bad, source, _is_summary, _is_own,
+                                  "no 'Summary:' section: is this hey output?",
+                                  marker="Summary:")
+    records: list[dict[str, Any]] = []
+    run_id = lt.run_id(NAME, data)
+    for position, run in enumerate(runs):
+        records += _parse_run(lines, run, source, run_id, position, notes)
+    return lt.finish(records)
+
+
+def _parse_run(lines: list[str], run: text.Run, source: str, run_id: str, position: int,
+               notes: list[str]) -> list[dict[str, Any]]:
     section = None
     seen: set[str] = set()
     summary: dict[str, float] = {}
@@ -100,12 +117,13 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     statuses: dict[str, int] = {}
     transport_errors: dict[str, int] = {}
     command, command_line = None, 0
-    for index, raw in enumerate(lines):
-        lineno = index + 1
-        if not raw.strip():
-            continue
-        if section is None and (tokens := lt.command_tokens(raw, ("hey",))) is not None:
+    for lineno, above in run.preamble:
+        if (tokens := _command(above)) is not None:
             command, command_line = tokens, lineno
+    for index in range(run.start, run.end):
+        lineno = index + 1
+        raw = lines[index]
+        if not raw.strip():
             continue
         if raw.strip() in _SECTIONS:
             section = _SECTIONS[raw.strip()]
@@ -143,7 +161,7 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     if "summary" not in seen:
         raise TrialParseError(source, 1, "missing-field", "no 'Summary:' section: is this hey output?")
     if "status" not in seen:
-        raise TrialParseError(source, len(lines), "truncated",
+        raise TrialParseError(source, len("\n".join(lines).splitlines()), "truncated",
                               "the output ends before hey's 'Status code distribution:'")
     for key in ("duration_s", "throughput"):
         if key not in summary:
@@ -169,9 +187,14 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     load, benchmark = _load(command, source, command_line)
     if command is not None:
         attributes["command"] = " ".join(command)
+    label = run.label(lambda line: _command(line) is not None)
+    if label:
+        attributes["label"] = label
+    if notes:
+        attributes["notes"] = notes
     settings = {"generator": "hey", **load}
-    return lt.finish(lt.trial_records(
-        run=lt.run_id(NAME, data), position=0, benchmark=benchmark, settings=settings,
+    return lt.trial_records(
+        run=run_id, position=position, benchmark=benchmark, settings=settings,
         metrics=metrics, duration_s=summary["duration_s"],
         latency={"unit": "ms", "percentiles": percentiles} if percentiles else None,
-        attributes=attributes, source=source))
+        attributes=attributes, source=source)

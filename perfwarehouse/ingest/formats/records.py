@@ -61,6 +61,8 @@ class ImportOptions:
     started_at: str | None = None
     #: ``--path-pattern``: keys from each file's path (see ``ingest/pathkeys.py``)
     path_pattern: str | None = None
+    #: ``--columns``: the column names of a header-less table-like file (JMeter's JTL)
+    columns: str | None = None
 
 
 def apply_options(records: list[dict[str, Any]], options: ImportOptions, source: str,

@@ -32,6 +32,7 @@ from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats import _text as text
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "sysbench"
@@ -65,25 +66,41 @@ _KINDS = (("SQL statistics:", "oltp"), ("OLTP test statistics:", "oltp"),
           ("Total operations:", "memory"), ("File operations:", "fileio"))
 
 
+def _is_banner(lines: list[str], index: int) -> bool:
+    return _BANNER.fullmatch(lines[index].strip()) is not None
+
+
+def _is_own(line: str) -> bool:
+    """sysbench's summary ends with indented lines (``Threads fairness:`` and its rows); a
+    line that is neither indented nor an interval line after them is the next run's label."""
+    return line[:1] in (" ", "\t") or line.startswith("[")
+
+
 def sniff(head: bytes, filename: str) -> bool:
-    text = head.decode("utf-8", "replace").lstrip()
-    first = text.splitlines()[0] if text else ""
-    return _BANNER.fullmatch(first) is not None and (
-        "Running the test with following options" in text or len(text) < 200)
+    lines = text.lines_of(head)
+    at = text.starts_within(lines, _is_banner)
+    if at is None:
+        return False
+    rest = "\n".join(lines[at:])
+    return "Running the test with following options" in rest or len(rest.strip()) < 200
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    text = lt.decode(data, source)
-    lines = text.splitlines()
-    first = next((i for i, ln in enumerate(lines) if ln.strip()), 0)
-    if not _BANNER.fullmatch(lines[first].strip()):
-        raise TrialParseError(source, first + 1, "missing-field",
-                              "no 'sysbench <version>' banner: is this sysbench output?")
-    starts = [i for i, ln in enumerate(lines) if i >= first and _BANNER.fullmatch(ln.strip())]
+    lines, bad = text.decode(data, source)
+    runs, notes = text.split_runs(lines, bad, source, _is_banner, _is_own,
+                                  "no 'sysbench <version>' banner: is this sysbench output?",
+                                  marker="sysbench")
     run = lt.run_id(NAME, data)
     records: list[dict[str, Any]] = []
-    for position, (a, b) in enumerate(zip(starts, starts[1:] + [len(lines)])):
-        records += _parse_run(lines, a, b, source, run, position)
+    for position, found in enumerate(runs):
+        trial = _parse_run(lines, found.start, found.end, source, run, position)
+        label = found.label()
+        for record in trial:
+            if label:
+                record["attributes"]["label"] = label
+            if notes:
+                record["attributes"]["notes"] = notes
+        records += trial
     return lt.finish(records)
 
 

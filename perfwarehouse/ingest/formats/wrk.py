@@ -25,11 +25,13 @@
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 from perfwarehouse.errors import TrialParseError
 from perfwarehouse.ingest import numbers
 from perfwarehouse.ingest.formats import _loadtest as lt
+from perfwarehouse.ingest.formats import _text as text
 from perfwarehouse.ingest.formats.records import ImportOptions
 
 NAME = "wrk"
@@ -48,39 +50,65 @@ _TRANSFER = re.compile(r"Transfer/sec:\s*(\S*)\s*")
 
 
 _TOOLS = ("wrk", "wrk2")
-#: Lines a saved output may hold before ``Running``: at most this many.
-_PREFACE_LINES = 4
+_OWN = (_RUNNING, _THREADS, _STAT, _DISTRIBUTION, _TOTAL, _SOCKET, _NON_2XX, _RPS, _TRANSFER,
+        re.compile(r"\s*[0-9.]+\s+[0-9.]+\s+\d+\s+\S+\s*"))  # a spectrum row
+_OWN_PREFIXES = ("Thread Stats", "Thread calibration", "Latency Distribution",
+                 "Detailed Percentile spectrum", "Value ", "#[", "----")
 
 
-def _preface(lines: list[str]) -> tuple[int, list[str] | None] | None:
-    """Where ``Running ...`` is among the first non-blank ``lines`` and the wrk command
-    line above it (its arguments), or None when the lines before it are anything but a
-    Markdown fence, a shell prompt or a line that runs wrk/wrk2."""
-    command = None
-    for index, line in enumerate(lines[:_PREFACE_LINES + 1]):
-        if _RUNNING.fullmatch(line):
-            return index, command
-        tokens = lt.command_tokens(line, _TOOLS)
-        if tokens is not None:
-            command = tokens
-        elif not (line.strip().startswith("```") or line.strip() in ("$", "#")):
-            return None
+def _is_running(lines: list[str], index: int) -> bool:
+    return _RUNNING.fullmatch(lines[index].strip()) is not None
+
+
+def _is_start(lines: list[str], index: int) -> bool:
+    """``Running ... test @ URL`` with ``T threads and C connections`` next (or nothing:
+    a file cut there)."""
+    if not _is_running(lines, index):
+        return False
+    following = text.next_nonblank(lines, index)
+    return following is None or _THREADS.fullmatch(following) is not None
+
+
+def _is_own(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(_OWN_PREFIXES) or any(p.fullmatch(line) for p in _OWN)
+
+
+def command_of(line: str, tools: tuple[str, ...] = _TOOLS) -> list[str] | None:
+    """The arguments in a saved command line that runs one of ``tools`` (``$ wrk2 -R2000
+    ...``), or in a line of bare arguments (``-t64 -c64 -d60s -R2000 --latency
+    http://...``: options first, a URL among them); None otherwise. After the tool's name
+    comes an option or a URL (``hey against nginx`` is a label, not a command)."""
+    tokens = lt.command_tokens(line, tools)
+    if tokens is not None and (not tokens or tokens[0].startswith("-") or "://" in tokens[0]):
+        return tokens
+    words = line.split()
+    if words and words[0].startswith("-") and any("://" in w for w in words):
+        try:
+            return shlex.split(line)
+        except ValueError:
+            return words
     return None
 
 
 def sniff(head: bytes, filename: str) -> bool:
-    text = head.decode("utf-8", "replace")
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    found = _preface(lines)
-    if found is None:
-        return False
-    at = found[0]
-    return len(lines) < at + 2 or _THREADS.fullmatch(lines[at + 1]) is not None
+    return text.starts_within(text.lines_of(head), _is_start) is not None
 
 
 def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, Any]]:
-    text = lt.decode(data, source)
-    lines = text.splitlines()
+    lines, bad = text.decode(data, source)
+    runs, notes = text.split_runs(lines, bad, source, _is_running, _is_own,
+                                  "'Running ... test @ URL' line: is this wrk output?",
+                                  marker="Running")
+    records: list[dict[str, Any]] = []
+    run = lt.run_id(NAME, data)
+    for position, found_run in enumerate(runs):
+        records += _parse_run(lines, found_run, source, run, position, notes)
+    return lt.finish(records)
+
+
+def _parse_run(lines: list[str], run: text.Run, source: str, run_id: str, position: int,
+               notes: list[str]) -> list[dict[str, Any]]:
     found: dict[str, Any] = {}
     distribution: list[tuple[float, float]] = []
     spectrum: list[list[float]] = []
@@ -88,16 +116,22 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     section = None
     errors = 0.0
     command = None
-    for index, raw in enumerate(lines):
+    for lineno, above in run.preamble:
+        if (tokens := command_of(above)) is not None:
+            command, found["command_line"] = tokens, lineno
+    label = run.label(lambda line: command_of(line) is not None)
+    if label:
+        attributes["label"] = label
+    if notes:
+        attributes["notes"] = notes
+    for index in range(run.start, run.end):
         lineno = index + 1
-        line = raw.rstrip()
+        line = lines[index].rstrip()
         if not line.strip():
             if section == "distribution":
                 section = None
             continue
-        if "running_line" not in found and (tokens := lt.command_tokens(line, _TOOLS)):
-            command, found["command_line"] = tokens, lineno
-        elif m := _RUNNING.fullmatch(line):
+        if m := _RUNNING.fullmatch(line.strip()):
             found["url"], attributes["nominal_duration"] = m.group(2), m.group(1)
             found["running_line"] = lineno
         elif m := _THREADS.fullmatch(line):
@@ -163,17 +197,20 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
             found["rate"] = lt.number(rate, source, found["command_line"], "the rate -R")
             found["wrk2"] = True
         attributes["command"] = " ".join(command)
-    return lt.finish(_records(data, source, found, distribution, spectrum, attributes, errors))
+    return _records(lines, source, run_id, position, found, distribution, spectrum,
+                    attributes, errors)
 
 
-def _records(data: bytes, source: str, found: dict[str, Any],
+
+
+def _records(lines: list[str], source: str, run_id: str, position: int, found: dict[str, Any],
              distribution: list[tuple[float, float]], spectrum: list[list[float]],
              attributes: dict[str, Any], errors: float) -> list[dict[str, Any]]:
     if "running_line" not in found:
         raise TrialParseError(source, 1, "missing-field",
                               "no 'Running ... test @ URL' line: is this wrk output?")
     if "requests" not in found or "throughput" not in found:
-        raise TrialParseError(source, len(data.decode("utf-8").splitlines()), "truncated",
+        raise TrialParseError(source, len("\n".join(lines).splitlines()), "truncated",
                               "the output ends before wrk's summary "
                               "('N requests in ...' and 'Requests/sec:')")
     if "threads" not in found:
@@ -201,6 +238,6 @@ def _records(data: bytes, source: str, found: dict[str, Any],
     elif distribution:
         latency = {"unit": "ms", "percentiles": [[q, v] for q, v in distribution]}
     return lt.trial_records(
-        run=lt.run_id(NAME, data), position=0, benchmark=found["url"], settings=settings,
+        run=run_id, position=position, benchmark=found["url"], settings=settings,
         metrics=metrics, duration_s=found["duration_s"], latency=latency,
         attributes=attributes, source=source)

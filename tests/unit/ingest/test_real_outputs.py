@@ -17,6 +17,7 @@ from perfwarehouse.errors import TrialParseError, UsageError
 from perfwarehouse.ingest.formats import gotest
 from perfwarehouse.ingest.formats.records import SNIFF_BYTES, ImportOptions
 from perfwarehouse.ingest.service import (
+    PREAMBLE_LINES,
     Skipped,
     collect_inputs,
     detect_format,
@@ -86,8 +87,9 @@ def test_a_command_line_above_json_is_blanked_keeping_line_numbers() -> None:
     assert stripped is not None and stripped.count(b"\n") == raw.count(b"\n")
     assert stripped.lstrip().startswith(b"{")
     assert without_preamble(stripped) is None  # JSON from the start: nothing to do
-    text = b"a\nb\nc\nd\ne\nf\n{}"  # more lines above than a prompt and command take
-    assert without_preamble(text) is None
+    # more lines above than a preamble takes (issue 43: up to a few dozen, was 5)
+    assert without_preamble(b"a\n" * PREAMBLE_LINES + b"{}") is not None
+    assert without_preamble(b"a\n" * (PREAMBLE_LINES + 1) + b"{}") is None
 
 
 def test_jmh_csv_is_refused_in_one_line_naming_rf_json(tmp_path: Path) -> None:
