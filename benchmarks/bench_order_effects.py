@@ -23,9 +23,20 @@ the partition query (read + decode of key, group, value), the computation
 CPU seconds of this process (``time.process_time``, all threads: DuckDB reads with
 two), which other processes disturb far less than wall time.
 
+With ``--cold-against CHECKOUT`` it instead runs ``perfwarehouse analyze
+order-effects`` as a user does, a fresh process each time, alternating this
+checkout's code and CHECKOUT's (a ``git worktree add /tmp/old REV`` of an older
+revision), each on its own copy of the warehouse (older code may not write into a
+newer catalog), and prints the medians of the job's recorded duration and of the
+command's wall and CPU seconds: how 04494c9..d99f738 was bisected (the job's
+duration tripled when 1d0d81d made ``perfwarehouse.stats`` import its modules on
+first use, so ``scipy.stats`` was first imported inside the job's timed median
+CIs instead of at the command's start).
+
 Usage::
 
     python benchmarks/bench_order_effects.py /tmp/me/wh [--generate /tmp/me/lt.jsonl] [--runs 5]
+    python benchmarks/bench_order_effects.py /tmp/me/wh --cold-against /tmp/old [--runs 5]
 
 The warehouse must hold the ``ordersage-longterm`` campaign; with
 ``--generate FILE`` it is generated (seed 1, full scale) into FILE if missing and
@@ -35,8 +46,13 @@ ingested first.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -160,6 +176,54 @@ def breakdown(warehouse: Warehouse, params: order_effects.OrderEffectsParams,
             for name, ts in steps.items()}
 
 
+def cold_run(checkout: Path, warehouse: Path) -> tuple[float, float, float]:
+    """(job duration, wall, CPU) seconds of one ``perfwarehouse analyze order-effects``
+    command run with ``checkout``'s code in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "perfwarehouse", "--warehouse", str(warehouse), "-q",
+                    "analyze", "order-effects", "--campaign", CAMPAIGN], env=env, check=True,
+                   cwd=tempfile.gettempdir(), stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out = subprocess.run(
+        [sys.executable, "-c", "import duckdb, sys; print(duckdb.connect(sys.argv[1], "
+         "read_only=True).sql('SELECT duration_s FROM job_runs ORDER BY job_run_id DESC "
+         "LIMIT 1').fetchall()[0][0])", str(warehouse / "catalog.duckdb")],
+        check=True, capture_output=True, text=True)
+    return float(out.stdout), wall, cpu
+
+
+def cold_against(warehouse: Path, old: Path, runs: int) -> int:
+    """This checkout against ``old``, alternating fresh ``analyze order-effects`` commands,
+    each side on its own copy of the warehouse."""
+    new = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="bench-order-effects-") as tmp:
+        copies = {}
+        for side in ("new", "old"):
+            copies[side] = Path(tmp) / side
+            shutil.copytree(warehouse, copies[side])
+        figures: dict[str, list[tuple[float, float, float]]] = {"new": [], "old": []}
+        for side, checkout in (("new", new), ("old", old)):  # numba caches, first imports
+            cold_run(checkout, copies[side])
+        for _ in range(runs):
+            for side, checkout in (("old", old), ("new", new)):
+                figures[side].append(cold_run(checkout, copies[side]))
+    print(f"analyze order-effects --campaign {CAMPAIGN}, a fresh process per run, "
+          f"alternating, medians of {runs} (job duration / command wall / command CPU s):")
+    med = {side: [statistics.median(r[i] for r in rows) for i in range(3)]
+           for side, rows in figures.items()}
+    for side, checkout in (("old", old), ("new", new)):
+        job, wall, cpu = med[side]
+        print(f"  {side} {str(checkout):40s} {job:7.3f} {wall:7.3f} {cpu:7.3f}  "
+              f"(jobs: {', '.join(f'{r[0]:.3f}' for r in figures[side])})")
+    print(f"ratio new / old: job {med['new'][0] / med['old'][0]:.2f}, "
+          f"wall {med['new'][1] / med['old'][1]:.2f}, CPU {med['new'][2] / med['old'][2]:.2f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("warehouse", type=Path)
@@ -168,7 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scipy-configs", type=int, default=0,
                         help="loop scipy over this many configurations and extrapolate (0: all)")
+    parser.add_argument("--cold-against", type=Path, metavar="CHECKOUT",
+                        help="compare fresh 'analyze order-effects' commands of this checkout "
+                             "and of CHECKOUT, alternating")
     args = parser.parse_args(argv)
+    if args.cold_against:
+        return cold_against(args.warehouse, args.cold_against.resolve(), args.runs)
     warehouse = Warehouse(args.warehouse)
     if args.generate:
         if not args.generate.exists():

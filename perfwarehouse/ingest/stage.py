@@ -84,6 +84,25 @@ class IngestSummary:
     notes: tuple[str, ...] = ()  # unit conversions into the warehouse's unit
 
 
+class FileDigest:
+    """One file's bytes fed into a batch's content hash chunk by chunk, counting its lines
+    (a last line without a newline counts)."""
+
+    def __init__(self, hash_: Any) -> None:
+        self._hash = hash_
+        self._newlines = 0
+        self._last = b"\n"
+
+    def update(self, chunk: bytes) -> None:
+        self._hash.update(chunk)
+        self._newlines += chunk.count(b"\n")
+        self._last = chunk[-1:]
+
+    @property
+    def lines(self) -> int:
+        return self._newlines + (self._last != b"\n")
+
+
 class Batch:
     """Parsed records of one ingest command, held in an in-memory DuckDB."""
 
@@ -113,15 +132,18 @@ class Batch:
 
     def hash_file(self, path: Path) -> int:
         """Feed a file into the content hash; returns its number of lines (one pass)."""
-        size = path.stat().st_size
-        self._hash.update(path.name.encode() + b"\0" + size.to_bytes(8, "little"))
-        lines, last = 0, b"\n"
+        digest = self.file_digest(path)
         with open(path, "rb") as f:
             while chunk := f.read(1 << 23):
-                self._hash.update(chunk)
-                lines += chunk.count(b"\n")
-                last = chunk[-1:]
-        return lines + (last != b"\n")
+                digest.update(chunk)
+        return digest.lines
+
+    def file_digest(self, path: Path) -> FileDigest:
+        """A digest that feeds ``path``'s chunks, given in order by a reader that passes over
+        the bytes anyway, into the content hash, as :meth:`hash_file` does."""
+        size = path.stat().st_size
+        self._hash.update(path.name.encode() + b"\0" + size.to_bytes(8, "little"))
+        return FileDigest(self._hash)
 
     @property
     def content_hash(self) -> str:

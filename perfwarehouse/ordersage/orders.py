@@ -218,8 +218,7 @@ def interval_indices(n: np.ndarray, confidence: float, method: str
     0-based ranks max(floor(n/2 - z sqrt(n/4)), 0) and min(ceil(n/2 + z sqrt(n/4))
     + 1, n - 1) are Le Boudec's 1-based indices used as 0-based ones, clipped.
     """
-    from scipy import stats as sps
-
+    from perfwarehouse.stats import binomial
     from perfwarehouse.stats.order_statistics import le_boudec_indices, median_interval_index
 
     check_ci_method(method)
@@ -229,17 +228,17 @@ def interval_indices(n: np.ndarray, confidence: float, method: str
     if method == "le-boudec":
         j, k = le_boudec_indices(n, confidence)
         ok = (j >= 1) & (k <= n)
-        coverage = sps.binom.cdf(k - 1, n, 0.5) - sps.binom.cdf(j - 1, n, 0.5)
+        coverage = binomial.cdf(k - 1, n, 0.5) - binomial.cdf(j - 1, n, 0.5)
         best = 1.0 - 2.0 * 0.5 ** n.astype(np.float64)
         return np.where(ok, j, 0), np.where(ok, k, 0), np.where(ok, coverage, best)
     if method == "ordersage":
         p = 0.5
-        eta = sps.norm.ppf((1 + confidence) / 2.0)
+        eta = binomial.norm_ppf((1 + confidence) / 2.0)
         nf = n.astype(np.float64)
         lo = np.maximum(np.floor(nf * p - eta * np.sqrt(nf * p * (1 - p))).astype(np.int64), 0)
         hi = np.minimum(np.ceil(nf * p + eta * np.sqrt(nf * p * (1 - p))).astype(np.int64) + 1,
                         n - 1)
-        coverage = sps.binom.cdf(hi, n, 0.5) - sps.binom.cdf(lo, n, 0.5)
+        coverage = binomial.cdf(hi, n, 0.5) - binomial.cdf(lo, n, 0.5)
         return lo + 1, hi + 1, coverage
     raise AssertionError(f"unhandled CI method {method!r}")
 

@@ -30,7 +30,8 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
+
+from perfwarehouse.stats import binomial
 
 Side = Literal["lower", "upper"]
 
@@ -91,12 +92,12 @@ def lower_bound_index(n: int | np.ndarray, p: float, confidence: float) -> tuple
     # m - 1 = largest k with cdf(k) <= 1 - confidence; binom.ppf gives the
     # smallest k with cdf(k) >= q, so step back where cdf overshoots
     q = 1.0 - confidence
-    k = sps.binom.ppf(q, n_arr, p).astype(np.int64)
-    k = np.where(sps.binom.cdf(k, n_arr, p) > q * (1 + 1e-12), k - 1, k)
+    k = binomial.ppf(q, n_arr, p).astype(np.int64)
+    k = np.where(binomial.cdf(k, n_arr, p) > q * (1 + 1e-12), k - 1, k)
     # guard against ppf rounding the other way
-    k = np.where(sps.binom.cdf(k + 1, n_arr, p) <= q * (1 - 1e-12), k + 1, k)
+    k = np.where(binomial.cdf(k + 1, n_arr, p) <= q * (1 - 1e-12), k + 1, k)
     m = np.clip(k + 1, 0, n_arr)
-    coverage = sps.binom.sf(np.maximum(m, 1) - 1, n_arr, p)
+    coverage = binomial.sf(np.maximum(m, 1) - 1, n_arr, p)
     return m, coverage
 
 
@@ -108,11 +109,11 @@ def median_interval_index(n: int | np.ndarray, confidence: float) -> tuple[np.nd
     """
     n_arr = np.atleast_1d(np.asarray(n, dtype=np.int64))
     q = (1.0 - confidence) / 2.0
-    k = sps.binom.ppf(q, n_arr, 0.5).astype(np.int64)
-    k = np.where(sps.binom.cdf(k, n_arr, 0.5) > q * (1 + 1e-12), k - 1, k)
-    k = np.where(sps.binom.cdf(k + 1, n_arr, 0.5) <= q * (1 - 1e-12), k + 1, k)
+    k = binomial.ppf(q, n_arr, 0.5).astype(np.int64)
+    k = np.where(binomial.cdf(k, n_arr, 0.5) > q * (1 + 1e-12), k - 1, k)
+    k = np.where(binomial.cdf(k + 1, n_arr, 0.5) <= q * (1 - 1e-12), k + 1, k)
     j = np.clip(k + 1, 0, (n_arr + 1) // 2)
-    coverage = 1.0 - 2.0 * sps.binom.cdf(np.maximum(j, 1) - 1, n_arr, 0.5)
+    coverage = 1.0 - 2.0 * binomial.cdf(np.maximum(j, 1) - 1, n_arr, 0.5)
     return j, np.clip(coverage, 0.0, 1.0)
 
 
@@ -124,7 +125,7 @@ def le_boudec_indices(n: int | np.ndarray, confidence: float, p: float = 0.5) ->
     has no interval at this n (the book asks for n >= 6 at 95 %).
     """
     n_arr = np.atleast_1d(np.asarray(n, dtype=np.float64))
-    z = sps.norm.ppf((1.0 + confidence) / 2.0)
+    z = binomial.norm_ppf((1.0 + confidence) / 2.0)
     half = z * np.sqrt(n_arr * p * (1 - p))
     j = np.floor(n_arr * p - half).astype(np.int64)
     k = np.ceil(n_arr * p + 1 + half).astype(np.int64)
@@ -135,7 +136,7 @@ def interval_coverage(n: int, p: float, low_index: int, high_index: int) -> floa
     """P(x(low) <= P_p <= x(high)) = P(low <= B <= high - 1), B ~ Bin(n, p)."""
     if low_index < 1 or high_index > n or low_index > high_index:
         return 0.0
-    return float(sps.binom.cdf(high_index - 1, n, p) - sps.binom.cdf(low_index - 1, n, p))
+    return float(binomial.cdf(high_index - 1, n, p) - binomial.cdf(low_index - 1, n, p))
 
 
 def n_required_lower_bound(p: float, confidence: float) -> int:
@@ -159,9 +160,9 @@ def range_coverage(n: int, p: float, m: int) -> float:
     if m < 1 or m > n - m + 1:
         return 0.0
     a = np.arange(m, n + 1)
-    p_low = sps.binom.pmf(a, n, p)
+    p_low = binomial.pmf(a, n, p)
     q = p / (1.0 - p) if p < 1.0 else 0.0
-    p_high = sps.binom.sf(m - 1, n - a, q)
+    p_high = binomial.sf(m - 1, n - a, q)
     return float(np.sum(p_low * p_high))
 
 

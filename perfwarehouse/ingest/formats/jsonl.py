@@ -24,6 +24,7 @@ import json
 import math
 import re
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,8 @@ KNOWN_KEYS = frozenset(DUCKDB_COLUMNS) - {"attributes"}
 KNOWN_KEYS_ORDERED = tuple(k for k in DUCKDB_COLUMNS if k != "attributes")
 
 
-def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | None:
+def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
+              on_chunk: Callable[[bytes], None] | None = None) -> int | None:
     """Load ``path`` into ``raw_trials`` with DuckDB; the number of records, or None if it can't.
 
     Every field is read as JSON and converted in SQL only when its JSON type is the
@@ -74,13 +76,36 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     (``stage.land``), ``latency`` when it is converted (``ingest.latency``).
     ``line`` is the record's rank among non-blank lines; :func:`fix_line_numbers`
     corrects it when the file has blank lines.
+
+    ``on_chunk`` (optional) is given every chunk of the file's bytes, in order, by the
+    scan that runs beside DuckDB's read (the batch's content hash and line count take
+    the same single pass over the bytes); it has seen the whole file when this returns.
     """
     # the scan for what DuckDB accepts but the policy refuses runs beside DuckDB's read (a
     # pass over the bytes in Python, which DuckDB does not wait for); a file it flags is
     # rolled back and left to the reference parser
     flagged: list[bool] = []
-    scan = threading.Thread(target=lambda: flagged.append(_suspicious(path)))
+    failed: list[OSError] = []
+
+    def scan_file() -> None:
+        try:
+            flagged.append(_suspicious(path, on_chunk))
+        except OSError as exc:
+            failed.append(exc)
+
+    scan = threading.Thread(target=scan_file)
     scan.start()
+    try:
+        return _insert_fast(con, path, source, scan, flagged)
+    finally:
+        scan.join()
+        if failed:
+            raise failed[0]
+
+
+def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
+                 scan: threading.Thread, flagged: list[bool]) -> int | None:
+    """The body of :func:`read_fast`, while ``scan`` runs."""
     columns = "{" + ", ".join(f"{quote_literal(k)}: 'JSON'" for k in KNOWN_KEYS_ORDERED) + "}"
     fields = ",\n".join(_fast_field(k) for k in KNOWN_KEYS_ORDERED)
     try:
@@ -104,8 +129,6 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int | 
     except duckdb.Error:
         con.execute("ROLLBACK")
         return None
-    finally:
-        scan.join()
     return int(n)
 
 
@@ -156,16 +179,23 @@ _POINTER = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
 _TRAILING_COMMA = re.compile(rb",\s*[}\]]")
 
 
-def _suspicious(path: Path) -> bool:
+def _suspicious(path: Path, on_chunk: Callable[[bytes], None] | None = None) -> bool:
     """Whether the file may hold what DuckDB accepts but the policy does not (a trailing
-    comma; a false alarm inside a string only costs the slower reader)."""
+    comma; a false alarm inside a string only costs the slower reader). With
+    ``on_chunk``, every chunk is also given to it (the whole file is read even once
+    flagged)."""
+    found = False
     with open(path, "rb") as f:
         tail = b""
-        while chunk := f.read(1 << 24):
-            if _TRAILING_COMMA.search(tail + chunk):
-                return True
+        while chunk := f.read(1 << 23):
+            if on_chunk is not None:
+                on_chunk(chunk)
+            if not found:
+                found = _TRAILING_COMMA.search(tail + chunk) is not None
+                if found and on_chunk is None:
+                    return True
             tail = chunk[-64:]
-    return False
+    return found
 
 
 _NUMBER_TYPES = "'BIGINT', 'UBIGINT', 'DOUBLE'"
@@ -184,7 +214,13 @@ def _fast_field(name: str) -> str:
         body = (f"WHEN {string} THEN {x} ->> '$' "
                 f"WHEN json_type({x}) IN ({integer_ok}) THEN CAST({x} AS VARCHAR)")
     elif kind == "DOUBLE":  # numbers, or numeric text (as the reference tolerates)
-        body = f"WHEN json_type({x}) IN ({_NUMBER_TYPES}, 'VARCHAR') THEN CAST({x} AS DOUBLE)"
+        # from the value's text, without json_type's parse: a number's text is a number,
+        # numeric text is a string; true and false are refused here, an object or array
+        # fails the cast (-> the reference parser). The five number fields of 230,000
+        # records: 0.94-0.97 -> 0.77-0.80 CPU s (the whole read 1.28 -> 1.06-1.11)
+        text = f"CAST({x} AS VARCHAR)"
+        body = (f"WHEN {string} THEN CAST({x} ->> '$' AS DOUBLE) "
+                f"WHEN {text} NOT IN ('true', 'false') THEN CAST({text} AS DOUBLE)")
     elif kind == "BOOLEAN":
         body = f"WHEN json_type({x}) = 'BOOLEAN' THEN CAST({x} AS BOOLEAN)"
     elif kind == "DOUBLE[]":
