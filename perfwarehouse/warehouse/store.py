@@ -52,6 +52,9 @@ DATA = "measurements"
 STAGING = "_staging"
 RETIRE = "retire-"  # _staging/retire-TOKEN: files `compact --grace 0` moved out (move_out)
 EMPTY_FILE = "_schema/campaign=_/hardware_type=_/empty.parquet"
+#: the warehouses this process has read (a failed query that names no file is explained
+#: by examining theirs: :func:`perfwarehouse.warehouse.damage.damaged_file_line`)
+OPENED: set[Path] = set()
 
 
 def configure(con: duckdb.DuckDBPyConnection) -> None:
@@ -137,6 +140,10 @@ class DataFile:
     hardware_type: str
     row_count: int
     file_version: int = 2  # 1: written before the revision columns existed
+    # what it held when it landed (perfwarehouse.warehouse.integrity); None: not recorded
+    bytes: int | None = None
+    sha256: str | None = None
+    mtime_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -202,10 +209,11 @@ class Warehouse:
             _check_version(con, self.root)
             self._recover_read_only(con)
             if views:
+                files = _data_files(con)
                 try:
-                    self.create_views(con, _data_files(con), temporary=True)
-                except duckdb.Error as exc:
-                    raise _damaged(exc, self.root) from None
+                    self.create_views(con, files, temporary=True)
+                except (duckdb.Error, UnicodeDecodeError) as exc:
+                    raise _damaged(exc, self.root, files) from None
             yield con
         finally:
             con.close()
@@ -229,6 +237,10 @@ class Warehouse:
 
         It holds no lock on the catalog, so a long job never blocks a writer.
         """
+        from perfwarehouse.warehouse.integrity import verify_for_reading
+
+        verify_for_reading(self.root, files)
+        OPENED.add(self.root)
         con = memory_connection()
         con.execute(f"CREATE TEMP VIEW measurements AS {self.measurements_sql(files)}")
         if configurations is not None:
@@ -263,7 +275,14 @@ class Warehouse:
 
         perfwarehouse's own connections use temporary views (so a moved warehouse
         works); writers also refresh persistent copies for users of the raw DuckDB file.
+        Temporary views are for reading: their files are verified first
+        (:func:`~perfwarehouse.warehouse.integrity.verify_for_reading`).
         """
+        if temporary:
+            from perfwarehouse.warehouse.integrity import verify_for_reading
+
+            verify_for_reading(self.root, files)
+            OPENED.add(self.root)
         kind = "TEMP VIEW" if temporary else "VIEW"
         con.execute(f"CREATE OR REPLACE {kind} measurements AS {self.measurements_sql(files)}")
         con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
@@ -534,6 +553,10 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
                 renamed = True
     for _name, statement in sqlfiles.schema_statements():
         con.execute(statement)
+    from perfwarehouse.warehouse.integrity import CONTENT_COLUMNS
+
+    for column, kind in CONTENT_COLUMNS:  # files landed before checksums: NULL (unknown)
+        con.execute(f"ALTER TABLE data_files ADD COLUMN IF NOT EXISTS {column} {kind}")
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     con.execute(
         "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?) ON CONFLICT DO NOTHING",
@@ -568,22 +591,33 @@ def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
         )
 
 
-def _damaged(exc: duckdb.Error, root: Path) -> Exception:
-    """A damaged data file as a one-line :class:`WarehouseError`, any other error as it is."""
-    from perfwarehouse.warehouse.damage import damage_message
+def _damaged(exc: Exception, root: Path, files: Sequence[DataFile]) -> Exception:
+    """A damaged data file as a one-line :class:`WarehouseError`, any other error as it
+    is. DuckDB does not always name the file (a damaged footer: ``TProtocolException:
+    Invalid data``; a file of other columns: ``Binder Error``): then the files are
+    examined (:func:`diagnose`) to name it."""
+    from perfwarehouse.warehouse.damage import damage_message, diagnose
 
-    message = damage_message(exc, root)
+    message = damage_message(exc, root) or diagnose(root, files)
     return WarehouseError(message) if message else exc
 
 
 def _data_files(
     con: duckdb.DuckDBPyConnection, campaigns: Sequence[str] | None = None
 ) -> list[DataFile]:
-    query = ("SELECT path, batch_id, campaign, hardware_type, row_count, file_version "
-             "FROM data_files")
+    content = ", sha256, mtime_ns" if _has_checksums(con) else ""
+    query = ("SELECT path, batch_id, campaign, hardware_type, row_count, file_version, bytes"
+             f"{content} FROM data_files")
     params: list[object] = []
     if campaigns is not None:
         query += " WHERE list_contains(?, campaign)"
         params.append(list(campaigns))
     rows = con.execute(query + " ORDER BY path", params).fetchall()
     return [DataFile(*row) for row in rows]
+
+
+def _has_checksums(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether ``data_files`` has the content columns (a catalog last written by an
+    older release has not: a reader does not migrate, the next writer does)."""
+    return bool(fetch_value(con, "SELECT count(*) FROM duckdb_columns() WHERE table_name = "
+                                 "'data_files' AND column_name = 'sha256'"))
