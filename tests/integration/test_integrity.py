@@ -29,7 +29,7 @@ from perfwarehouse.ingest.service import ingest_ordersage
 from perfwarehouse.status import status_lines
 from perfwarehouse.warehouse.integrity import content_record, value_bounds
 from perfwarehouse.warehouse.store import Warehouse
-from perfwarehouse.warehouse.verify import check, forget_damaged, recovery_lines
+from perfwarehouse.warehouse.verify import check, forget_damaged, listed_files, recovery_lines
 from tests.conftest import ORDERSAGE_DIRS, CliRunner
 
 pytestmark = pytest.mark.integration
@@ -237,6 +237,40 @@ def test_forget_damaged_moves_first_to_a_free_name_and_says_where(home: Path) ->
     assert (home / where).stat().st_size == 100 and not target.exists()
     assert (home / "_damaged").read_text() == "someone's notes"
     assert [f.path for f in wh.data_files()] == [rel(home, data_file(home, 2))]
+
+
+def test_forget_damaged_that_fails_changes_nothing(home: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed move (the second of two) moves the first back before the catalog is
+    touched; a failed transaction moves the files back: both files stay listed, in place."""
+    import perfwarehouse.warehouse.verify as verify
+
+    targets = [data_file(home, 1), data_file(home, 2)]
+    for target in targets:
+        target.write_bytes(target.read_bytes()[:100])
+    wh = Warehouse(home, lock_timeout_s=5.0)
+    rename = os.rename
+    calls = []
+
+    def second_fails(src: Path, dst: Path) -> None:
+        calls.append(src)
+        if len(calls) == 2:
+            raise PermissionError(13, "Permission denied", str(dst))
+        rename(src, dst)
+
+    monkeypatch.setattr(verify.os, "rename", second_fails)
+    with pytest.raises(PermissionError):
+        forget_damaged(wh)
+    monkeypatch.setattr(verify.os, "rename", rename)
+
+    def failing_transaction(cat: object) -> None:
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr(verify, "transaction", failing_transaction)
+    with pytest.raises(RuntimeError):
+        forget_damaged(wh)
+    assert all(t.stat().st_size == 100 for t in targets)
+    assert len(listed_files(wh)) == 2 and not list((home / "_damaged").rglob("*.parquet"))
 
 
 def test_a_warehouse_without_checksums_is_read_then_adopted(home: Path) -> None:
