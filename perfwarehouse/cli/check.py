@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from perfwarehouse.cli.context import CONTEXT, settings
+from perfwarehouse.cli.context import CONTEXT, reporter, settings
 
 
 @click.command("check", context_settings=CONTEXT)
@@ -43,7 +43,11 @@ def check(ctx: click.Context, quick: bool, forget_damaged: bool) -> None:
     current = settings(ctx)
     warehouse = Warehouse(current.warehouse, lock_timeout_s=current.lock_timeout_s)
     warehouse.require()
-    result = forget(warehouse, quick=quick) if forget_damaged else verify(warehouse, quick=quick)
+    if forget_damaged:
+        result = forget(warehouse, quick=quick)
+    else:
+        with reporter(ctx).task("checking data files", unit="files") as task:
+            result = verify(warehouse, lambda n, total: task.update(n, total), quick=quick)
     if forget_damaged and result.damaged:
         lost = sum(d.file.row_count for d in result.damaged)
         click.echo(f"forgot {len(result.damaged):,} damaged data files ({lost:,} measurements "

@@ -48,6 +48,14 @@ def damage_message(exc: BaseException, root: Path | None = None) -> str | None:
             "and how to recover")
 
 
+#: DuckDB's errors about the query itself, never about a file it read
+_QUERY_MISTAKES = frozenset({
+    "ParserException", "BinderException", "CatalogException", "ConversionException",
+    "OutOfRangeException", "PermissionException", "InterruptException",
+    "OutOfMemoryException", "ConstraintException", "NotImplementedException",
+    "TypeMismatchException", "SyntaxException"})
+
+
 def damaged_file_line(exc: BaseException) -> str | None:
     """:func:`damage_message`; else, when ``exc`` is an error of DuckDB or Arrow (or of
     decoding DuckDB's message: a damaged footer can put invalid UTF-8 into it) that does
@@ -60,6 +68,8 @@ def damaged_file_line(exc: BaseException) -> str | None:
     module = type(exc).__module__ or ""
     if store is None or not (isinstance(exc, UnicodeDecodeError)
                              or module.split(".")[0] in ("duckdb", "_duckdb", "pyarrow")):
+        return None
+    if type(exc).__name__ in _QUERY_MISTAKES:  # a typo costs no examination of the files
         return None
     for root in sorted(store.OPENED):
         found = diagnose(root)
