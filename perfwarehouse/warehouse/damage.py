@@ -27,6 +27,8 @@ _DAMAGE = (
     (re.compile(r"corrupt|invalid .{0,80}parquet|parquet .{0,80}invalid|failed to read|"
                 r"unexpected end|thrift", re.I), "damaged (unreadable)"),
 )
+_OWN_LINE = re.compile(r"data file \S+ is (?:missing|damaged \(.*?\)); `perfwarehouse check` "
+                       r"lists every damaged file[^\n]*")
 _QUOTED_PATH = re.compile(r"""["']([^"'\n]*?/measurements/[^"'\n]*?\.parquet)["']""")
 _PATH = re.compile(r"""(\S*?/measurements/\S+?\.parquet)""")
 
@@ -35,6 +37,9 @@ def damage_message(exc: BaseException, root: Path | None = None) -> str | None:
     """One line naming the data file ``exc`` (a DuckDB or Arrow error) could not read and
     what to do, or None when ``exc`` is not about a data file of a warehouse."""
     text = str(exc)
+    own = _OWN_LINE.search(text)  # a reader's own line, raised through DuckDB's error()
+    if own is not None:
+        return own.group(0)
     what = next((said for words, said in _DAMAGE if words.search(text)), None)
     found = _QUOTED_PATH.search(text) or _PATH.search(text)
     if found is None or what is None:

@@ -11,9 +11,11 @@ gets, besides its size and row count:
   keeps it).
 
 Every reader, before a ``measurements`` view over some files is built
-(:func:`verify_for_reading`), takes one ``stat`` per file: missing, not a regular file
-(a FIFO, a device, a directory: never opened, so never a hang), of another size: a
-one-line :class:`~perfwarehouse.errors.WarehouseError` naming the file. A file of the
+(:func:`damaged_for_reading`), takes one ``stat`` per file: missing, not a regular file
+(a FIFO, a device, a directory: never opened, so never a hang), of another size: the
+view reads the other files, and a query that would read this one fails with one line
+naming it (:meth:`perfwarehouse.warehouse.store.Warehouse.measurements_sql`), while
+queries that do not read it (another campaign, the catalog's own tables) answer. A file of the
 recorded size whose modification time is not the recorded one (rewritten in place,
 replaced by another Parquet file, or a warehouse copied without keeping times) is hashed
 and compared with its checksum; a file found intact is remembered for the process (by
@@ -35,8 +37,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
-
-from perfwarehouse.errors import WarehouseError
 
 #: the columns these records add to ``data_files`` (ALTERed into older catalogs)
 CONTENT_COLUMNS = (("sha256", "VARCHAR"), ("min_value", "DOUBLE"), ("max_value", "DOUBLE"),
@@ -134,33 +134,42 @@ def stat_problem(path: Path, recorded_bytes: int | None) -> tuple[str | None, os
     return None, st
 
 
-def verify_for_reading(root: Path, files: Iterable[Listed]) -> None:
-    """Refuse (one line naming the file) to read a listed file that is missing, not a
-    regular file, of another size than recorded, or (when its modification time is not
-    the recorded one) of other content than its checksum. One ``stat`` per file when
-    nothing changed; see the module docstring."""
+def reading_problem(root: Path, f: Listed) -> str | None:
+    """What keeps a reader from reading the listed file ``f`` - ``missing``, or
+    ``damaged (...)``: not a regular file, of another size than recorded, or (when its
+    modification time is not the recorded one) of other content than its checksum - or
+    None. One ``stat`` when nothing changed; see the module docstring."""
+    path = root / f.path
+    problem, st = stat_problem(path, f.bytes)
+    if problem is not None:
+        return problem if problem == "missing" else f"damaged ({problem})"
+    if f.sha256 is None or st is None or st.st_mtime_ns == f.mtime_ns:
+        return None
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    with _verified_lock:
+        if _verified.get(key) == f.sha256:
+            return None
+    try:
+        digest = sha256_of(path)
+    except OSError as exc:
+        return f"damaged (unreadable: {exc})"
+    if digest != f.sha256:
+        return ("damaged (changed since it landed: its content does not match the checksum "
+                "the catalog recorded)")
+    with _verified_lock:
+        _verified[key] = digest
+    return None
+
+
+def damaged_for_reading(root: Path, files: Iterable[Listed]) -> dict[str, str]:
+    """{path: the one line a reader says} for each file of ``files`` a reader must not
+    read (:func:`reading_problem`)."""
+    out = {}
     for f in files:
-        path = root / f.path
-        problem, st = stat_problem(path, f.bytes)
+        problem = reading_problem(root, f)
         if problem is not None:
-            raise WarehouseError(damaged_line(
-                f.path, problem if problem == "missing" else f"damaged ({problem})"))
-        if f.sha256 is None or st is None or st.st_mtime_ns == f.mtime_ns:
-            continue
-        key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
-        with _verified_lock:
-            if _verified.get(key) == f.sha256:
-                continue
-        try:
-            digest = sha256_of(path)
-        except OSError as exc:
-            raise WarehouseError(damaged_line(f.path, f"damaged (unreadable: {exc})")) from None
-        if digest != f.sha256:
-            raise WarehouseError(damaged_line(
-                f.path, "damaged (changed since it landed: its content does not match "
-                        "the checksum the catalog recorded)"))
-        with _verified_lock:
-            _verified[key] = digest
+            out[f.path] = damaged_line(f.path, problem)
+    return out
 
 
 @dataclass(frozen=True)

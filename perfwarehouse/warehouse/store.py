@@ -55,6 +55,7 @@ EMPTY_FILE = "_schema/campaign=_/hardware_type=_/empty.parquet"
 #: the warehouses this process has read (a failed query that names no file is explained
 #: by examining theirs: :func:`perfwarehouse.warehouse.damage.damaged_file_line`)
 OPENED: set[Path] = set()
+_VIEW_COLUMNS: dict[str, list[tuple[str, str]]] = {}  # root -> the view's (name, type)
 
 
 def configure(con: duckdb.DuckDBPyConnection) -> None:
@@ -237,10 +238,6 @@ class Warehouse:
 
         It holds no lock on the catalog, so a long job never blocks a writer.
         """
-        from perfwarehouse.warehouse.integrity import verify_for_reading
-
-        verify_for_reading(self.root, files)
-        OPENED.add(self.root)
         con = memory_connection()
         con.execute(f"CREATE TEMP VIEW measurements AS {self.measurements_sql(files)}")
         if configurations is not None:
@@ -248,25 +245,71 @@ class Warehouse:
         return con
 
     def measurements_sql(
-        self, files: Sequence[DataFile], config_slice: tuple[int, int] | None = None
+        self, files: Sequence[DataFile], config_slice: tuple[int, int] | None = None, *,
+        verify: bool = True,
     ) -> str:
         """The ``measurements`` view over ``files`` (an empty typed view if there are none).
 
         ``config_slice=(i, k)`` keeps only the configurations with ``config_id mod k
         = i``: one of k slices of whole configurations (config ids are hashes, so the
         slices are about equal), for jobs that split a large partition.
+
+        With ``verify`` (readers), each file is verified first
+        (:func:`~perfwarehouse.warehouse.integrity.damaged_for_reading`: a ``stat``, a
+        hash when its time changed); a damaged one is never opened: in its place the
+        view holds one row of its campaign and hardware type (the other columns NULL)
+        whose filter raises DuckDB's ``error()`` with the one line naming the file. A query that would read the file
+        fails with that line; one that filters its partition out (or reads only the
+        catalog's tables) answers.
         """
+        damaged: dict[str, str] = {}
+        if verify:
+            from perfwarehouse.warehouse.integrity import damaged_for_reading
+
+            damaged = damaged_for_reading(self.root, files)
+            OPENED.add(self.root)
+        sql = self._parquet_sql([f for f in files if f.path not in damaged])
+        if config_slice is not None:
+            i, k = (int(x) for x in config_slice)
+            sql = f"SELECT * FROM (\n{sql}\n) WHERE config_id % {k} = {i}"
+        for f in files:
+            if f.path in damaged:
+                sql += "\nUNION ALL BY NAME " + self._refusal_sql(f, damaged[f.path])
+        return sql
+
+    def _refusal_sql(self, f: DataFile, line: str) -> str:
+        """One row in place of the damaged file ``f``: its campaign and hardware type (so
+        a query filtering its partition out answers), every other column an expression
+        that raises ``line`` (so no filter on a column can be folded away before it is
+        evaluated), and a filter that raises it too (for ``count(*)``)."""
+        quote = sqlfiles.quote_literal
+        raised = f"error({quote(line)})"
+        columns = [f"{quote(f.campaign)} AS campaign", f"{quote(f.hardware_type)} AS hardware_type"]
+        columns += [f"{raised}::{kind} AS {name}" for name, kind in self._view_columns()
+                    if name not in ("campaign", "hardware_type")]
+        return f"SELECT {', '.join(columns)} FROM range(1) WHERE {raised} IS NULL"
+
+    def _view_columns(self) -> list[tuple[str, str]]:
+        """(name, type) of the ``measurements`` view's columns (from the empty file)."""
+        key = str(self.root)
+        if key not in _VIEW_COLUMNS:
+            con = memory_connection()
+            try:
+                _VIEW_COLUMNS[key] = [(r[0], r[1]) for r in con.execute(
+                    f"DESCRIBE {self._parquet_sql([])}").fetchall()]
+            finally:
+                con.close()
+        return _VIEW_COLUMNS[key]
+
+    def _parquet_sql(self, files: Sequence[DataFile]) -> str:
+        """The ``measurements`` view's SQL reading ``files`` as they are."""
         paths = [self.root / f.path for f in files] or [self.root / EMPTY_FILE]
         old_layout = any(f.file_version < 2 for f in files)
         if old_layout:  # the empty file gives the newer columns; older files read them as NULL
             paths.insert(0, self.root / EMPTY_FILE)
         literal = "[" + ", ".join(sqlfiles.quote_literal(str(p)) for p in paths) + "]"
-        sql = (sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
-               .replace("{union_by_name}", ", union_by_name = true" if old_layout else ""))
-        if config_slice is None:
-            return sql
-        i, k = (int(x) for x in config_slice)
-        return f"SELECT * FROM (\n{sql}\n) WHERE config_id % {k} = {i}"
+        return (sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+                .replace("{union_by_name}", ", union_by_name = true" if old_layout else ""))
 
     def create_views(
         self, con: duckdb.DuckDBPyConnection, files: Sequence[DataFile], *, temporary: bool
@@ -275,16 +318,12 @@ class Warehouse:
 
         perfwarehouse's own connections use temporary views (so a moved warehouse
         works); writers also refresh persistent copies for users of the raw DuckDB file.
-        Temporary views are for reading: their files are verified first
-        (:func:`~perfwarehouse.warehouse.integrity.verify_for_reading`).
+        Temporary views are for reading: their files are verified
+        (:meth:`measurements_sql`).
         """
-        if temporary:
-            from perfwarehouse.warehouse.integrity import verify_for_reading
-
-            verify_for_reading(self.root, files)
-            OPENED.add(self.root)
         kind = "TEMP VIEW" if temporary else "VIEW"
-        con.execute(f"CREATE OR REPLACE {kind} measurements AS {self.measurements_sql(files)}")
+        con.execute(f"CREATE OR REPLACE {kind} measurements AS "
+                    f"{self.measurements_sql(files, verify=temporary)}")
         con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
         con.execute(f"CREATE OR REPLACE {kind} latest_job_runs AS "
                     f"{sqlfiles.load('views/latest_job_runs')}")
