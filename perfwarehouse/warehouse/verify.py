@@ -1,6 +1,6 @@
 """Verify the data files the catalog lists. ``perfwarehouse check`` prints the result;
 commands that meet a damaged file say so in one line
-(:func:`perfwarehouse.warehouse.integrity.verify_for_reading` before they read,
+(:func:`perfwarehouse.warehouse.integrity.damaged_for_reading` before they read,
 :func:`perfwarehouse.warehouse.damage.damage_message` and
 :func:`perfwarehouse.warehouse.damage.diagnose` when a read fails).
 
