@@ -44,6 +44,7 @@ def sql(ctx: click.Context, query: str | None, query_file: Any, fmt: str | None,
     table (the latest run per campaign; all runs in <name>_history) can be queried
     too.  Examples:
 
+    \b
       perfwarehouse sql "SELECT hardware_type, count(*) FROM measurements GROUP BY 1"
       perfwarehouse sql -f question.sql --out answer.csv
       perfwarehouse sql --read base.csv "SELECT * FROM read_csv('base.csv')"
