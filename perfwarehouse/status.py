@@ -54,9 +54,14 @@ def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[Campai
 
 def status_lines(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[str]:
     """The report ``perfwarehouse status`` prints."""
+    from perfwarehouse.warehouse.integrity import damaged_for_reading
+
     rows = warehouse_status(warehouse, jobs)
     lines = [f"warehouse {warehouse.root}: {len(rows)} campaign(s), "
              f"{sum(r.measurements for r in rows):,} measurements"]
+    # what a query would refuse to read (a stat per file; a hash if its time changed)
+    lines += [f"DAMAGED: {line}" for line in
+              damaged_for_reading(warehouse.root, warehouse.data_files()).values()]
     for r in rows:
         lines.append(f"{r.campaign}: {r.hardware_types} hardware type(s), {r.measurements:,} "
                      f"measurements, last ingest {r.last_ingest}")

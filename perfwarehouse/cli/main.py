@@ -217,9 +217,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _file_error(exc: BaseException) -> str | None:
     """One line for a full disk or a data file a command could not read."""
-    from perfwarehouse.warehouse.damage import damage_message, disk_full_message
+    from perfwarehouse.warehouse.damage import damaged_file_line, disk_full_message
 
-    return disk_full_message(exc) or damage_message(exc)
+    return disk_full_message(exc) or damaged_file_line(exc)
 
 
 def _is_duckdb_io_error(exc: BaseException) -> bool:

@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from perfwarehouse.errors import UsageError
+from perfwarehouse.errors import UsageError, WarehouseError
+from perfwarehouse.warehouse.readonly import Limits, lock_down, refuse_output, time_limit
 from perfwarehouse.warehouse.store import Warehouse
 
 TABLE_ROW_LIMIT = 10_000
@@ -42,36 +43,65 @@ def output_format(fmt: str | None, out: Path | None) -> str:
     return FORMATS_BY_SUFFIX.get(out.suffix.lower(), "table")
 
 
-def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None) -> None:
-    """Run ``query`` on a read-only connection and write it in ``fmt`` to ``out`` or stdout."""
+def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None,
+              limits: Limits | None = None) -> None:
+    """Run ``query`` on a read-only connection and write it in ``fmt`` to ``out`` or
+    stdout. The connection reads only the warehouse's files and ``limits.reads``, within
+    ``limits`` (:mod:`perfwarehouse.warehouse.readonly`); ``out`` never lands in the
+    warehouse."""
+    limits = limits or Limits()
     require_query(query)
     if re.fullmatch(r"\s*show\s+tables\s*;?\s*", query, flags=re.IGNORECASE):
         # the catalog's tables and the session's views of their latest rows share names:
         # each name once (issue 30)
         query = "SELECT DISTINCT name FROM (SHOW TABLES) ORDER BY name"
     with warehouse.catalog() as con:
-        try:
-            con.execute("SET lock_configuration = true")  # no SET, even one that slipped by
-            relation = con.sql(query)
-        except duckdb.Error as exc:
-            raise UsageError(f"sql: {_message(exc)}") from None
-        if relation is None:  # a statement without rows
-            return
-        try:
-            batches = relation.fetch_record_batch(10_000)
-            if out is not None and fmt == "parquet":
-                with pq.ParquetWriter(out, batches.schema) as writer:
-                    for batch in batches:
-                        writer.write_batch(batch)
-                return
-            stream: TextIO = open(out, "w", newline="") if out else sys.stdout
+        listed = [r[0] for r in con.execute("SELECT path FROM data_files").fetchall()]
+        if out is not None:
+            refuse_output(warehouse.root, listed, out)
+        lock_down(con, warehouse.root, listed, limits)
+        with time_limit(con, limits.timeout_s) as stopped:
             try:
-                _write(batches, fmt, stream)
-            finally:
-                if out:
-                    stream.close()
-        except duckdb.Error as exc:
-            raise UsageError(f"sql: {_message(exc)}") from None
+                relation = con.sql(query)
+                if relation is None:  # a statement without rows
+                    return
+                batches = relation.fetch_record_batch(10_000)
+                if out is not None and fmt == "parquet":
+                    with pq.ParquetWriter(out, batches.schema) as writer:
+                        for batch in batches:
+                            writer.write_batch(batch)
+                    return
+                stream: TextIO = open(out, "w", newline="") if out else sys.stdout
+                try:
+                    _write(batches, fmt, stream)
+                finally:
+                    if out:
+                        stream.close()
+            except (duckdb.Error, UnicodeDecodeError) as exc:
+                raise _query_error(exc, stopped[0], limits) from None
+
+
+def _query_error(exc: BaseException, stopped: bool, limits: Limits) -> Exception:
+    """One line for a query that failed: past the time limit, out of memory, a file it
+    may not read, a damaged data file (:class:`WarehouseError`, exit 1), or DuckDB's
+    message (a mistake in the query: :class:`UsageError`)."""
+    from perfwarehouse.warehouse.damage import damaged_file_line
+
+    if stopped:
+        return WarehouseError(f"sql: stopped after {limits.timeout_s:g} s, the time limit "
+                              "(--timeout SECONDS; 0: none)")
+    text = str(exc) if not isinstance(exc, UnicodeDecodeError) else ""
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return WarehouseError(f"sql: out of memory within the limit of {limits.memory} "
+                              f"({text.strip().splitlines()[0]}); raise --memory-limit or "
+                              "narrow the query")
+    if isinstance(exc, duckdb.PermissionException):
+        return UsageError(f"sql: {text.strip().splitlines()[0]}; sql reads only the "
+                          "warehouse and the files named with --read FILE")
+    damaged = damaged_file_line(exc)
+    if damaged is not None:
+        return WarehouseError(damaged)
+    return UsageError(f"sql: {_message(exc)}")
 
 
 #: what ``sql`` runs: queries (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE) and
@@ -235,6 +265,7 @@ def export_campaign(warehouse: Warehouse, campaign: str, out: Path) -> int:
     if out.suffix not in (".parquet", ".csv"):
         raise UsageError(f"{out}: export writes .parquet or .csv files")
     files = warehouse.data_files([campaign])
+    refuse_output(warehouse.root, [f.path for f in warehouse.data_files()], out, "export")
     if not files:
         raise UsageError(f"campaign {campaign!r} has no measurements in {warehouse.root}")
     con = warehouse.reader(files)

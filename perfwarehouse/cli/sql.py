@@ -22,10 +22,19 @@ from perfwarehouse.cli.context import CONTEXT, echo, warehouse
               default=None, help="Output format.  [default: from the --out extension (.csv, "
               ".json, .parquet, .md), else table]")
 @click.option("--out", type=click.Path(path_type=Path),
-              help="Write to FILE instead of stdout, in the format its extension names.")
+              help="Write to FILE instead of stdout, in the format its extension names "
+                   "(never inside the warehouse).")
+@click.option("--read", "reads", multiple=True, type=click.Path(path_type=Path),
+              help="Let the query read FILE too (read_csv, read_parquet, read_json ...): a "
+                   "regular file up to 2 GiB; repeat for more. Nothing else outside the "
+                   "warehouse can be read.")
+@click.option("--memory-limit", default="4GB", show_default=True,
+              help="DuckDB's memory limit for the query (e.g. 500MB, 8GB).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0), default=600,
+              show_default=True, help="Stop the query after SECONDS (0: no limit).")
 @click.pass_context
 def sql(ctx: click.Context, query: str | None, query_file: Any, fmt: str | None,
-        out: Path | None) -> None:
+        out: Path | None, reads: tuple[Path, ...], memory_limit: str, timeout_s: float) -> None:
     """Run a read-only SQL QUERY (DuckDB dialect) over the warehouse; QUERY '-' (or
     -f FILE) reads it from standard input (or FILE).
 
@@ -35,13 +44,21 @@ def sql(ctx: click.Context, query: str | None, query_file: Any, fmt: str | None,
     table (the latest run per campaign; all runs in <name>_history) can be queried
     too.  Examples:
 
+    \b
       perfwarehouse sql "SELECT hardware_type, count(*) FROM measurements GROUP BY 1"
       perfwarehouse sql -f question.sql --out answer.csv
+      perfwarehouse sql --read base.csv "SELECT * FROM read_csv('base.csv')"
+
+    Read-only in fact: only queries run, only the warehouse's files and those named
+    with --read are readable (no devices, URLs or extensions), within a memory and a
+    time limit.
     """
     from perfwarehouse.cli.query import output_format, run_query
+    from perfwarehouse.warehouse.readonly import Limits
 
     text = _sql_text(query, query_file)
-    run_query(warehouse(ctx), text, output_format(fmt, out), out)
+    run_query(warehouse(ctx), text, output_format(fmt, out), out,
+              Limits(memory_limit, timeout_s, reads))
 
 
 def _sql_text(query: str | None, query_file: Any) -> str:

@@ -37,7 +37,6 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from perfwarehouse.errors import ConflictError, TrialParseError
 from perfwarehouse.faults import checkpoint
@@ -543,12 +542,10 @@ def _write_parquet(
     for path in sorted(staging.rglob("*.parquet")):
         rel_dir = path.parent.relative_to(staging)
         campaign, hardware_type = (urllib.parse.unquote(p.split("=", 1)[1]) for p in rel_dir.parts)
-        rows = pq.read_metadata(path).num_rows
-        size = path.stat().st_size
+        content = catalog.file_record(path)  # row count, size, checksum, value bounds
         checkpoint("parquet-staged")
         files.append({"path": str(Path(DATA) / rel_dir / path.name), "batch_id": batch_id,
-                      "campaign": campaign, "hardware_type": hardware_type,
-                      "row_count": rows, "bytes": size})
+                      "campaign": campaign, "hardware_type": hardware_type, **content})
     return files
 
 

@@ -101,6 +101,15 @@ def record_batch(con: duckdb.DuckDBPyConnection, batch: BatchRecord) -> None:
          batch.values_added, batch.trials_skipped, batch.quarantined, batch.started_at, now])
 
 
+def file_record(path: Path) -> dict[str, Any]:
+    """The ``data_files`` columns of the Parquet file just written at ``path`` (its row
+    count, size, checksum, value bounds and time: :func:`~perfwarehouse.warehouse.
+    integrity.content_record`), recorded with its batch."""
+    from perfwarehouse.warehouse.integrity import content_record
+
+    return content_record(path)
+
+
 # ----------------------------------------------------------------- job runs
 def record_job_run(
     session: WriteSession, *, job: str, params_json: str, campaigns: Sequence[str],

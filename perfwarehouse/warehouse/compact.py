@@ -61,6 +61,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from perfwarehouse.errors import WarehouseError
 from perfwarehouse.faults import checkpoint
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.compact_plan import (
@@ -77,6 +78,7 @@ from perfwarehouse.warehouse.store import (
     DataFile,
     Warehouse,
     WriteSession,
+    _data_files,
     configure,
     fetch_value,
     transaction,
@@ -139,7 +141,7 @@ def auto_compact(session: WriteSession, partitions: Sequence[tuple[str, str]],
 
     try:
         return _auto_compact(session, partitions, policy or Policy())
-    except (OSError, duckdb.Error) as exc:
+    except (OSError, duckdb.Error, WarehouseError) as exc:  # WarehouseError: a damaged file
         warnings.warn(f"automatic compaction skipped: {exc}", stacklevel=2)
         return []
 
@@ -218,6 +220,14 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
     dir and the records (with the paths the files will have once published)."""
     import duckdb
 
+    from perfwarehouse.warehouse.integrity import content_record, damaged_line
+    from perfwarehouse.warehouse.verify import file_problem
+
+    for f in todo:  # never carry a damaged file's content into a new checksum
+        problem = file_problem(warehouse.root / f.path, f)
+        if problem is not None:
+            raise WarehouseError(damaged_line(f.path, f"damaged ({problem}); compaction "
+                                                     "refused"))
     campaign, hardware_type = todo[0].campaign, todo[0].hardware_type
     rows = sum(f.row_count for f in todo)
     token = uuid.uuid4().hex[:8]
@@ -248,10 +258,11 @@ def _rewrite(warehouse: Warehouse, todo: Sequence[DataFile],
                 f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {int(policy.row_group_rows)})")
             n = con.execute(f"SELECT count(*) FROM read_parquet({sqlfiles.quote_literal(str(path))})"
                             ).fetchall()[0][0]
+            content = content_record(path)  # size, checksum, value bounds (integrity.py)
             written.append((path, {
                 "path": str(partition_dir / name), "batch_id": max(f.batch_id for f in todo),
-                "campaign": campaign, "hardware_type": hardware_type, "row_count": int(n),
-                "bytes": path.stat().st_size}))
+                "campaign": campaign, "hardware_type": hardware_type, **content,
+                "row_count": int(n)}))
     finally:
         con.close()
     if sum(int(r["row_count"]) for _, r in written) != rows:  # pragma: no cover (a DuckDB bug)
@@ -303,10 +314,8 @@ def delete_expired(session: WriteSession, grace_s: float) -> int:
 
 
 def _current_files(warehouse: Warehouse) -> list[DataFile]:
-    with warehouse.catalog() as con:
-        rows = con.execute("SELECT path, batch_id, campaign, hardware_type, row_count "
-                           "FROM data_files ORDER BY path").fetchall()
-    return [DataFile(*row) for row in rows]
+    with warehouse.catalog(views=False) as con:
+        return _data_files(con)
 
 
 def _partitions(files: Sequence[DataFile]) -> dict[tuple[str, str], list[DataFile]]:

@@ -9,7 +9,13 @@ from __future__ import annotations
 import errno
 import os
 import re
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from perfwarehouse.warehouse.store import DataFile
 
 DATA_DIR = "/measurements/"
 
@@ -21,6 +27,8 @@ _DAMAGE = (
     (re.compile(r"corrupt|invalid .{0,80}parquet|parquet .{0,80}invalid|failed to read|"
                 r"unexpected end|thrift", re.I), "damaged (unreadable)"),
 )
+_OWN_LINE = re.compile(r"data file \S+ is (?:missing|damaged \(.*?\)); `perfwarehouse check` "
+                       r"lists every damaged file[^\n]*")
 _QUOTED_PATH = re.compile(r"""["']([^"'\n]*?/measurements/[^"'\n]*?\.parquet)["']""")
 _PATH = re.compile(r"""(\S*?/measurements/\S+?\.parquet)""")
 
@@ -29,6 +37,9 @@ def damage_message(exc: BaseException, root: Path | None = None) -> str | None:
     """One line naming the data file ``exc`` (a DuckDB or Arrow error) could not read and
     what to do, or None when ``exc`` is not about a data file of a warehouse."""
     text = str(exc)
+    own = _OWN_LINE.search(text)  # a reader's own line, raised through DuckDB's error()
+    if own is not None:
+        return own.group(0)
     what = next((said for words, said in _DAMAGE if words.search(text)), None)
     found = _QUOTED_PATH.search(text) or _PATH.search(text)
     if found is None or what is None:
@@ -40,6 +51,55 @@ def damage_message(exc: BaseException, root: Path | None = None) -> str | None:
         path = path[path.index(DATA_DIR) + 1:]
     return (f"data file {path} is {what}; `perfwarehouse check` lists every damaged file "
             "and how to recover")
+
+
+#: DuckDB's errors about the query itself, never about a file it read
+_QUERY_MISTAKES = frozenset({
+    "ParserException", "BinderException", "CatalogException", "ConversionException",
+    "OutOfRangeException", "PermissionException", "InterruptException",
+    "OutOfMemoryException", "ConstraintException", "NotImplementedException",
+    "TypeMismatchException", "SyntaxException"})
+
+
+def damaged_file_line(exc: BaseException) -> str | None:
+    """:func:`damage_message`; else, when ``exc`` is an error of DuckDB or Arrow (or of
+    decoding DuckDB's message: a damaged footer can put invalid UTF-8 into it) that does
+    not name a file, the first damaged data file of the warehouses this process read
+    (:func:`diagnose`), or None."""
+    message = damage_message(exc)
+    if message is not None:
+        return message
+    store = sys.modules.get("perfwarehouse.warehouse.store")
+    module = type(exc).__module__ or ""
+    if store is None or not (isinstance(exc, UnicodeDecodeError)
+                             or module.split(".")[0] in ("duckdb", "_duckdb", "pyarrow")):
+        return None
+    if type(exc).__name__ in _QUERY_MISTAKES:  # a typo costs no examination of the files
+        return None
+    for root in sorted(store.OPENED):
+        found = diagnose(root)
+        if found is not None:
+            return found
+    return None
+
+
+def diagnose(root: Path, files: Sequence[DataFile] | None = None) -> str | None:
+    """One line naming the first damaged data file of ``files`` (default: every listed
+    file) - missing, not a regular file, of another size or row count, an unreadable
+    footer, other columns, content other than its checksum - or None when none is."""
+    import duckdb
+
+    from perfwarehouse.errors import WarehouseBusy, WarehouseError
+    from perfwarehouse.warehouse.store import Warehouse, _data_files
+    from perfwarehouse.warehouse.verify import first_damage
+
+    if files is None:
+        try:
+            with Warehouse(root, lock_timeout_s=5.0).catalog(views=False) as con:
+                files = _data_files(con)
+        except (duckdb.Error, WarehouseError, WarehouseBusy, OSError):
+            return None
+    return first_damage(root, files)
 
 
 def disk_full_message(exc: BaseException) -> str | None:

@@ -52,6 +52,10 @@ DATA = "measurements"
 STAGING = "_staging"
 RETIRE = "retire-"  # _staging/retire-TOKEN: files `compact --grace 0` moved out (move_out)
 EMPTY_FILE = "_schema/campaign=_/hardware_type=_/empty.parquet"
+#: the warehouses this process has read (a failed query that names no file is explained
+#: by examining theirs: :func:`perfwarehouse.warehouse.damage.damaged_file_line`)
+OPENED: set[Path] = set()
+_VIEW_COLUMNS: dict[str, list[tuple[str, str]]] = {}  # root -> the view's (name, type)
 
 
 def configure(con: duckdb.DuckDBPyConnection) -> None:
@@ -137,6 +141,10 @@ class DataFile:
     hardware_type: str
     row_count: int
     file_version: int = 2  # 1: written before the revision columns existed
+    # what it held when it landed (perfwarehouse.warehouse.integrity); None: not recorded
+    bytes: int | None = None
+    sha256: str | None = None
+    mtime_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -202,10 +210,11 @@ class Warehouse:
             _check_version(con, self.root)
             self._recover_read_only(con)
             if views:
+                files = _data_files(con)
                 try:
-                    self.create_views(con, _data_files(con), temporary=True)
-                except duckdb.Error as exc:
-                    raise _damaged(exc, self.root) from None
+                    self.create_views(con, files, temporary=True)
+                except (duckdb.Error, UnicodeDecodeError) as exc:
+                    raise _damaged(exc, self.root, files) from None
             yield con
         finally:
             con.close()
@@ -236,25 +245,71 @@ class Warehouse:
         return con
 
     def measurements_sql(
-        self, files: Sequence[DataFile], config_slice: tuple[int, int] | None = None
+        self, files: Sequence[DataFile], config_slice: tuple[int, int] | None = None, *,
+        verify: bool = True,
     ) -> str:
         """The ``measurements`` view over ``files`` (an empty typed view if there are none).
 
         ``config_slice=(i, k)`` keeps only the configurations with ``config_id mod k
         = i``: one of k slices of whole configurations (config ids are hashes, so the
         slices are about equal), for jobs that split a large partition.
+
+        With ``verify`` (readers), each file is verified first
+        (:func:`~perfwarehouse.warehouse.integrity.damaged_for_reading`: a ``stat``, a
+        hash when its time changed); a damaged one is never opened: in its place the
+        view holds one row of its campaign and hardware type (the other columns NULL)
+        whose filter raises DuckDB's ``error()`` with the one line naming the file. A query that would read the file
+        fails with that line; one that filters its partition out (or reads only the
+        catalog's tables) answers.
         """
+        damaged: dict[str, str] = {}
+        if verify:
+            from perfwarehouse.warehouse.integrity import damaged_for_reading
+
+            damaged = damaged_for_reading(self.root, files)
+            OPENED.add(self.root)
+        sql = self._parquet_sql([f for f in files if f.path not in damaged])
+        if config_slice is not None:
+            i, k = (int(x) for x in config_slice)
+            sql = f"SELECT * FROM (\n{sql}\n) WHERE config_id % {k} = {i}"
+        for f in files:
+            if f.path in damaged:
+                sql += "\nUNION ALL BY NAME " + self._refusal_sql(f, damaged[f.path])
+        return sql
+
+    def _refusal_sql(self, f: DataFile, line: str) -> str:
+        """One row in place of the damaged file ``f``: its campaign and hardware type (so
+        a query filtering its partition out answers), every other column an expression
+        that raises ``line`` (so no filter on a column can be folded away before it is
+        evaluated), and a filter that raises it too (for ``count(*)``)."""
+        quote = sqlfiles.quote_literal
+        raised = f"error({quote(line)})"
+        columns = [f"{quote(f.campaign)} AS campaign", f"{quote(f.hardware_type)} AS hardware_type"]
+        columns += [f"{raised}::{kind} AS {name}" for name, kind in self._view_columns()
+                    if name not in ("campaign", "hardware_type")]
+        return f"SELECT {', '.join(columns)} FROM range(1) WHERE {raised} IS NULL"
+
+    def _view_columns(self) -> list[tuple[str, str]]:
+        """(name, type) of the ``measurements`` view's columns (from the empty file)."""
+        key = str(self.root)
+        if key not in _VIEW_COLUMNS:
+            con = memory_connection()
+            try:
+                _VIEW_COLUMNS[key] = [(r[0], r[1]) for r in con.execute(
+                    f"DESCRIBE {self._parquet_sql([])}").fetchall()]
+            finally:
+                con.close()
+        return _VIEW_COLUMNS[key]
+
+    def _parquet_sql(self, files: Sequence[DataFile]) -> str:
+        """The ``measurements`` view's SQL reading ``files`` as they are."""
         paths = [self.root / f.path for f in files] or [self.root / EMPTY_FILE]
         old_layout = any(f.file_version < 2 for f in files)
         if old_layout:  # the empty file gives the newer columns; older files read them as NULL
             paths.insert(0, self.root / EMPTY_FILE)
         literal = "[" + ", ".join(sqlfiles.quote_literal(str(p)) for p in paths) + "]"
-        sql = (sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
-               .replace("{union_by_name}", ", union_by_name = true" if old_layout else ""))
-        if config_slice is None:
-            return sql
-        i, k = (int(x) for x in config_slice)
-        return f"SELECT * FROM (\n{sql}\n) WHERE config_id % {k} = {i}"
+        return (sqlfiles.load("views/measurements").replace("{parquet_files}", literal)
+                .replace("{union_by_name}", ", union_by_name = true" if old_layout else ""))
 
     def create_views(
         self, con: duckdb.DuckDBPyConnection, files: Sequence[DataFile], *, temporary: bool
@@ -263,9 +318,12 @@ class Warehouse:
 
         perfwarehouse's own connections use temporary views (so a moved warehouse
         works); writers also refresh persistent copies for users of the raw DuckDB file.
+        Temporary views are for reading: their files are verified
+        (:meth:`measurements_sql`).
         """
         kind = "TEMP VIEW" if temporary else "VIEW"
-        con.execute(f"CREATE OR REPLACE {kind} measurements AS {self.measurements_sql(files)}")
+        con.execute(f"CREATE OR REPLACE {kind} measurements AS "
+                    f"{self.measurements_sql(files, verify=temporary)}")
         con.execute(f"CREATE OR REPLACE {kind} trials AS {sqlfiles.load('views/trials')}")
         con.execute(f"CREATE OR REPLACE {kind} latest_job_runs AS "
                     f"{sqlfiles.load('views/latest_job_runs')}")
@@ -534,6 +592,10 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> bool:
                 renamed = True
     for _name, statement in sqlfiles.schema_statements():
         con.execute(statement)
+    from perfwarehouse.warehouse.integrity import CONTENT_COLUMNS
+
+    for column, kind in CONTENT_COLUMNS:  # files landed before checksums: NULL (unknown)
+        con.execute(f"ALTER TABLE data_files ADD COLUMN IF NOT EXISTS {column} {kind}")
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     con.execute(
         "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?) ON CONFLICT DO NOTHING",
@@ -568,22 +630,33 @@ def _check_version(con: duckdb.DuckDBPyConnection, root: Path) -> None:
         )
 
 
-def _damaged(exc: duckdb.Error, root: Path) -> Exception:
-    """A damaged data file as a one-line :class:`WarehouseError`, any other error as it is."""
-    from perfwarehouse.warehouse.damage import damage_message
+def _damaged(exc: Exception, root: Path, files: Sequence[DataFile]) -> Exception:
+    """A damaged data file as a one-line :class:`WarehouseError`, any other error as it
+    is. DuckDB does not always name the file (a damaged footer: ``TProtocolException:
+    Invalid data``; a file of other columns: ``Binder Error``): then the files are
+    examined (:func:`diagnose`) to name it."""
+    from perfwarehouse.warehouse.damage import damage_message, diagnose
 
-    message = damage_message(exc, root)
+    message = damage_message(exc, root) or diagnose(root, files)
     return WarehouseError(message) if message else exc
 
 
 def _data_files(
     con: duckdb.DuckDBPyConnection, campaigns: Sequence[str] | None = None
 ) -> list[DataFile]:
-    query = ("SELECT path, batch_id, campaign, hardware_type, row_count, file_version "
-             "FROM data_files")
+    content = ", sha256, mtime_ns" if _has_checksums(con) else ""
+    query = ("SELECT path, batch_id, campaign, hardware_type, row_count, file_version, bytes"
+             f"{content} FROM data_files")
     params: list[object] = []
     if campaigns is not None:
         query += " WHERE list_contains(?, campaign)"
         params.append(list(campaigns))
     rows = con.execute(query + " ORDER BY path", params).fetchall()
     return [DataFile(*row) for row in rows]
+
+
+def _has_checksums(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether ``data_files`` has the content columns (a catalog last written by an
+    older release has not: a reader does not migrate, the next writer does)."""
+    return bool(fetch_value(con, "SELECT count(*) FROM duckdb_columns() WHERE table_name = "
+                                 "'data_files' AND column_name = 'sha256'"))

@@ -157,6 +157,12 @@ def _downgrade_to_version_1(warehouse: Warehouse) -> None:
         for column in ("revision", "revision_time", "attributes"):
             con.execute(f"ALTER TABLE valueless_trials DROP COLUMN {column}")
         con.execute("ALTER TABLE data_files DROP COLUMN file_version")
+        # version 1 recorded the sizes of the files it wrote, and no checksums (issue 44)
+        for rel in paths:
+            con.execute("UPDATE data_files SET bytes = ? WHERE path = ?",
+                        [(warehouse.root / rel).stat().st_size, rel])
+        for column in ("sha256", "min_value", "max_value", "mtime_ns"):
+            con.execute(f"ALTER TABLE data_files DROP COLUMN {column}")
         con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     finally:
         con.close()
