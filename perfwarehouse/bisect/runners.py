@@ -191,8 +191,7 @@ class AgentRunner:
         report = pull(warehouse, [source_], PullOptions(retries=2, agent_deadline_s=600.0))[0]
         if not report.ok:
             problems = [line for line, bad in report.lines() if bad]
-            raise AgentError(f"pulling the trials from agent {self.agent.name} failed: "
-                             f"{problems[0] if problems else report.error}")
+            raise AgentError(f"the pull failed: {report.error or problems[0]}")
         return report.trials_added
 
     def close(self) -> None:

@@ -141,6 +141,9 @@ def bisect(ctx: click.Context, repo: Path, good: str | None, bad: str | None,
         raise UsageError(f"bisect needs {', '.join(missing)} (or --change-point ID)")
     assert good and bad and command
     on_agent = None
+    if agent is None and (agent_repo or token_file):
+        raise UsageError("--agent-repo and --token-file go with --agent (measure on a "
+                         "collector agent)")
     if agent is not None:
         from perfwarehouse.bisect.runners import find_agent
 
