@@ -206,6 +206,8 @@ def _answer_ok(answer: object, trials: int) -> bool:
     fields = set(measure.Trial.__dataclass_fields__)
     return len(rows) <= trials + 1 and all(
         isinstance(t, dict) and set(t) == fields and isinstance(t["status"], str) and
+        isinstance(t["started_at"], str) and isinstance(t["detail"], str) and
+        isinstance(t["duration_s"], (int, float)) and
         (t["value"] is None or isinstance(t["value"], (int, float))) for t in rows) and \
         (answer.get("setup_failed") is None or isinstance(answer["setup_failed"], str))
 

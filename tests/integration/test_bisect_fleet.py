@@ -164,3 +164,26 @@ def test_a_killed_agent_ends_the_bisection_in_one_line(
     rows = json.loads(cli("sql", "--format", "json", "SELECT count(*) AS n FROM trials "
                           "WHERE campaign = 'bisect'", check=True).stdout)
     assert rows == [{"n": len(measured)}]
+
+
+def test_a_commit_that_fails_to_build_on_the_agent_is_skipped(
+        cli: CliRunner, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    shas = make_repository(root / "repo", broken=20)
+    token = tmp_path / "token"
+    write_token(token)
+    with measuring_agent(tmp_path / "spool", token, "--measure-root", str(root)) as (url, _):
+        # good 1, bad 40: the first middle is commit 20 (index 19 of 0-39)
+        out = bisect(cli, root / "repo", shas[0], shas[39], "--agent", url, "--token-file",
+                     str(token), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["culprit"] == shas[CULPRIT - 1], out.stderr
+    assert {r["sha"]: r["verdict"] for r in answer["revisions"]}[shas[19]] == "skip"
+    failed = json.loads(cli("sql", "--format", "json",
+                            "SELECT revision, status, count(*) AS n FROM trials WHERE "
+                            "campaign = 'bisect' GROUP BY ALL ORDER BY status",
+                            check=True).stdout)
+    assert [r for r in failed if r["status"] != "ok"] == \
+        [{"revision": shas[19], "status": "failed", "n": 1}]
+    assert sum(r["n"] for r in failed) == answer["trials"]
