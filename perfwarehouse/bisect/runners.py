@@ -13,11 +13,13 @@ way on the values they return:
 An agent measures only when started with ``agent serve --measure-root DIR`` (docs/agents.md);
 it answers each ``POST /measure`` when its trials are done and in its spool. A request is
 never retried (a trial run twice would be stored twice): an agent that stops answering,
-or refuses, ends the bisection with one line naming the revision.
+or refuses, ends the bisection with one line naming the revision (a connection that
+could not be made is tried 3 times: then nothing was sent).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,9 @@ from perfwarehouse.warehouse.store import Warehouse
 ANSWER_MARGIN_S = 60.0
 #: The agent's longest setup or trial when the bisection gives no --timeout (its default).
 AGENT_TIMEOUT_S = 600.0
+#: Attempts to connect (a request that was sent is never repeated: its trial would be
+#: stored twice); 0.5 s, then 1 s between them.
+CONNECT_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -128,9 +133,11 @@ class AgentRunner:
         self.prepared: set[str] = set()
         token = read_token(agent.token_file)
         longest = (what.timeout_s or AGENT_TIMEOUT_S) * 2 + ANSWER_MARGIN_S  # setup + trial
+        # a new connection per request: a kept-alive one the agent closes after 5 s idle
+        # (while this side decides or pulls) could fail a request that is never retried
         self.http = httpx.Client(base_url=agent.url, headers={"Authorization": f"Bearer {token}"},
-                                 timeout=httpx.Timeout(longest, connect=10.0))
-        self.node: str | None = None
+                                 timeout=httpx.Timeout(longest, connect=10.0),
+                                 limits=httpx.Limits(max_keepalive_connections=0))
 
     def ready(self, sha: str) -> bool:
         return sha in self.prepared
@@ -163,7 +170,14 @@ class AgentRunner:
             where += f" ({self.agent.url})"
         head = f"{where} failed {what} of {commit.short}"
         try:
-            response = self.http.post("/measure", json=body)
+            for attempt in range(CONNECT_TRIES):  # retried only when nothing was sent
+                try:
+                    response = self.http.post("/measure", json=body)
+                    break
+                except (httpx.ConnectError, httpx.ConnectTimeout):
+                    if attempt == CONNECT_TRIES - 1:
+                        raise
+                    time.sleep(0.5 * 2**attempt)
         except httpx.HTTPError as exc:
             problem = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise AgentError(f"{head}: no answer ({type(exc).__name__}"
@@ -177,7 +191,6 @@ class AgentRunner:
             why = {401: "it refused the token in " + str(self.agent.token_file)}.get(
                 response.status_code, str(error or "not a measuring answer"))
             raise AgentError(f"{head}: HTTP {response.status_code}, {why}")
-        self.node = str(answer.get("node"))
         return dict(answer)
 
     def drop(self, sha: str) -> None:
