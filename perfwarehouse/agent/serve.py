@@ -22,7 +22,11 @@ Security (the server is meant to run on every worker of a fleet):
   resolved path must be inside the spool. (A hard link *is* a file in the spool:
   it is served. Linux's ``fs.protected_hardlinks``, on by default, stops anyone
   linking a file they could not already read and write.)
-* nothing writes: there is no route that could.
+* nothing writes: there is no route that could, unless measuring is switched on
+  (``--measure-root DIR``): then ``POST /measure`` runs a measuring request of a
+  bisection on a repository inside DIR and appends its trials to the spool
+  (:mod:`perfwarehouse.bisect.service`, given to :func:`serve` by the command line, so that
+  the agent does not import the bisection; docs/agents.md).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import hmac
 import json
 import os
 import re
+import signal
 import socket
 import stat
 import sys
@@ -130,8 +135,13 @@ def _read_range(fd: int, start: int, length: int) -> Iterator[bytes]:
         os.close(fd)
 
 
-def create_app(spool_dir: Path, token: str):
-    """The ASGI application: the two routes behind the bearer-token check."""
+MAX_MEASURE_BODY = 64 * 1024  # a measuring request's JSON body
+
+
+def create_app(spool_dir: Path, token: str, measurer=None):
+    """The ASGI application: the two routes and ``POST /measure`` (answered by
+    ``measurer.answer(body) -> (status, JSON)``, :class:`perfwarehouse.bisect.service.Measurer`;
+    403 without one) behind the bearer-token check."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -187,9 +197,25 @@ def create_app(spool_dir: Path, token: str):
         return StreamingResponse(_read_range(fd, start, length), status_code=status,
                                  headers=headers, media_type=MEDIA_TYPE)
 
+    async def measure(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        if measurer is None:
+            return JSONResponse({"error": "this agent does not measure (start it with "
+                                          "--measure-root DIR)"}, status_code=403)
+        body = b""
+        async for piece in request.stream():
+            body += piece
+            if len(body) > MAX_MEASURE_BODY:
+                return JSONResponse({"error": f"the request is over {MAX_MEASURE_BODY} bytes"},
+                                    status_code=413)
+        status, answer = await run_in_threadpool(measurer.answer, body)  # blocks: a thread
+        return JSONResponse(answer, status_code=status, headers={"Cache-Control": "no-store"})
+
     app = Starlette(routes=[
         Route("/segments", list_segments, methods=["GET"]),
         Route("/segments/{name}", get_segment, methods=["GET"]),
+        Route("/measure", measure, methods=["POST"]),
     ])
     app.router.redirect_slashes = False  # /segments/ is not a resource: 404, not a redirect
     return BearerAuth(app, token)
@@ -307,8 +333,10 @@ def _protocol(header_timeout_s: float, waiting_max: int = WAITING_MAX):
 
 
 def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
-          ready: Callable[[str], None] | None = None) -> None:
-    """Serve ``spool_dir`` until interrupted; ``ready`` gets one line with the URL."""
+          ready: Callable[[str], None] | None = None, measurer=None) -> None:
+    """Serve ``spool_dir`` until interrupted; ``ready`` gets one line with the URL. With
+    ``measurer`` (:class:`perfwarehouse.bisect.service.Measurer`), also measure on request
+    (``POST /measure``)."""
     import uvicorn
 
     token = read_token(token_file)
@@ -316,7 +344,7 @@ def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         print(f"warning: the token file {token_file} is readable by other users "
               f"(chmod 600 {token_file})", file=sys.stderr)
-    app = create_app(spool_dir, token)
+    app = create_app(spool_dir, token, measurer)
     for reason in Spool(spool_dir).refused():
         print(f"warning: not serving {reason}", file=sys.stderr)
     try:
@@ -336,9 +364,19 @@ def serve(spool_dir: Path, port: int, token_file: Path, host: str = "127.0.0.1",
                             h11_max_incomplete_event_size=MAX_HEADER_BYTES, backlog=128)
     server = uvicorn.Server(config)
     if ready:
-        ready(f"serving {Path(spool_dir).resolve()} read-only on http://{shown}:{bound_port} "
+        how = "read-only" if measurer is None else \
+            f"and measuring in repositories under {measurer.root}"
+        ready(f"serving {Path(spool_dir).resolve()} {how} on http://{shown}:{bound_port} "
               "(Ctrl-C to stop)")
+    if measurer is not None:  # uvicorn re-raises a SIGTERM after its shutdown: let it
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)  # end here, checkouts removed
     try:
         server.run(sockets=[sock])
     finally:
         sock.close()
+        if measurer is not None:
+            measurer.close()
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)

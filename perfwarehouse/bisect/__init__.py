@@ -8,7 +8,9 @@ it (``perfwarehouse bisect``, docs/bisect.md).
 * :mod:`.summary`: the text and JSON answers;
 * the edges: :mod:`.git` (worktrees of its own), :mod:`.measure` (setup and trials with
   ``agent run``'s runner), :mod:`.store` (native trial records landed in the warehouse;
-  the change points to start from) and :mod:`.run`, the driver.
+  the change points to start from), :mod:`.runners` (measuring here or on a collector
+  agent), :mod:`.service` (the agent's side: ``POST /measure``) and :mod:`.run`, the
+  driver.
 """
 
 from __future__ import annotations

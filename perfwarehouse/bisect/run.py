@@ -33,7 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from perfwarehouse.bisect import analysis, git, measure, parameters, store
+from perfwarehouse.bisect import analysis, git, measure, parameters, runners, store
 from perfwarehouse.bisect.results import Commit, Comparison, Measured, Outcome
 from perfwarehouse.bisect.summary import change_text as _change_text
 from perfwarehouse.errors import PerfwarehouseError, UsageError
@@ -78,13 +78,13 @@ class BisectConfig:
     seed: int | None = None
     node: str | None = None
     hardware_type: str | None = None
+    agent: runners.Agent | None = None  # measure there (None: here)
 
 
 @dataclass
 class _Revision:
     commit: Commit
     index: int
-    directory: Path | None = None
     failed: str | None = None  # why its setup failed
     values: list[float] = field(default_factory=list)  # this step's trial values
     trials: int = 0
@@ -123,7 +123,6 @@ class _Bisection:
         self.warehouse = warehouse
         self.line = line
         self.progress = progress
-        self.trees = git.Worktrees(repo)
         self.revisions = {i: _Revision(c, i) for i, c in enumerate(line)}
         self.rng = random.Random(config.seed)
         node = config.node or default_node()
@@ -147,16 +146,26 @@ class _Bisection:
         self.measured: list[Measured] = []
         self.notes: list[str] = []
         self.before = git.checkout_state(repo)
+        what = runners.Measuring(config.command, config.setup, config.metric, config.timeout_s,
+                                 config.campaign)
+        self.runner: runners.LocalRunner | runners.AgentRunner = \
+            runners.LocalRunner(repo, what, lambda: self.stop) if config.agent is None \
+            else runners.AgentRunner(config.agent, what, self.series)
 
     # ------------------------------------------------------------ lifetime
     def __enter__(self) -> _Bisection:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         try:
             self.flush()
+        except PerfwarehouseError as error:
+            if kind is None:
+                raise
+            self.progress(f"the trials measured were not brought back ({error}); "
+                          "`perfwarehouse ingest pull` fetches them later")
         finally:
-            self.trees.close()
+            self.runner.close()
 
     def flush(self, unless_recent: bool = False) -> None:
         """Land the trials measured since the last flush (``unless_recent``: only if that
@@ -165,11 +174,10 @@ class _Bisection:
             return
         self.landed_at = time.monotonic()
         records, self.records = self.records, []
-        if records:
-            source = f"bisect {self.series.session} trials {self.landed + 1}-" \
-                     f"{self.landed + len(records)}"
-            store.land_records(self.warehouse, records, source)
-            self.landed += len(records)
+        if self.seq > self.landed:
+            source = f"bisect {self.series.session} trials {self.landed + 1}-{self.seq}"
+            self.runner.land(self.warehouse, records, source)
+            self.landed = self.seq
 
     # ------------------------------------------------------------ the search
     def go(self) -> Outcome:
@@ -179,6 +187,9 @@ class _Bisection:
         self.progress(f"bisecting {n - 1} commit(s) between good {g.commit.short} and bad "
                       f"{b.commit.short} (first-parent line), {self.config.metric} of "
                       f"`{self.config.command}`")
+        if self.config.agent is not None:
+            self.progress(f"measuring on agent {self.config.agent.name} (its repository "
+                          f"{self.config.agent.repo}); the trials come back by pull")
         with _catching_signals(self._on_signal):
             ends = self._ends(g, b)
             lo, hi = 0, n
@@ -209,7 +220,7 @@ class _Bisection:
                         undecided.add(i)
                 for sha in [r.commit.sha for r in self.revisions.values()]:
                     if sha not in {self.line[k].sha for k in (0, n, lo, hi)}:
-                        self.trees.drop(sha)
+                        self.runner.drop(sha)
                 self.flush(unless_recent=True)
             change = None
             between = (self.line[lo], self.line[hi])
@@ -329,18 +340,13 @@ class _Bisection:
     # ------------------------------------------------------------ the edges
     def _prepare(self, r: _Revision) -> str | None:
         """Check out and build ``r`` once; why it failed, or None."""
-        if r.directory is None or r.commit.sha not in self.trees.trees:
-            r.directory = self.trees.add(r.commit.sha)
-            r.failed = None
+        if not self.runner.ready(r.commit.sha):
             if self.config.setup:
                 self.progress(f"  setup at {r.commit.short}: {self.config.setup}")
-                r.failed = measure.run_setup(r.directory, self.config.setup,
-                                             self.config.timeout_s, lambda: self.stop,
-                                             self._env(r))
-                self._check_stop()
-                if r.failed:
-                    r.failed = f"setup failed: {r.failed}"
-                    self._store(r, measure.Trial("failed", None, _now(), 0.0, r.failed))
+            r.failed, trials = self.runner.prepare(r.commit, self.seq)
+            for trial in trials:
+                self._store(r, trial)
+            self._check_stop()
         return r.failed
 
     def _rounds(self, revisions: list[_Revision], k: int, ends: bool = False) -> str | None:
@@ -351,9 +357,7 @@ class _Bisection:
             order = list(revisions)
             self.rng.shuffle(order)
             for r in order:
-                assert r.directory is not None
-                trial = measure.run_trial(r.directory, self.config.command, self.config.metric,
-                                          self.config.timeout_s, lambda: self.stop, self._env(r))
+                trial = self.runner.trial(r.commit, self.seq)
                 self._store(r, trial)
                 self._check_stop()
                 if trial.status != "ok" or trial.value is None:
@@ -370,8 +374,9 @@ class _Bisection:
         return None
 
     def _store(self, r: _Revision, trial: measure.Trial) -> None:
-        self.records.append(store.trial_record(self.series, self.seq, r.commit, trial,
-                                               self.env))
+        if self.runner.lands_records:  # an agent wrote its own, to its spool
+            self.records.append(store.trial_record(self.series, self.seq, r.commit, trial,
+                                                   self.env))
         self.env = None  # the machine's description once per session
         self.seq += 1
         r.trials += 1
@@ -383,22 +388,12 @@ class _Bisection:
             c.change_pct if c else None, c.ci_low_pct if c else None,
             c.ci_high_pct if c else None, reason))
 
-    def _env(self, r: _Revision) -> dict[str, str]:
-        return {"PERFWAREHOUSE_REVISION": r.commit.sha,
-                "PERFWAREHOUSE_CAMPAIGN": self.series.campaign}
-
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stop += 1
 
     def _check_stop(self) -> None:
         if self.stop:
             raise KeyboardInterrupt
-
-
-def _now() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _log_spread(values: list[float]) -> float:

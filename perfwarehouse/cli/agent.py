@@ -103,16 +103,32 @@ def agent_run(spool: Path, campaign: str, tests_file: Path, runs: int, reset: st
               required=True, help="File holding the bearer token pullers must present.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0 for every interface).")
-def agent_serve(spool: Path, port: int, token_file: Path, host: str) -> None:
+@click.option("--measure-root", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Also measure on request (POST /measure, for `perfwarehouse bisect "
+                   "--agent`) in git repositories under this directory; off by default.")
+@click.option("--measure-timeout", "measure_timeout_s", type=click.FloatRange(min=0.0,
+              min_open=True), default=600.0, show_default=True, metavar="S",
+              help="Longest setup or trial of a measuring request (a request may ask less).")
+def agent_serve(spool: Path, port: int, token_file: Path, host: str,
+                measure_root: Path | None, measure_timeout_s: float) -> None:
     """Serve the spool read-only over HTTP for `perfwarehouse ingest pull`.
 
     GET /segments lists the segments and their sizes; GET /segments/NAME with a
     Range header returns bytes of one segment. Every request needs the header
-    `Authorization: Bearer TOKEN`; nothing outside the spool can be read.
+    `Authorization: Bearer TOKEN`; nothing outside the spool can be read. With
+    --measure-root DIR the agent also runs the measuring requests of `perfwarehouse
+    bisect --agent` (checkout, setup and trials of a revision of a repository under
+    DIR, one request at a time) and appends their trials to the spool.
     """
     from perfwarehouse.agent.serve import serve
 
-    serve(spool, port, token_file, host=host, ready=lambda line: click.echo(line))
+    measurer = None
+    if measure_root is not None:
+        from perfwarehouse.bisect.service import Measurer
+
+        measurer = Measurer(measure_root, spool, measure_timeout_s)
+    serve(spool, port, token_file, host=host, ready=lambda line: click.echo(line),
+          measurer=measurer)
 
 
 @click.command("pull", context_settings=CONTEXT)

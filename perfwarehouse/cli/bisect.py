@@ -57,6 +57,18 @@ from perfwarehouse.cli.context import warehouse as _warehouse
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.0, min_open=True),
               metavar="S", help="Stop a setup or trial after S seconds (it counts as failed).")
 @click.option("--seed", type=int, help="Seed of the shuffled order of each round.")
+@click.option("--agent", metavar="NAME|URL",
+              help="Measure on this collector agent (an [[agent]] of --sources, or its URL "
+                   "with --token-file), started with `agent serve --measure-root`; the "
+                   "trials come back by `ingest pull`.  [default: measure here]")
+@click.option("--agent-repo", metavar="PATH",
+              help="The repository's path on the agent's machine.  [default: --repo's "
+                   "absolute path]")
+@click.option("--sources", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("ingest") / "sources.toml", show_default=True,
+              help="The agents file of `ingest pull` (for --agent NAME).")
+@click.option("--token-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The agent's bearer token (for --agent URL; overrides the sources file's).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.pass_context
@@ -65,7 +77,8 @@ def bisect(ctx: click.Context, repo: Path, good: str | None, bad: str | None,
            campaign: str | None, benchmark: str | None, metric: str | None, unit: str | None,
            higher_is_better: bool, repeat: int | None, max_trials: int,
            max_revisions: int | None, confidence: float, min_change: float,
-           timeout_s: float | None, seed: int | None, fmt: str) -> None:
+           timeout_s: float | None, seed: int | None, agent: str | None,
+           agent_repo: str | None, sources: Path, token_file: Path | None, fmt: str) -> None:
     """Find the commit between --good and --bad that changed the performance.
 
     Checks out revisions in worktrees of its own (the repository's HEAD, branch and
@@ -76,7 +89,8 @@ def bisect(ctx: click.Context, repo: Path, good: str | None, bad: str | None,
     yet"; commits whose setup or command fails are skipped; merges are single steps of
     the first-parent line. Every trial is stored in the warehouse under its revision
     and commit time (`perfwarehouse compare --baseline SHA --contender SHA` reruns on
-    them). Exit status: 0 culprit found (or the commits it may be), 1 nothing to bisect
+    them). With --agent the checkouts and trials run on a collector agent and the
+    trials come back by pull; the decisions are the same. Exit status: 0 culprit found (or the commits it may be), 1 nothing to bisect
     or an error.  Example:
 
     \b
@@ -126,12 +140,21 @@ def bisect(ctx: click.Context, repo: Path, good: str | None, bad: str | None,
     if missing:
         raise UsageError(f"bisect needs {', '.join(missing)} (or --change-point ID)")
     assert good and bad and command
+    on_agent = None
+    if agent is None and (agent_repo or token_file):
+        raise UsageError("--agent-repo and --token-file go with --agent (measure on a "
+                         "collector agent)")
+    if agent is not None:
+        from perfwarehouse.bisect.runners import find_agent
+
+        on_agent = find_agent(agent, sources, token_file,
+                              Path(agent_repo) if agent_repo else repo.resolve())
     config = BisectConfig(
         repo=repo, good=good, bad=bad, command=command, setup=setup,
         campaign=campaign or "bisect", benchmark=benchmark, metric=metric or "wall_time",
         unit=unit, higher_is_better=True if higher_is_better else None, repeat=repeat,
         max_trials=max_trials, max_revisions=max_revisions, confidence=confidence,
-        min_change=min_change, timeout_s=timeout_s, seed=seed)
+        min_change=min_change, timeout_s=timeout_s, seed=seed, agent=on_agent)
     try:
         outcome = run_bisect(config, warehouse, progress=lambda line: None if quiet
                              else click.echo(line, err=True))
