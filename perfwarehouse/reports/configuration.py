@@ -154,7 +154,8 @@ def build_page(frames: Frames) -> Page:
     sections = [analyses_section(frames), distribution_section(frames), time_section(frames)]
     cps = frames.analyses["change_points"]
     if isinstance(cps, pa.Table):
-        sections.append(change_points_section(pl.from_arrow(cps)))  # type: ignore[arg-type]
+        sections.append(change_points_section(pl.from_arrow(cps),  # type: ignore[arg-type]
+                                              c.higher_is_better))
     where = c.hardware_type or ", ".join(c.hardware_types)
     intro = (f"{INTRO} Campaign {c.campaign}; metric {c.metric}"
              f"{f' ({c.unit})' if c.unit else ''}, "
@@ -208,7 +209,7 @@ def verdict(frames: Frames) -> Verdict:
         alarm |= hit
     cps = _frame(frames.analyses["change_points"])
     if cps is not None:
-        text, hit = _change_verdict(cps)
+        text, hit = _change_verdict(cps, frames.config.higher_is_better)
         parts.append(text)
         alarm |= hit
     if not parts:
@@ -281,13 +282,13 @@ def _trend_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str
     return "Drifts over time: " + "; ".join(items) + ".", True
 
 
-def _change_verdict(df: pl.DataFrame) -> tuple[str, bool]:
+def _change_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str, bool]:
     changes = df.filter(pl.col("position").is_not_null())
     if changes.height == 0:
         return "No change point in any series.", False
     big = charts.plus_is_worse(
         changes.sort(pl.col("change_pct").abs(), descending=True).head(1), "change_pct",
-        None, None, ("worse_pct", "", "")).row(0, named=True)
+        None, None, ("worse_pct", "", ""), pl.lit(higher_is_better)).row(0, named=True)
     regressions = changes.filter(pl.col("direction") == "regression").height
     return (f"{changes.height} change point{'s' if changes.height != 1 else ''} "
             f"({regressions} regression{'s' if regressions != 1 else ''}); largest "
@@ -433,7 +434,7 @@ def time_section(frames: Frames) -> Section:
     return Section(title, "Each trial's median value at the time it started.", tuple(blocks))
 
 
-def change_points_section(cps: pl.DataFrame) -> Section:
+def change_points_section(cps: pl.DataFrame, higher_is_better: bool | None) -> Section:
     changes = cps.filter(pl.col("position").is_not_null())
     if changes.height == 0:
         return Section("Change points", "", (Notice(
@@ -441,7 +442,8 @@ def change_points_section(cps: pl.DataFrame) -> Section:
                 f"{r['hardware_type']}: {r['reason']}" for r in cps.iter_rows(named=True)
                 if r["reason"]) + "."),))
     rows = charts.plus_is_worse(changes, "change_pct", "ci_low_pct", "ci_high_pct",
-                                ("worse_pct", "worse_low_pct", "worse_high_pct"))
+                                ("worse_pct", "worse_low_pct", "worse_high_pct"),
+                                pl.lit(higher_is_better))
     rows = rows.with_columns(direction=pl.when(pl.col("direction") == "regression")
                                 .then(pl.lit("▼ regression"))
                                 .when(pl.col("direction") == "improvement")
