@@ -407,9 +407,10 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
         per_series = {(r["campaign"], r["hardware_type"], r["config_id"]): r["n_unpaired"] or 0
                       for r in rows}  # every row of a series carries its count
         left_out = sum(per_series.values())
-        if params.baseline_values and params.baseline_values[0][0] == "setting":
+        if "=" in params.baseline:  # a setting (or a benchmark named KEY=VALUE)
             lines.append(f"  series divided by the median of their {params.baseline} trials "
-                         f"at the same start time; {left_out:,} trials without one left out")
+                         f"(at the same start time; run by run for a benchmark of that "
+                         f"name); {left_out:,} trials without one left out")
         else:
             lines.append(f"  series divided run by run by {params.baseline}'s median; "
                          f"{left_out:,} trials without a baseline in their run left out")
@@ -426,8 +427,9 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
     if short:
         lines.append(f"  {short:,} series too short for the test "
                      f"(fewer than {2 * params.min_size} trials)")
-    if points:
-        big = max(points, key=lambda r: abs(r["change_pct"] or 0.0))
+    unmixed = [r for r in points if not r.get("mixed")]
+    if unmixed:
+        big = max(unmixed, key=lambda r: abs(r["change_pct"] or 0.0))
         lines.append(f"  largest: {big['benchmark']} ({big['metric']}) on {big['hardware_type']}"
                      f": {big['change_pct']:+.2f} % at {big['revision'] or big['started_at']}")
     return lines
