@@ -6,7 +6,7 @@ series (hardware type x configuration, trial medians in start order, every node 
 the job mixes them). Clean load families: 4-10 levels of 4-10 trials, CV 1-20 %, normal
 and t noise. Prints the gap statistic's quantiles and how often each rule fires.
 
-    PYTHONPATH=. python benchmarks/mixing_calibration.py [--series 2000] [--scale 0.02]
+    PYTHONPATH=. python benchmarks/mixing_calibration.py [--series 2000] [--scale 0.05]
 """
 
 from __future__ import annotations
@@ -62,6 +62,32 @@ def generator_series(scale: float) -> list[np.ndarray]:
     return out
 
 
+def job_series_fired(scale: float) -> tuple[int, int, int]:
+    """(series, points, flagged) of :func:`mixing.detect_series` over the generator's
+    series as the job sees them: hardware type x benchmark x settings, every node and run,
+    in start order."""
+    from perfwarehouse.generate import generate
+
+    t = generate("ordersage-longterm", seed=3, scale=scale).records
+    cols = {k: t.column(k).to_pylist() for k in (
+        "hardware_type", "benchmark", "settings", "started_at", "node", "run_id")}
+    vals = [float(np.median(v)) if v else np.nan for v in t.column("values").to_pylist()]
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i in range(len(vals)):
+        groups.setdefault((cols["hardware_type"][i], cols["benchmark"][i],
+                           cols["settings"][i]), []).append(i)
+    fired = points = 0
+    for idx in groups.values():
+        idx.sort(key=lambda i: cols["started_at"][i])
+        v = np.array([vals[i] for i in idx])
+        points += v.size
+        days = np.array([cols["started_at"][i].timestamp() / 86400 for i in idx])
+        found = mixing.detect_series(v, days, [cols["run_id"][i] for i in idx],
+                                     [None] * len(idx), [cols["node"][i] for i in idx], {})
+        fired += found is not None
+    return len(groups), points, fired
+
+
 def clean_family(rng: np.random.Generator) -> list[np.ndarray]:
     levels = int(rng.integers(4, 11))
     cv = rng.uniform(0.01, 0.2)
@@ -78,7 +104,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--series", type=int, default=2000)
     ap.add_argument("--families", type=int, default=2000)
-    ap.add_argument("--scale", type=float, default=0.02)
+    ap.add_argument("--scale", type=float, default=0.05)
     a = ap.parse_args()
     rng = np.random.default_rng(39)
     series = [clean_series(rng, k) for k in range(a.series)]
@@ -93,6 +119,9 @@ def main() -> None:
         print(f"{name}: {len(group):,} series; gap statistic median {q[0]:.2f}, 99 % "
               f"{q[1]:.2f}, 99.9 % {q[2]:.2f}, max {max(scores):.2f}; interleaved fired "
               f"{fired} ({fired / len(group):.2%})")
+    n, points, fired = job_series_fired(a.scale)
+    print(f"long-term generator, whole detector as the job runs it: {n:,} series "
+          f"({points:,} points), flagged {fired} ({fired / n:.2%})")
     fams = [clean_family(rng) for _ in range(a.families)]
     fired = 0
     scores = []
