@@ -244,6 +244,13 @@ def _options(function: _Command) -> _Command:
                      callback=_parse_setting,
                      help="Add KEY to every trial's settings (repeatable; VALUE is a number or "
                           "true/false when it reads as one, else text)."),
+        click.option("--setting-from-attribute", "settings_from_attributes", multiple=True,
+                     metavar="KEY",
+                     help="Move the attribute KEY of each trial (a `KEY: value` line of Go's "
+                          "format, ...) into its settings, so that trials that differ in it "
+                          "are separate series (repeatable; e.g. toolchain: tip and "
+                          "baseline of a benchseries night; then `analyze change-points "
+                          "--baseline toolchain=VALUE`)."),
         click.option("--quarantine", is_flag=True,
                      help="Land the good records and keep bad ones in the quarantine table."),
         click.option("--dry-run", is_flag=True,
@@ -259,8 +266,8 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
          node: str | None, hardware_type: str | None, revision: str | None,
          revision_time: str | None, started_at: str | None, path_pattern: str | None,
          columns: str | None, strict: bool, settings: tuple[tuple[str, object], ...],
-         quarantine: bool,
-         dry_run: bool) -> None:
+         quarantine: bool, dry_run: bool,
+         settings_from_attributes: tuple[str, ...] = ()) -> None:
     from pathlib import Path
 
     from perfwarehouse.errors import UsageError
@@ -296,7 +303,8 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     options = ImportOptions(campaign=campaign, node=node, hardware_type=hardware_type,
                             revision=revision, revision_time=revision_time,
                             settings=settings, started_at=started_at,  # type: ignore[arg-type]
-                            path_pattern=path_pattern, columns=columns)
+                            path_pattern=path_pattern, columns=columns,
+                            settings_from_attributes=tuple(settings_from_attributes))
     quiet = global_settings(ctx).quiet
     skipped: list[Skipped] = []
     notes: list[str] = []

@@ -17,6 +17,16 @@ baseline): every other series is divided, trial by trial, by the median of B's t
 the same metric in the same run (``prepare``: query ``change_point_baseline``, over the
 whole campaign, so the job's slices of configurations all see it); ``paired_with`` and
 ``n_unpaired`` say so on each row.
+
+``mixed``: a series that mixes what should be apart (several runs or revisions at one
+start time, as tip and baseline toolchains of a benchseries night; two interleaved
+groups of values under one node, as two runners of one name;
+:mod:`perfwarehouse.stats.mixing`) says so on each of its rows, with the attribute that
+splits it when one does; its change points need no action. ``--baseline KEY=VALUE``
+pairs by a setting (one promoted from an attribute at ingest with
+``--setting-from-attribute KEY``): each trial of a series whose KEY is another value is
+divided by the median of the trials with KEY=VALUE of the same benchmark, other
+settings and metric at the same start time (tip / that night's baseline).
 """
 
 from __future__ import annotations
@@ -57,7 +67,11 @@ class ChangePointParams(JobParams):
     baseline: str | None = param(None, "Paired baseline: divide each trial of every other "
                                  "series by the median of this benchmark's trials of the "
                                  "same metric in the same run (cancels machine drift, as "
-                                 "Go's benchseries); its own series stay raw.")
+                                 "Go's benchseries); its own series stay raw. KEY=VALUE "
+                                 "(a setting, e.g. toolchain=baseline from ingest "
+                                 "--setting-from-attribute toolchain): divide each series "
+                                 "with another KEY by the KEY=VALUE trials of the same "
+                                 "benchmark and settings at the same start time.")
     baseline_values: tuple[tuple[Any, ...], ...] = param(
         (), "(campaign, hardware type, run, metric, baseline) rows (set by prepare)",
         internal=True)
@@ -130,17 +144,81 @@ def _days(started: Any) -> Any:
 
 
 def prepare_baseline(table: pa.Table, params: ChangePointParams) -> ChangePointParams:
-    """The baseline's value of every run (query ``change_point_baseline``)."""
+    """The baseline's value of every run, or of every configuration and start time when
+    ``--baseline KEY=VALUE`` names a setting (query ``change_point_baseline``)."""
     from perfwarehouse.errors import AnalysisError
 
     if params.baseline is None:
         return params
     if table.num_rows == 0:
-        raise AnalysisError(f"change-points: --baseline {params.baseline!r}: no trial of that "
-                            "benchmark in the data analysed")
+        what = ("that benchmark, or trials with that setting and a start time"
+                if "=" in params.baseline else "that benchmark")
+        raise AnalysisError(f"change-points: --baseline {params.baseline!r}: no trial of "
+                            f"{what} in the data analysed")
+    if "mode" in table.column_names and table.column("mode")[0].as_py() == "setting":
+        key = params.baseline.partition("=")[0]
+        rows = tuple(("setting", r["campaign"], r["hardware_type"], r["benchmark"],
+                      _without(r["settings"], key), r["metric"], r["started_at"],
+                      r["baseline"]) for r in table.to_pylist())
+        return dataclasses.replace(params, baseline_values=rows)
     rows = tuple(tuple(r.values()) for r in table.select(
         ["campaign", "hardware_type", "run_id", "metric", "baseline"]).to_pylist())
     return dataclasses.replace(params, baseline_values=rows)
+
+
+def _without(settings: str | None, key: str) -> str:
+    """Canonical JSON text of ``settings`` without ``key``."""
+    import json
+
+    doc = json.loads(settings) if settings else {}
+    doc.pop(key, None)
+    return json.dumps(doc, sort_keys=True)
+
+
+def _setting(settings: str | None, key: str) -> object:
+    import json
+
+    doc = json.loads(settings) if settings else {}
+    return doc.get(key) if isinstance(doc, dict) else None
+
+
+def pair_by_setting(table: pa.Table, baseline: str, divisors: tuple[tuple[Any, ...], ...]
+                    ) -> tuple[pa.Table, dict[int, int], set[int]]:
+    """``table`` with each trial of a series whose setting KEY (``baseline`` = KEY=VALUE)
+    is another value divided by the baseline of its (campaign, hardware type, benchmark,
+    other settings, metric, start time); series without KEY, or with KEY=VALUE, stay
+    raw. Trials without a baseline are left out, counted per config_id; the third value:
+    the config_ids divided."""
+    import numpy as np
+
+    key, _, value = baseline.partition("=")
+    lookup = {d[1:7]: float(d[7]) for d in divisors}
+    per_setting: dict[str, tuple[bool, str]] = {}
+    cols = [table.column(k).to_pylist() for k in (
+        "campaign", "hardware_type", "benchmark", "settings", "metric", "started_at")]
+    values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
+    config = table.column("config_id").to_pylist()
+    keep = np.ones(table.num_rows, dtype=bool)
+    out = values.copy()
+    unpaired: dict[int, int] = {}
+    divided: set[int] = set()
+    for i, (camp, hw, bench, settings, metric, started) in enumerate(zip(*cols)):
+        if settings not in per_setting:
+            own = _setting(settings, key)
+            per_setting[settings] = (own is not None and str(own) != value,
+                                     _without(settings, key))
+        paired, rest = per_setting[settings]
+        if not paired:
+            continue
+        divided.add(config[i])
+        div = lookup.get((camp, hw, bench, rest, metric, started))
+        if div is None or not div:
+            keep[i] = False
+            unpaired[config[i]] = unpaired.get(config[i], 0) + 1
+        else:
+            out[i] = values[i] / div
+    t = table.set_column(table.schema.get_field_index("value"), "value", pa.array(out))
+    return t.filter(pa.array(keep)), unpaired, divided
 
 
 def pair(table: pa.Table, baseline: str, divisors: tuple[tuple[Any, ...], ...]
@@ -170,6 +248,45 @@ def pair(table: pa.Table, baseline: str, divisors: tuple[tuple[Any, ...], ...]
     return out, dict(zip(ids.tolist(), counts.tolist()))
 
 
+def candidates(table: pa.Table, s: int, e: int) -> dict[str, list[object]]:
+    """Keys that may separate a series' groups (rows ``s:e``): the revision and every
+    scalar attribute of its trials."""
+    import json
+
+    out: dict[str, list[object]] = {"revision": table.column("revision")[s:e].to_pylist()}
+    if "attributes" not in table.column_names:
+        return out
+    docs = []
+    for text in table.column("attributes")[s:e].to_pylist():
+        try:
+            doc = json.loads(text) if text else {}
+        except ValueError:
+            doc = {}
+        docs.append(doc if isinstance(doc, dict) else {})
+    keys = dict.fromkeys(k for d in docs for k, v in d.items()
+                         if isinstance(v, str | int | float | bool))
+    for key in keys:
+        out[f"attribute {key}"] = [d.get(key) for d in docs]
+    return out
+
+
+def mixing_of(table: pa.Table, values: Any, days: Any, s: int, e: int) -> str | None:
+    """What series ``s:e`` mixes (:func:`perfwarehouse.stats.mixing.detect_series`), or
+    None."""
+    from perfwarehouse.stats.mixing import detect_series
+
+    if "run_id" not in table.column_names:  # a table of series without runs: no instant
+        runs: list[object] = list(range(s, e))
+    else:
+        runs = table.column("run_id")[s:e].to_pylist()
+    nodes = (table.column("node")[s:e].to_pylist() if "node" in table.column_names
+             else [None] * (e - s))
+    found = detect_series(values[s:e], days[s:e], runs,
+                          table.column("revision")[s:e].to_pylist(), nodes,
+                          lambda: candidates(table, s, e))
+    return None if found is None else found.text
+
+
 def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     import numpy as np
 
@@ -189,9 +306,14 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                             "--split-permutations >= 1, --min-change and --min-effect finite "
                             "numbers >= 0")
     unpaired: dict[int, int] = {}
+    divided: set[int] | None = None  # None: every series but the baseline's is divided
     if params.baseline is not None:
         original = table
-        table, unpaired = pair(table, params.baseline, params.baseline_values)
+        if params.baseline_values and params.baseline_values[0][0] == "setting":
+            table, unpaired, divided = pair_by_setting(table, params.baseline,
+                                                       params.baseline_values)
+        else:
+            table, unpaired = pair(table, params.baseline, params.baseline_values)
     config = table.column("config_id").to_numpy()
     values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
     # Python objects only for the rows that become change points (to_pylist of every
@@ -221,15 +343,19 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                              "confidence": confidence, "alpha": params.alpha,
                              "paired_with": params.baseline, "n_unpaired": unpaired.get(c, 0),
                              "reason": f"no trial has a baseline ({params.baseline}, same "
-                                       "metric) in its run"})
+                                       "metric) " + ("at its start time" if divided is not None
+                                                     else "in its run")})
     days = _days(table.column("started_at"))
     for (s, e), result in zip(spans, results):
         meta = {k: table.column(k)[s].as_py() for k in meta_cols}
-        paired = params.baseline is not None and meta["benchmark"] != params.baseline
+        paired = params.baseline is not None and (
+            meta["config_id"] in divided if divided is not None
+            else meta["benchmark"] != params.baseline)
         base = {**meta, "ordered_by": params.by, "n_points": e - s,
                 "confidence": confidence, "alpha": params.alpha,
                 "paired_with": params.baseline if paired else None,
-                "n_unpaired": unpaired.get(meta["config_id"], 0) if paired else None}
+                "n_unpaired": unpaired.get(meta["config_id"], 0) if paired else None,
+                "mixed": mixing_of(table, values, days, s, e)}
         if not result.change_points:
             rows.append({**base, "p_value": result.p_value, "reason": result.reason})
             continue
@@ -249,7 +375,7 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                 "p_value": cp.p_value,
                 "direction": _direction(cp.change_pct, meta["higher_is_better"]),
                 "abs_change_pct": abs(cp.change_pct),
-                "action": shift == "step" and needs_action(
+                "action": shift == "step" and base["mixed"] is None and needs_action(
                     cp.change_pct, cp.ci_low_pct, cp.ci_high_pct, params.min_effect),
                 "shift": shift, "reason": why,
             })
@@ -281,13 +407,29 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
         per_series = {(r["campaign"], r["hardware_type"], r["config_id"]): r["n_unpaired"] or 0
                       for r in rows}  # every row of a series carries its count
         left_out = sum(per_series.values())
-        lines.append(f"  series divided run by run by {params.baseline}'s median; "
-                     f"{left_out:,} trials without a baseline in their run left out")
+        if "=" in params.baseline:  # a setting (or a benchmark named KEY=VALUE)
+            lines.append(f"  series divided by the median of their {params.baseline} trials "
+                         f"(at the same start time; run by run for a benchmark of that "
+                         f"name); {left_out:,} trials without one left out")
+        else:
+            lines.append(f"  series divided run by run by {params.baseline}'s median; "
+                         f"{left_out:,} trials without a baseline in their run left out")
+    mixed = {(r["campaign"], r["hardware_type"], r["config_id"]): r for r in rows
+             if r.get("mixed")}
+    if mixed:
+        lines.append(f"  {len(mixed):,} series mix what should be apart (their change points "
+                     "need no action; split them):")
+        for r in list(mixed.values())[:3]:
+            lines.append(f"    {r['benchmark']} ({r['metric']}) on {r['hardware_type']}: "
+                         f"{r['mixed']}")
+        if len(mixed) > 3:
+            lines.append(f"    ... and {len(mixed) - 3:,} more (column mixed)")
     if short:
         lines.append(f"  {short:,} series too short for the test "
                      f"(fewer than {2 * params.min_size} trials)")
-    if points:
-        big = max(points, key=lambda r: abs(r["change_pct"] or 0.0))
+    unmixed = [r for r in points if not r.get("mixed")]
+    if unmixed:
+        big = max(unmixed, key=lambda r: abs(r["change_pct"] or 0.0))
         lines.append(f"  largest: {big['benchmark']} ({big['metric']}) on {big['hardware_type']}"
                      f": {big['change_pct']:+.2f} % at {big['revision'] or big['started_at']}")
     return lines

@@ -137,6 +137,8 @@ def summarize(tables: Tables, params: LoadParams) -> list[str]:
     for row in peaks.slice(0, 10).to_pylist():
         name = (f"{family_label(row['benchmark'], row['family'], row['loop'])} "
                 f"on {row['hardware_type']}")
+        if (row["reason"] or "").startswith("mixed"):
+            name += " (MIXED: the peak mixes several systems)"
         if row["loop"] == "closed" and row["peak_throughput"] is not None:
             ci = (f" [{max(row['peak_low'], 0.0):.4g}, {row['peak_high']:.4g}]"
                   if row["peak_low"] is not None else "")

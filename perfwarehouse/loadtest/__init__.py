@@ -12,6 +12,8 @@ results or tables out):
 * :mod:`.histograms`: latency distributions on one log-bucket grid (pooled across trials);
 * :mod:`.intervals`: rank-based CIs of percentiles and the peak-rate region test (the CI
   of a mean and its accuracy are :mod:`perfwarehouse.stats.means`);
+* :mod:`.mixing`: families whose repetitions of one level mix several systems (the rule
+  is :mod:`perfwarehouse.stats.mixing`);
 
 with their options and checks in :mod:`.parameters` and their result types in
 :mod:`.results`, re-exported here. The methods are imported by their module path:

@@ -55,7 +55,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfwarehouse.kernels.latency import pooled_quantiles
-from perfwarehouse.loadtest import histograms, intervals, laws
+from perfwarehouse.loadtest import histograms, intervals, laws, mixing
 from perfwarehouse.loadtest.parameters import PERCENTILES, Options
 from perfwarehouse.loadtest.results import PEAK_FIELDS
 from perfwarehouse.stats import means
@@ -369,8 +369,10 @@ def analyse(trials: pa.Table, options: Options) -> dict[str, pa.Table]:
         "region": pa.array(region.tolist(), pa.string()),
     })
     notes = _law_notes(trials, fam_codes, fam_values, loop, gid, unfit, key_cols)
+    fam_key = list(zip(*(curve.column(k).to_pylist() for k in (*key_cols, "family", "loop"))))
+    mixed = mixing.family_notes(trials, ugid, fam_key, load[first], X)
     return {"load_law_checks": law_table, "load_curve": curve,
-            "peak_rate": peak_rate(curve, options, notes)}
+            "peak_rate": peak_rate(curve, options, notes, mixed)}
 
 
 def _law_notes(trials: pa.Table, fam_codes: np.ndarray, fam_values: list[object],
@@ -454,9 +456,11 @@ def _pooled(trials: pa.Table, order: np.ndarray, ugid: np.ndarray, n_groups: int
 
 
 def peak_rate(curve: pa.Table, options: Options,
-              notes: dict[tuple[object, ...], str] | None = None) -> pa.Table:
+              notes: dict[tuple[object, ...], str] | None = None,
+              mixed: dict[tuple[object, ...], str] | None = None) -> pa.Table:
     """One row per family of ``curve`` (a ``load_curve`` table): see the module docstring.
-    ``notes`` (family key -> text) is added to the family's ``reason``."""
+    ``notes`` (family key -> text) is added to the family's ``reason``; ``mixed`` (the
+    families whose repetitions mix several systems, :mod:`.mixing`) begins it."""
     rows: list[dict[str, object]] = []
     if curve.num_rows == 0:
         return pa.Table.from_pylist([], schema=pa.schema(PEAK_FIELDS))
@@ -485,6 +489,8 @@ def peak_rate(curve: pa.Table, options: Options,
         note = (notes or {}).get(fam_key[a])
         if note:
             row["reason"] = f"{row['reason']}; {note}" if row.get("reason") else note
+        if (mix := (mixed or {}).get(fam_key[a])):
+            row["reason"] = f"{mix}; {row['reason']}" if row.get("reason") else mix
         rows.append(row)
     return pa.Table.from_pylist(rows, schema=pa.schema(PEAK_FIELDS))
 

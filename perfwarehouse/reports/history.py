@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
+from perfwarehouse.reports.history_mixed import mixed_notice
 from perfwarehouse.reports.page import (
     CONFIGURATION_COLUMNS,
     Column,
@@ -113,7 +114,10 @@ def _when(row: dict) -> str:
 def steps(changes: pl.DataFrame) -> pl.DataFrame:
     """The change points that are steps: not level shifts of a drifting or cycling series,
     nor the last points of a series at no new revision (``shift``; NULL in runs before it
-    existed counts as a step)."""
+    existed counts as a step), nor the change points of a series that mixes what should
+    be apart (``mixed``)."""
+    if "mixed" in changes.columns:
+        changes = changes.filter(pl.col("mixed").is_null())
     if "shift" not in changes.columns:
         return changes
     return changes.filter(pl.col("shift").is_null() | (pl.col("shift") == "step"))
@@ -149,10 +153,14 @@ def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
     regressions = stepped.filter(pl.col("direction") == "regression")
     improvements = stepped.filter(pl.col("direction") == "improvement")
     worse, better = words(changes)
-    shifted = changes.height - stepped.height
+    n_mixed = (changes.filter(pl.col("mixed").is_not_null()).height
+               if "mixed" in changes.columns else 0)
+    shifted = changes.height - stepped.height - n_mixed
     short = df.filter(pl.col("reason").str.starts_with("too short")).height
     alpha = cast("float | None", df["alpha"].max()) if df.height else None  # a Float64 column
     blocks: list[Notice] = []
+    if (mixed := mixed_notice(df)) is not None:
+        blocks.append(mixed)
     ranked = normalised(regressions).sort(pl.col("worse_pct").abs(), descending=True)
     if ranked.height:
         items = [f"{r['worse_pct']:+.1f} % {r['config']} on {r['hardware_type']} {_when(r)}"
@@ -169,7 +177,8 @@ def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
                              f"; the largest {top['worse_pct']:+.1f} % {top['config']} on "
                              f"{top['hardware_type']} {_when(top)}."))
     if shifted:
-        kinds = changes.filter(pl.col("shift").is_in(["level shift", "tail"]))
+        kinds = (changes.filter(pl.col("mixed").is_null()) if n_mixed else changes).filter(
+            pl.col("shift").is_in(["level shift", "tail"]))
         drift = kinds.filter(pl.col("shift") == "level shift").height
         blocks.append(Notice(
             f"{shifted:,} change point{'s' if shifted != 1 else ''} not counted as steps: "
@@ -183,6 +192,7 @@ def verdict_section(df: pl.DataFrame, changes: pl.DataFrame) -> Section:
         f"{'s' if regressions.height != 1 else ''} (▼), {improvements.height:,} {better}"
         f"{'s' if improvements.height != 1 else ''} (▲)"
         + (f", {shifted:,} not steps" if shifted else "")
+        + (f", {n_mixed:,} in mixed series" if n_mixed else "")
         + (f"; {short:,} series too short to test" if short else "")
         + (f" (α = {alpha:g} per series)." if alpha is not None else ".")))
     return Section("Verdict", "", tuple(blocks))

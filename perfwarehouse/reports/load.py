@@ -237,6 +237,10 @@ def short_verdict(peaks: pl.DataFrame | None, checks: pl.DataFrame | None) -> Ve
         else:
             reason = (row["reason"] or "no peak").split(";")[0].replace("lambda*", "λ*")
             text = f"{name}: {reason}"
+        if (row["reason"] or "").startswith("mixed"):  # loadtest/mixing.py: say it first
+            parts = row["reason"].removeprefix("mixed: ").split("; ")
+            text = (f"MIXED, no single system's peak: {name}: {'; '.join(parts[:2])}. "
+                    f"Its numbers mix them: {text.removeprefix(name).lstrip(': ')}")
         sentences.append(text + ".")
     if len(rows) > VERDICT_FAMILIES:
         sentences.append(f"{len(rows) - VERDICT_FAMILIES:,} more families are in the table of "

@@ -537,6 +537,9 @@ n_unpaired: its trials left out for want of a baseline value in their run (081d/
 shift (081f): step; level shift, where a smooth model of time (a drift, a daily or weekly
 cycle) explains the change (the permutation test assumes a stationary series), with the
 reason; tail, the last points of the series at no new revision. Only steps need action.
+mixed (081g): on every row of a series that mixes what should be apart (several runs at
+one start time, two interleaved groups under one node; perfwarehouse/stats/mixing.py),
+what it mixes and the key that splits it; its change points need no action.
 """, not_null(MEASURED + columns(
     ("ordered_by", pa.string()),
     ("n_points", pa.int64()), ("position", pa.int64()), ("revision", pa.string()),
@@ -548,7 +551,7 @@ reason; tail, the last points of the series at no new revision. Only steps need 
     ("direction", pa.string()), ("reason", pa.string()),
 ) + added("081b", ("abs_change_pct", pa.float64())) + added("081c", ("action", pa.bool_()))
   + added("081d", ("paired_with", pa.string())) + added("081e", ("n_unpaired", pa.int64()))
-  + added("081f", ("shift", pa.string())),
+  + added("081f", ("shift", pa.string())) + added("081g", ("mixed", pa.string())),
     "campaign", "hardware_type", "config_id", "ordered_by", "n_points", "confidence", "alpha"))
 
 #: The contract of every table a job writes, by table name.

@@ -3,11 +3,13 @@
 -- arrival_rate, requests, errors in requests or req/s; latency metrics converted to
 -- ms from their unit; mean also as avg or latency_mean, p50 as median, p99.9 as p999)
 -- and the trial's stored latency distribution
--- (latency_histograms), if any. Successful finite measurements only; a metric given
+-- (latency_histograms), if any; attributes (JSON text) name what separates the
+-- repetitions of a mixed family (perfwarehouse/loadtest/mixing.py). Successful finite measurements only; a metric given
 -- in several iterations is averaged.
 -- Parameters: $campaign, $hardware_type.
 WITH m AS (
     SELECT run_id, position, benchmark, settings, node, metric, started_at, duration_s,
+           CAST(attributes AS VARCHAR) AS attributes,
            value * CASE WHEN metric IN ('mean', 'avg', 'latency_mean', 'p50', 'median',
                                         'p90', 'p99', 'p99.9', 'p999', 'max',
                                         'service_time_ms')
@@ -27,6 +29,7 @@ WITH m AS (
 ),
 t AS (
     SELECT run_id, position, benchmark, settings, any_value(node) AS node,
+           any_value(attributes) AS attributes,
            min(started_at) AS started_at,
            avg(value) FILTER (WHERE metric = 'throughput') AS throughput,
            avg(value) FILTER (WHERE metric = 'arrival_rate') AS arrival_rate,

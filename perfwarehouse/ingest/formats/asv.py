@@ -27,7 +27,8 @@ Each result file is one ``fixed``-order run. Mapping:
 * node = the machine (``machine.json``'s ``machine``, else the result file's
   ``params.machine``); env from ``machine.json``/``params``: ``cpu`` -> ``cpu_model``,
   ``ram`` -> ``memory``, ``os`` -> ``kernel``, ``arch``, ``num_cpu``;
-* the benchmark ``version``, ``python``, asv's ``number``/``repeat`` go to
+* the benchmark ``version``, ``python``, asv's ``number``/``repeat`` and the result
+  file's ``params.cpu`` (two runners of one machine name differ in it) go to
   ``attributes``; profiles and summary statistics are not ingested.
 
 :func:`parse` reads one result file (bytes of ``<commit>-<env>.json``);
@@ -255,6 +256,8 @@ def _records(doc: dict[str, Any], data: bytes, source: str, machine: dict[str, A
                 attributes[attr] = row[key]
         if doc.get("python") is not None:
             attributes["python"] = doc["python"]
+        if params.get("cpu") is not None:  # two runners of one machine name tell apart
+            attributes["cpu"] = str(params["cpu"])
         if duration is not None and len(combos) > 1:
             attributes["benchmark_duration_s"] = duration
         number = _per_combo(row.get("stats_number"), combos, source, f"{path}.stats_number")

@@ -63,6 +63,10 @@ class ImportOptions:
     path_pattern: str | None = None
     #: ``--columns``: the column names of a header-less table-like file (JMeter's JTL)
     columns: str | None = None
+    #: ``--setting-from-attribute KEY``: attributes moved to the settings (an attribute
+    #: that alternates within a series, as benchseries' ``toolchain``, keeps its groups
+    #: apart as configurations)
+    settings_from_attributes: tuple[str, ...] = field(default=())
 
 
 def apply_options(records: list[dict[str, Any]], options: ImportOptions, source: str,
@@ -70,7 +74,8 @@ def apply_options(records: list[dict[str, Any]], options: ImportOptions, source:
     """Fill what the command line says into ``records`` (in place) and return them.
 
     The command line wins over the file for campaign, node, hardware type and
-    revision; ``--setting`` adds to (and overrides) each record's settings. A record
+    revision; ``--setting`` adds to (and overrides) each record's settings, and
+    ``--setting-from-attribute KEY`` moves the attribute KEY into them. A record
     still without a node is refused with one line that says to pass ``--node``, and a
     ``--setting`` that gives a load (``clients``, ``rate_rps``, ...) a negative value with
     ``negative``, as the load tools' own numbers are.
@@ -95,6 +100,10 @@ def apply_options(records: list[dict[str, Any]], options: ImportOptions, source:
                 "the file does not name the machine it ran on: pass --node NAME "
                 "(and --hardware-type TYPE)")
         record["hardware_type"] = record.get("hardware_type") or record["node"]
-        if extra:
-            record["settings"] = {**(record.get("settings") or {}), **extra}
+        promoted = {key: record["attributes"].pop(key)
+                    for key in options.settings_from_attributes
+                    if isinstance(record.get("attributes"), dict)
+                    and key in record["attributes"]}
+        if promoted or extra:
+            record["settings"] = {**(record.get("settings") or {}), **promoted, **extra}
     return records

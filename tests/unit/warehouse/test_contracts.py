@@ -198,11 +198,11 @@ def test_the_change_points_migrations_are_generated_in_their_numbered_places() -
     names = [n for n, _ in sqlfiles.schema_statements()]
     added = ["081b_change_points_abs_change_pct", "081c_change_points_action",
              "081d_change_points_paired_with", "081e_change_points_n_unpaired",
-             "081f_change_points_shift"]
+             "081f_change_points_shift", "081g_change_points_mixed"]
     at = names.index("081_change_points")
-    assert names[at + 1:at + 6] == added
-    assert [c.name for c in contracts.CHANGE_POINTS.columns[-5:]] == [
-        "abs_change_pct", "action", "paired_with", "n_unpaired", "shift"]
+    assert names[at + 1:at + 7] == added
+    assert [c.name for c in contracts.CHANGE_POINTS.columns[-6:]] == [
+        "abs_change_pct", "action", "paired_with", "n_unpaired", "shift", "mixed"]
 
 
 def test_a_contract_refuses_added_columns_it_could_not_migrate() -> None:
