@@ -208,7 +208,7 @@ def verdict(frames: Frames) -> Verdict:
         alarm |= hit
     cps = _frame(frames.analyses["change_points"])
     if cps is not None:
-        text, hit = _change_verdict(cps)
+        text, hit = _change_verdict(cps, frames.config.higher_is_better)
         parts.append(text)
         alarm |= hit
     if not parts:
@@ -281,13 +281,13 @@ def _trend_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str
     return "Drifts over time: " + "; ".join(items) + ".", True
 
 
-def _change_verdict(df: pl.DataFrame) -> tuple[str, bool]:
+def _change_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str, bool]:
     changes = df.filter(pl.col("position").is_not_null())
     if changes.height == 0:
         return "No change point in any series.", False
     big = charts.plus_is_worse(
         changes.sort(pl.col("change_pct").abs(), descending=True).head(1), "change_pct",
-        None, None, ("worse_pct", "", "")).row(0, named=True)
+        None, None, ("worse_pct", "", ""), pl.lit(higher_is_better)).row(0, named=True)
     regressions = changes.filter(pl.col("direction") == "regression").height
     return (f"{changes.height} change point{'s' if changes.height != 1 else ''} "
             f"({regressions} regression{'s' if regressions != 1 else ''}); largest "

@@ -1,0 +1,181 @@
+"""``perfwarehouse refresh`` on a small nightly history over revisions (real processes, a
+real warehouse): a step planted at a new revision is the one new regression; a refresh
+killed (SIGKILL) at any step is redone by the next, which says the same "new" list;
+--notify posts to a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfwarehouse.generate.revisions import revision_records
+from tests.trial_logs import write
+
+STEPPED = 2  # bench002 gets 15 % slower from the first revision of the second night
+FIRST_NEW = 10  # revisions r000..r009 land first, r010..r013 later
+JOBS = ("--job", "change-points", "--job", "trends", "--processes", "1")
+
+
+def _nights(tmp: Path) -> tuple[Path, Path]:
+    recs = revision_records(campaign="nightly", benchmarks=8, revisions=14, trials=3,
+                            noise=0.01, slowdowns={STEPPED: [(FIRST_NEW, 0.15)]}, seed=3)
+    old = [r for r in recs if int(r["revision"][1:]) < FIRST_NEW]
+    new = [r for r in recs if int(r["revision"][1:]) >= FIRST_NEW]
+    return write(tmp / "old.jsonl", old), write(tmp / "new.jsonl", new)
+
+
+def _run(home: Path, *args: str, env: dict[str, str] | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "perfwarehouse", "--warehouse",
+                           str(home / "warehouse"), *args], capture_output=True, text=True,
+                          cwd=home, timeout=300, env={**os.environ, **(env or {})})
+
+
+def _refresh(home: Path, *args: str, env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    return _run(home, "refresh", *JOBS, "--format", "json", *args, env=env)
+
+
+def _new(out: subprocess.CompletedProcess[str]) -> list[tuple[str, str, str]]:
+    return [(f["kind"], f["benchmark"], f["revision"] or "")
+            for f in json.loads(out.stdout)["new"]]
+
+
+@pytest.fixture(scope="module")
+def first_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse after the first night and its first refresh (no step yet), with the
+    second night's file beside it."""
+    home = tmp_path_factory.mktemp("nightly")
+    old, _new_file = _nights(home)
+    assert _run(home, "ingest", "jsonl", str(old)).returncode == 0
+    first = _refresh(home, "--fail-on", "new-regression")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["since"] == "the start (first refresh)"
+    assert not [f for f in _new(first) if f[0] == "regression"]
+    assert (home / "reports" / "index.html").is_file()
+    return home
+
+
+def _copy(first_night: Path, tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(first_night, home)
+    assert _run(home, "ingest", "jsonl", str(home / "new.jsonl")).returncode == 0
+    return home
+
+
+def test_second_night_names_the_planted_regression_and_gates(
+        first_night: Path, tmp_path: Path) -> None:
+    home = _copy(first_night, tmp_path)
+    second = _refresh(home, "--fail-on", "new-regression")
+    assert second.returncode == 3, second.stderr
+    report = json.loads(second.stdout)
+    regressions = [f for f in report["new"] if f["kind"] == "regression"]
+    assert [f["benchmark"] for f in regressions] == [f"bench{STEPPED:03d}"]
+    hit = regressions[0]
+    assert hit["campaign"] == "nightly" and hit["hardware_type"] == "c220g2"
+    assert 10 < hit["change_pct"] < 20  # planted: +15 %
+    assert int(hit["revision"][1:]) in (FIRST_NEW - 1, FIRST_NEW)  # within one position
+    assert hit["link"] == "nightly/history.html"
+    assert (home / "reports" / hit["link"]).is_file()
+    assert [r["job"] for r in report["ran"]] == ["trends", "change-points"]
+    # nothing new since: the third refresh runs nothing and finds nothing
+    third = _refresh(home, "--fail-on", "new-regression")
+    assert third.returncode == 0, third.stderr
+    assert json.loads(third.stdout)["new"] == [] and json.loads(third.stdout)["ran"] == []
+    # --since a time before every analysis: everything found counts as new again
+    again = _refresh(home, "--since", "2000-01-01")
+    assert ("regression", f"bench{STEPPED:03d}", hit["revision"]) in _new(again)
+    # text and markdown say the same
+    text = _run(home, "refresh", *JOBS, "--since", "2000-01-01")
+    assert text.returncode == 0 and text.stdout.startswith("new since 2000-01-01")
+    assert f"bench{STEPPED:03d} on nightly / c220g2: +" in text.stdout
+    md = _run(home, "refresh", *JOBS, "--since", "2000-01-01", "--format", "markdown",
+              "--site-url", "https://perf.example/")
+    assert md.stdout.startswith("**new since")
+    assert "[page](https://perf.example/nightly/history.html)" in md.stdout
+    rows = _run(home, "sql", "SELECT count(*), max(len(job_run_ids)) FROM refreshes",
+                "--format", "csv")
+    assert rows.stdout.splitlines()[1] == "6,2"
+
+
+@pytest.mark.parametrize("kill_at", ["refresh-analysed", "refresh-site-written",
+                                     "refresh-before-point"])
+def test_a_killed_refresh_is_redone_with_the_same_new_list(
+        first_night: Path, tmp_path: Path, kill_at: str) -> None:
+    home = _copy(first_night, tmp_path)
+    killed = _refresh(home, env={"PERFWAREHOUSE_KILL_AT": kill_at})
+    assert killed.returncode == -signal.SIGKILL
+    after = _refresh(home, "--fail-on", "new-regression")
+    assert after.returncode == 3, after.stderr
+    uninterrupted = _refresh(_copy(first_night, tmp_path / "twin"))
+    assert _new(after) == _new(uninterrupted)
+    assert ("regression", f"bench{STEPPED:03d}") in [f[:2] for f in _new(after)]
+    index = (home / "reports" / "nightly" / "index.html").read_text()
+    assert index == (tmp_path / "twin" / "home" / "reports" / "nightly" / "index.html"
+                     ).read_text()
+
+
+class _Hook(BaseHTTPRequestHandler):
+    """A webhook that fails its first ``fail`` posts with HTTP 503, then accepts."""
+
+    received: list[dict[str, Any]] = []
+    fail = 1
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if type(self).fail > 0:
+            type(self).fail -= 1
+            self.send_response(503)
+        else:
+            type(self).received.append(json.loads(body))
+            self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def hook() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hook)
+    _Hook.received, _Hook.fail = [], 1
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_notify_posts_the_summary_and_a_failed_post_is_a_warning(
+        first_night: Path, tmp_path: Path, hook: str) -> None:
+    home = _copy(first_night, tmp_path)
+    out = _refresh(home, "--notify", hook, "--site-url", "https://perf.example")
+    assert out.returncode == 0, out.stderr
+    assert len(_Hook.received) == 1  # the 503 was retried
+    posted = _Hook.received[0]
+    assert posted["text"].startswith("new since the refresh of ")
+    assert f"bench{STEPPED:03d}" in posted["text"]
+    assert posted["new"][0]["kind"] == "regression"
+    assert posted["new"][0]["link"] == "https://perf.example/nightly/history.html"
+    # nobody listens: a warning, the refresh is recorded, the verdict still gates
+    dead = hook.rsplit(":", 1)[0] + ":9/hook"
+    failed = _refresh(home, "--since", "2000-01-01", "--notify", dead, "--notify-retries",
+                      "1", "--fail-on", "new-regression")
+    assert failed.returncode == 3
+    assert "warning: the post to" in failed.stderr and "the refresh is recorded" in failed.stderr
+    rows = _run(home, "sql", "SELECT count(*) FROM refreshes", "--format", "csv")
+    assert rows.stdout.splitlines()[1] == "3"
