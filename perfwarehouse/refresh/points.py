@@ -81,7 +81,7 @@ def changed_since(warehouse: Warehouse, point: Point) -> tuple[list[str], list[i
 
 def write_point(warehouse: Warehouse, *, started_at: datetime, finished_at: datetime,
                 ids: tuple[int, int, int], batches: Sequence[int],
-                job_run_ids: Sequence[int], campaigns: Sequence[str],
+                job_run_ids: Sequence[int], campaigns: Sequence[str], since: str,
                 findings: Sequence[Finding]) -> int:
     """Record a refresh point, in one catalog transaction (the last thing a refresh
     writes); returns its refresh_id."""
@@ -90,9 +90,9 @@ def write_point(warehouse: Warehouse, *, started_at: datetime, finished_at: date
         with transaction(con):
             refresh_id = int(fetch_value(
                 con, "SELECT coalesce(max(refresh_id), 0) + 1 FROM refreshes"))
-            con.execute("INSERT INTO refreshes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            con.execute("INSERT INTO refreshes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [refresh_id, started_at, finished_at, *ids, list(batches),
-                         list(job_run_ids), list(campaigns), payload])
+                         list(job_run_ids), list(campaigns), since, payload])
     return refresh_id
 
 

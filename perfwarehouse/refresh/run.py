@@ -114,7 +114,11 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
     refresh_id = write_point(
         warehouse, started_at=started, finished_at=datetime.now(timezone.utc),
         ids=(last_batch, last_run, last_comparison), batches=batches,
-        job_run_ids=[r[2] for r in ran], campaigns=written, findings=new)
+        job_run_ids=[r[2] for r in ran], campaigns=written, since=since, findings=new)
+    if options.site is not None:  # after the point: the page shows this refresh
+        from perfwarehouse.reports.refresh_site import write_new_page
+
+        echo(f"site: wrote {write_new_page(warehouse, options.site)}")
     return RefreshResult(refresh_id, since, new, ran, written, batches, trials, problems,
                          index, time.monotonic() - clock)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfwarehouse.progress import Reporter
-from perfwarehouse.reports.base import ReportData
+from perfwarehouse.reports.base import ReportData, Request
 from perfwarehouse.reports.page import Page, Verdict
 from perfwarehouse.reports.render import write_assets, write_text
 from perfwarehouse.reports.site import (
@@ -66,3 +66,17 @@ def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
             for p in kept["pages"]]
         done.append(CampaignPages(c, pages, int(kept["configurations"])))
     return write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
+
+
+def write_new_page(warehouse: Warehouse, out_dir: Path) -> Path:
+    """The site's ``new.html`` (:mod:`perfwarehouse.reports.new`), then the index again
+    (which links it)."""
+    from perfwarehouse.reports.new import build
+    from perfwarehouse.reports.render import SiteLinks, write_report
+
+    with warehouse.catalog() as con:
+        page = build(ReportData(con), Request(None))
+    path = write_report(page, out_dir / "new.html",
+                        site=SiteLinks("assets/", (("All campaigns", "index.html"),)))
+    write_index(warehouse, out_dir)
+    return path

@@ -5,7 +5,8 @@
 -- last_batch_id / last_job_run_id / last_comparison_id: the newest ingest batch,
 -- job run and kept comparison that existed at the point ("new" at the next refresh
 -- means newer than these); batches: the batches that landed since the previous
--- point; job_run_ids: the job runs this refresh ran; findings: what was new (JSON).
+-- point; job_run_ids: the job runs this refresh ran; campaigns: whose pages it wrote;
+-- since: what "new" was measured against, in words; findings: what was new (JSON).
 CREATE TABLE IF NOT EXISTS refreshes (
     refresh_id         BIGINT PRIMARY KEY,
     started_at         TIMESTAMPTZ NOT NULL,
@@ -16,5 +17,6 @@ CREATE TABLE IF NOT EXISTS refreshes (
     batches            BIGINT[] NOT NULL,
     job_run_ids        BIGINT[] NOT NULL,
     campaigns          VARCHAR[] NOT NULL,
+    since              VARCHAR NOT NULL,
     findings           JSON NOT NULL
 );

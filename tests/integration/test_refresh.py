@@ -75,10 +75,17 @@ def _copy(first_night: Path, tmp_path: Path) -> Path:
     return home
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(first_night: Path, tmp_path_factory: pytest.TempPathFactory
+                  ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The second night's refresh, not interrupted (with --fail-on new-regression)."""
+    home = _copy(first_night, tmp_path_factory.mktemp("twin"))
+    return home, _refresh(home, "--fail-on", "new-regression")
+
+
 def test_second_night_names_the_planted_regression_and_gates(
-        first_night: Path, tmp_path: Path) -> None:
-    home = _copy(first_night, tmp_path)
-    second = _refresh(home, "--fail-on", "new-regression")
+        uninterrupted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    home, second = uninterrupted
     assert second.returncode == 3, second.stderr
     report = json.loads(second.stdout)
     regressions = [f for f in report["new"] if f["kind"] == "regression"]
@@ -90,41 +97,46 @@ def test_second_night_names_the_planted_regression_and_gates(
     assert hit["link"] == "nightly/history.html"
     assert (home / "reports" / hit["link"]).is_file()
     assert [r["job"] for r in report["ran"]] == ["trends", "change-points"]
+    # the site's new.html says it, and the index links it
+    page = (home / "reports" / "new.html").read_text()
+    assert "(refresh 2) found 1 regression" in page and "nightly/history.html" in page
+    assert 'href="new.html"' in (home / "reports" / "index.html").read_text()
     # nothing new since: the third refresh runs nothing and finds nothing
     third = _refresh(home, "--fail-on", "new-regression")
     assert third.returncode == 0, third.stderr
     assert json.loads(third.stdout)["new"] == [] and json.loads(third.stdout)["ran"] == []
-    # --since a time before every analysis: everything found counts as new again
-    again = _refresh(home, "--since", "2000-01-01")
-    assert ("regression", f"bench{STEPPED:03d}", hit["revision"]) in _new(again)
-    # text and markdown say the same
-    text = _run(home, "refresh", *JOBS, "--since", "2000-01-01")
+    # --since a time before every analysis: everything found counts as new again (in the
+    # text and the Markdown reports)
+    text = _run(home, "refresh", *JOBS, "--since", "2000-01-01", "--no-site")
     assert text.returncode == 0 and text.stdout.startswith("new since 2000-01-01")
     assert f"bench{STEPPED:03d} on nightly / c220g2: +" in text.stdout
-    md = _run(home, "refresh", *JOBS, "--since", "2000-01-01", "--format", "markdown",
+    md = _run(home, "refresh", *JOBS, "--since", "2000-01-01", "--no-site", "--format", "markdown",
               "--site-url", "https://perf.example/")
     assert md.stdout.startswith("**new since")
     assert "[page](https://perf.example/nightly/history.html)" in md.stdout
     rows = _run(home, "sql", "SELECT count(*), max(len(job_run_ids)) FROM refreshes",
                 "--format", "csv")
-    assert rows.stdout.splitlines()[1] == "6,2"
+    assert rows.stdout.splitlines()[1] == "5,2"
 
 
-@pytest.mark.parametrize("kill_at", ["refresh-analysed", "refresh-site-written",
-                                     "refresh-before-point"])
 def test_a_killed_refresh_is_redone_with_the_same_new_list(
-        first_night: Path, tmp_path: Path, kill_at: str) -> None:
+        first_night: Path, tmp_path: Path,
+        uninterrupted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     home = _copy(first_night, tmp_path)
-    killed = _refresh(home, env={"PERFWAREHOUSE_KILL_AT": kill_at})
-    assert killed.returncode == -signal.SIGKILL
+    # killed after its analyses, then after its pages, then just before its point
+    for kill_at in ("refresh-analysed", "refresh-site-written", "refresh-before-point"):
+        killed = _refresh(home, env={"PERFWAREHOUSE_KILL_AT": kill_at})
+        assert killed.returncode == -signal.SIGKILL, (kill_at, killed.stderr)
     after = _refresh(home, "--fail-on", "new-regression")
     assert after.returncode == 3, after.stderr
-    uninterrupted = _refresh(_copy(first_night, tmp_path / "twin"))
-    assert _new(after) == _new(uninterrupted)
-    assert ("regression", f"bench{STEPPED:03d}") in [f[:2] for f in _new(after)]
-    index = (home / "reports" / "nightly" / "index.html").read_text()
-    assert index == (tmp_path / "twin" / "home" / "reports" / "nightly" / "index.html"
-                     ).read_text()
+    twin, second = uninterrupted
+    expected = _new(second)
+    assert _new(after) == expected
+    assert ("regression", f"bench{STEPPED:03d}") in [f[:2] for f in expected]
+    page = Path("reports") / "nightly" / "index.html"
+    assert (home / page).read_text() == (twin / page).read_text()
+    rows = _run(home, "sql", "SELECT count(*) FROM refreshes", "--format", "csv")
+    assert rows.stdout.splitlines()[1] == "2"  # the killed ones left no point
 
 
 class _Hook(BaseHTTPRequestHandler):
@@ -163,7 +175,7 @@ def hook() -> Iterator[str]:
 def test_notify_posts_the_summary_and_a_failed_post_is_a_warning(
         first_night: Path, tmp_path: Path, hook: str) -> None:
     home = _copy(first_night, tmp_path)
-    out = _refresh(home, "--notify", hook, "--site-url", "https://perf.example")
+    out = _refresh(home, "--no-site", "--notify", hook, "--site-url", "https://perf.example")
     assert out.returncode == 0, out.stderr
     assert len(_Hook.received) == 1  # the 503 was retried
     posted = _Hook.received[0]
@@ -173,7 +185,7 @@ def test_notify_posts_the_summary_and_a_failed_post_is_a_warning(
     assert posted["new"][0]["link"] == "https://perf.example/nightly/history.html"
     # nobody listens: a warning, the refresh is recorded, the verdict still gates
     dead = hook.rsplit(":", 1)[0] + ":9/hook"
-    failed = _refresh(home, "--since", "2000-01-01", "--notify", dead, "--notify-retries",
+    failed = _refresh(home, "--since", "2000-01-01", "--no-site", "--notify", dead, "--notify-retries",
                       "1", "--fail-on", "new-regression")
     assert failed.returncode == 3
     assert "warning: the post to" in failed.stderr and "the refresh is recorded" in failed.stderr
