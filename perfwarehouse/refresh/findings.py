@@ -2,7 +2,7 @@
 
 A finding is one row of ``sql/queries/refresh_findings.sql``: a change point that is a
 step (a regression or an improvement, ``change_points.shift = 'step'``), a configuration
-whose order matters (``order_effects.order_matters``), a drift (``trends.drifting``) or an
+whose order matters (``order_effects.reject_adjusted``, as the order-effects page counts), a drift (``trends.drifting``) or an
 inconclusive row of a kept comparison. Its ``key`` names it across points (a change point
 by its campaign, hardware type, configuration, revision and direction), so the findings
 new at a refresh are those whose key the previous point did not hold.

@@ -38,6 +38,11 @@ HISTORY = 60
 KIND_NAMES = {"regression": "regressions", "improvement": "improvements",
               "order-dependence": "order dependencies", "drift": "drifts",
               "inconclusive": "inconclusive comparisons"}
+#: The fields of a kept finding the page shows (``Finding.as_json``), and their types.
+FINDING_SCHEMA = {**{k: pl.String for k in (
+    "kind", "campaign", "hardware_type", "benchmark", "settings", "metric")},
+    **{k: pl.Float64 for k in ("change_pct", "low_pct", "high_pct")},
+    **{k: pl.String for k in ("revision", "revision_before", "link")}}
 #: ... and singular.
 KIND_NAME = {"regression": "regression", "improvement": "improvement",
              "order-dependence": "order dependency", "drift": "drift",
@@ -74,13 +79,13 @@ def build_page(rows: list[dict[str, object]]) -> Page:
     found = json.loads(str(latest["findings"]))
     when = f"{_utc(latest['finished_at']):%Y-%m-%d %H:%M} UTC"
     regressions = sum(1 for f in found if f["kind"] == "regression")
-    level: VerdictLevel = "alarm" if regressions else "ok"
+    level: VerdictLevel = "alarm" if regressions else "info" if found else "ok"
     verdict = Verdict(f"The refresh of {when} (refresh {latest['refresh_id']}) found "
                       f"{_counts(found)} new since {latest['since']}.", level)
     sections = []
     if found:
-        df = pl.DataFrame(found, infer_schema_length=None).with_columns(
-            pl.col("kind").replace(KIND_NAME))
+        df = pl.DataFrame([{k: f.get(k) for k in FINDING_SCHEMA} for f in found],
+                          schema=FINDING_SCHEMA).with_columns(pl.col("kind").replace(KIND_NAME))
         cols = (Column("kind", "what", key=True), Column("benchmark", "benchmark", key=True),
                 Column("settings", "settings", "settings"),
                 Column("hardware_type", "hardware type"), Column("campaign", "campaign"),

@@ -1,7 +1,8 @@
 -- refresh_findings: what the analyses found, as they stood at a point: for each job and
 -- campaign its newest run with job_run_id <= $job_run and started before $until (NULL:
 -- any time), the steps of change-points (shift 'step', or NULL for runs before 081f:
--- regression or improvement), the configurations whose order matters (order-effects)
+-- regression or improvement), the configurations whose order matters (order-effects:
+-- its Kruskal-Wallis test rejects at the family-wise level, as the order-effects page counts)
 -- and those drifting (trends); and the inconclusive rows of the comparisons kept with
 -- comparison_id <= $comparison and created before $until. One row per finding; key
 -- identifies it across points. Parameters: $job_run, $comparison, $until.
@@ -27,7 +28,7 @@ SELECT 'order-dependence', o.campaign, o.hardware_type, o.benchmark, o.config_id
 FROM order_effects_history AS o
 JOIN latest AS l ON l.job = 'order-effects' AND l.campaign = o.campaign
                 AND l.job_run_id = o.job_run_id
-WHERE o.order_matters
+WHERE o.reject_adjusted
 UNION ALL
 SELECT 'drift', t.campaign, t.hardware_type, t.benchmark, t.config_id, t.settings,
        t.metric, NULL, NULL, t.slope_pct_per_30d, t.ci_low_pct_per_30d,
