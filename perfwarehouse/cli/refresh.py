@@ -19,6 +19,8 @@ from perfwarehouse.cli.context import CONTEXT, VERDICT_EXIT, echo, reporter, set
 @click.option("--sources", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="TOML file of the agents to pull from.  [default: ingest/sources.toml "
                    "when it exists, else no pull]")
+@click.option("--pull-retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries of a failed request to an agent (exponential backoff from 0.5 s).")
 @click.option("--job", "jobs", multiple=True, metavar="NAME",
               help="Only this analysis (repeat for several).  [default: every analysis]")
 @click.option("--processes", type=click.IntRange(min=1), default=None, metavar="N",
@@ -48,7 +50,7 @@ from perfwarehouse.cli.context import CONTEXT, VERDICT_EXIT, echo, reporter, set
                    "Markdown, the post).  [default: links relative to the site]")
 @click.pass_context
 def refresh(ctx: click.Context, site: Path, no_site: bool, sources: Path | None,
-            jobs: tuple[str, ...], processes: int | None, since: datetime | None,
+            pull_retries: int, jobs: tuple[str, ...], processes: int | None, since: datetime | None,
             output_format: str, fail_on: str | None, notify_url: str | None,
             notify_timeout: float, notify_retries: int, site_url: str) -> None:
     """Pull, analyse what changed, rewrite the changed campaigns' pages, and say what is
@@ -72,7 +74,7 @@ def refresh(ctx: click.Context, site: Path, no_site: bool, sources: Path | None,
 
     quiet = settings(ctx).quiet
     options = RefreshOptions(site=None if no_site else site, sources=sources, jobs=jobs,
-                             processes=processes,
+                             processes=processes, pull_retries=pull_retries,
                              since=since.replace(tzinfo=timezone.utc) if since else None)
     say = (lambda _line: None) if quiet else (lambda line: echo(line, err=True))
     result = run_refresh(warehouse(ctx), options, reporter=reporter(ctx), echo=say,

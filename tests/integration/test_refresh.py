@@ -172,22 +172,49 @@ def hook() -> Iterator[str]:
         server.server_close()
 
 
-def test_notify_posts_the_summary_and_a_failed_post_is_a_warning(
-        first_night: Path, tmp_path: Path, hook: str) -> None:
-    home = _copy(first_night, tmp_path)
-    out = _refresh(home, "--no-site", "--notify", hook, "--site-url", "https://perf.example")
-    assert out.returncode == 0, out.stderr
+def test_refresh_pulls_from_the_configured_agents_and_notifies(
+        tmp_path: Path, hook: str) -> None:
+    """ingest/sources.toml in the working directory: each refresh pulls what the agent's
+    spool gained (a real `agent serve`), then analyses it, and posts the summary to a
+    webhook (a real HTTP server on loopback that fails its first post)."""
+    from tests.integration.agent_support import agent_server, write_sources, write_token
+
+    home = tmp_path
+    old, new = _nights(home)
+    spool = home / "spool"
+    spool.mkdir()
+    segment = spool / "nightly-0001.jsonl"
+    segment.write_text(old.read_text())
+    token = home / "agent.token"
+    write_token(token)
+    with agent_server(spool, token) as url:
+        (home / "ingest").mkdir()
+        write_sources(home / "ingest" / "sources.toml", [("lab", url, token)])
+        cp = ("--job", "change-points", "--processes", "1", "--no-site", "--format", "json")
+        first = _run(home, "refresh", *cp)
+        assert first.returncode == 0, first.stderr
+        assert "pull: agent lab: 1 segment(s), 240 trials added" in first.stderr
+        with segment.open("a") as spooled:  # the second night lands on the agent
+            spooled.write(new.read_text())
+        second = _run(home, "refresh", *cp, "--fail-on", "new-regression", "--notify", hook,
+                      "--site-url", "https://perf.example")
+        assert second.returncode == 3, second.stderr
+        assert "96 trials added" in second.stderr
+        assert [f["benchmark"] for f in json.loads(second.stdout)["new"]
+                if f["kind"] == "regression"] == [f"bench{STEPPED:03d}"]
     assert len(_Hook.received) == 1  # the 503 was retried
     posted = _Hook.received[0]
     assert posted["text"].startswith("new since the refresh of ")
     assert f"bench{STEPPED:03d}" in posted["text"]
     assert posted["new"][0]["kind"] == "regression"
     assert posted["new"][0]["link"] == "https://perf.example/nightly/history.html"
-    # nobody listens: a warning, the refresh is recorded, the verdict still gates
+    # the agent is gone: the pull's problem is an error (exit 1); nobody listens to the
+    # hook: a warning; the refresh is recorded all the same
     dead = hook.rsplit(":", 1)[0] + ":9/hook"
-    failed = _refresh(home, "--since", "2000-01-01", "--no-site", "--notify", dead, "--notify-retries",
-                      "1", "--fail-on", "new-regression")
-    assert failed.returncode == 3
-    assert "warning: the post to" in failed.stderr and "the refresh is recorded" in failed.stderr
+    gone = _run(home, "refresh", *cp, "--pull-retries", "0", "--notify", dead,
+                "--notify-retries", "0")
+    assert gone.returncode == 1
+    assert "agent lab" in gone.stderr and "the refresh is recorded" in gone.stderr
+    assert f"warning: the post to {dead} failed" in gone.stderr
     rows = _run(home, "sql", "SELECT count(*) FROM refreshes", "--format", "csv")
     assert rows.stdout.splitlines()[1] == "3"
