@@ -83,7 +83,9 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
     reporter = reporter or SilentReporter()
     clock = time.monotonic()
     started = datetime.now(timezone.utc)
+    _check_jobs(options.jobs)
     trials, problems = _pull(warehouse, options, reporter, echo, warn)
+    warehouse.require()  # a mistyped --warehouse is an error, not a new empty warehouse
     with warehouse.writing("perfwarehouse refresh"):
         pass  # creates the refreshes table in a catalog made before it
     previous = previous_point(warehouse)
@@ -166,6 +168,15 @@ def _pull(warehouse: Warehouse, options: RefreshOptions, reporter: Reporter,
     return sum(r.trials_added for r in reports), problems
 
 
+def _check_jobs(jobs: Sequence[str]) -> None:
+    """A one-line error for an unknown ``--job``, before anything is pulled."""
+    from perfwarehouse.jobs import CATALOG
+    from perfwarehouse.warehouse.lookup import require_known
+
+    for name in jobs:
+        require_known("job", name, tuple(e.name for e in CATALOG))
+
+
 def _analyse(warehouse: Warehouse, options: RefreshOptions, reporter: Reporter,
              echo: Callable[[str], None], scheduler: object
              ) -> list[tuple[str, tuple[str, ...], int]]:
@@ -175,11 +186,8 @@ def _analyse(warehouse: Warehouse, options: RefreshOptions, reporter: Reporter,
     from perfwarehouse.jobs.parallel import run_jobs
     from perfwarehouse.jobs.plan import plan_all
     from perfwarehouse.status import warehouse_status
-    from perfwarehouse.warehouse.lookup import require_known
 
     names = tuple(e.name for e in CATALOG)
-    for name in options.jobs:
-        require_known("job", name, names)
     wanted = set(options.jobs or names)
     todo: dict[str, set[str]] = {}
     for status in warehouse_status(warehouse, names):

@@ -218,3 +218,14 @@ def test_refresh_pulls_from_the_configured_agents_and_notifies(
     assert f"warning: the post to {dead} failed" in gone.stderr
     rows = _run(home, "sql", "SELECT count(*) FROM refreshes", "--format", "csv")
     assert rows.stdout.splitlines()[1] == "3"
+
+
+def test_user_errors_are_one_line_and_create_nothing(tmp_path: Path) -> None:
+    missing = _run(tmp_path, "refresh")
+    assert missing.returncode == 1
+    assert missing.stderr.splitlines()[-1].startswith("error: no warehouse at ")
+    assert not (tmp_path / "warehouse").exists() and not (tmp_path / "reports").exists()
+    unknown = _run(tmp_path, "refresh", "--job", "nope")
+    assert unknown.returncode == 1
+    assert unknown.stderr.startswith("error: --job: unknown job 'nope'; known: order-effects")
+    assert _run(tmp_path, "refresh", "--format", "yaml").returncode == 2
