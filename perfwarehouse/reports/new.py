@@ -105,14 +105,13 @@ def build_page(rows: list[dict[str, object]]) -> Page:
         "since": r["since"],
         "found": _counts(json.loads(str(r["findings"])))} for r in rows])
     sections.append(Section("Refresh history", (
-        "Every refresh, newest first: the ingest batches that landed since the refresh "
-        "before it, the analyses it ran (those whose inputs changed), the campaigns whose "
-        "pages it wrote, and what it found new."), (capped_table("Refreshes", "", (
+        "Every refresh, newest first: what it found new, the ingest batches that landed "
+        "since the refresh before it, the analyses it ran (those whose inputs changed) and "
+        "the campaigns whose pages it wrote."), (capped_table("Refreshes", "", (
             Column("refresh_id", "refresh", "int", key=True),
-            Column("finished", "finished (UTC)"), Column("batches", "new batches", "int"),
-            Column("job_runs", "analyses run", "int"),
-            Column("campaigns", "pages written for"), Column("since", "new since"),
-            Column("found", "found new")),
+            Column("finished", "finished (UTC)"), Column("found", "found new"),
+            Column("batches", "new batches", "int"), Column("job_runs", "analyses run", "int"),
+            Column("since", "new since"), Column("campaigns", "pages written for")),
             history),)))
     return Page("What is new", INTRO, tuple(sections), name="new", verdict=verdict,
                 links=LINKS)
