@@ -56,7 +56,7 @@ DUCKDB_MODULES = ("warehouse.", "ingest.stage", "ingest.latency", "ingest.servic
 # query runner, which a command imports when it runs)
 CLI_MODULES = ("cli", "cli.main", "cli.context", "cli.ingest", "cli.sql", "cli.analyze",
                "cli.report", "cli.agent", "cli.compare", "cli.compact", "cli.workbench",
-               "cli.cluster", "cli.check", "protocol", "registry", "config", "errors", "__init__", "__main__")
+               "cli.cluster", "cli.check", "cli.refresh", "protocol", "registry", "config", "errors", "__init__", "__main__")
 
 
 def modules() -> list[tuple[str, ast.Module]]:

@@ -141,6 +141,7 @@ from perfwarehouse.cli.cluster import cluster  # noqa: E402
 from perfwarehouse.cli.compact import compact  # noqa: E402
 from perfwarehouse.cli.compare import compare  # noqa: E402
 from perfwarehouse.cli.ingest import ingest  # noqa: E402
+from perfwarehouse.cli.refresh import refresh  # noqa: E402
 from perfwarehouse.cli.report import report  # noqa: E402
 from perfwarehouse.cli.sql import export, sql  # noqa: E402
 from perfwarehouse.cli.workbench import agent_surface, peak_rate, plan_surface  # noqa: E402
@@ -148,6 +149,7 @@ from perfwarehouse.cli.workbench import agent_surface, peak_rate, plan_surface  
 for command in (ingest, sql, analyze, report, export, agent, cluster, compare, compact, check):
     cli.add_command(command)
 cli.add_command(bisect)
+cli.add_command(refresh)
 agent.add_command(peak_rate)
 agent.add_command(agent_surface)
 plan.add_command(plan_surface)

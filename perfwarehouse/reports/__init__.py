@@ -31,6 +31,8 @@ CATALOG: tuple[Entry, ...] = (
           "Load tests: peak, knee, latency under load, operational-law consistency."),
     Entry("compare", _R + "compare:REPORT",
           "Compare: the latest kept comparison, verdict first, changes with their intervals."),
+    Entry("new", _R + "new:REPORT",
+          "What is new: what the latest refresh found, and every refresh."),
     Entry("configuration", _R + "configuration:REPORT",
           "One configuration: what the analyses say, fixed vs random order, values over time."),
 )

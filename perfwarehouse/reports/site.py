@@ -308,6 +308,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 task.advance(1)
                 done.append(CampaignPages(c, built, count))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
+                write_text(out_dir / c.slug / MANIFEST, manifest(done[-1]))
     index = write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
     say(f"wrote {index}")
     return index
@@ -315,8 +316,25 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
 
 def extra_pages(out_dir: Path) -> list[str]:
     """Pages of the whole warehouse written next to the index by other commands (the
-    comparison page, ``compare.html``), linked from the index when they exist."""
-    return [name for name in ("compare.html",) if (out_dir / name).is_file()]
+    comparison page, ``compare.html``; what is new since the last refresh, ``new.html``),
+    linked from the index when they exist."""
+    return [name for name in ("compare.html", "new.html") if (out_dir / name).is_file()]
+
+
+MANIFEST = "pages.json"
+"""Each campaign's pages with their titles and verdicts, so that an index can be written
+again without rebuilding the pages of unchanged campaigns (``refresh``)."""
+
+
+def manifest(cp: CampaignPages) -> str:
+    """The :data:`MANIFEST` of one campaign's pages (JSON)."""
+    import json
+
+    return json.dumps({"campaign": cp.campaign.name, "configurations": cp.configurations,
+                       "pages": [{"href": w.href, "title": w.page.title,
+                                  "verdict": None if w.page.verdict is None else
+                                  [w.page.verdict.text, w.page.verdict.level]}
+                                 for w in cp.pages]}, indent=1)
 
 
 # ------------------------------------------------------------------- HTML

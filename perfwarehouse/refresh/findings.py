@@ -1,0 +1,173 @@
+"""Findings: what the analyses say at a point, and what is new between two points.
+
+A finding is one row of ``sql/queries/refresh_findings.sql``: a change point that is a
+step (a regression or an improvement, ``change_points.shift = 'step'``), a configuration
+whose order matters (``order_effects.reject_adjusted``, as the order-effects page counts), a drift (``trends.drifting``) or an
+inconclusive row of a kept comparison. Its ``key`` names it across points (a change point
+by its campaign, hardware type, configuration, revision and direction), so the findings
+new at a refresh are those whose key the previous point did not hold.
+
+The formatting functions here are pure (findings in, text out).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+#: The kinds of finding, in the order they are reported.
+KINDS = ("regression", "improvement", "order-dependence", "drift", "inconclusive")
+#: What the text says of each kind, and the site page a finding of that kind links to
+#: (relative to the site; ``{slug}`` is the campaign's directory).
+LABELS = {"regression": ("regressions", "{slug}/history.html"),
+          "improvement": ("improvements", "{slug}/history.html"),
+          "order-dependence": ("order dependencies", "{slug}/order-effects.html"),
+          "drift": ("drifts", "{slug}/history.html"),
+          "inconclusive": ("inconclusive comparisons", "compare.html")}
+SINGULAR = {"regression": "regression", "improvement": "improvement",
+            "order-dependence": "order dependency", "drift": "drift",
+            "inconclusive": "inconclusive comparison"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding. ``change_pct``: the change in % of the typical value (a change
+    point's step, an order effect's median difference, a drift's slope in % per 30
+    days), ``low_pct``/``high_pct`` its interval (None where the method gives none);
+    ``revision``: the first revision after a change point (a comparison's contender),
+    ``revision_before`` the one before it; ``link``: the page, relative to the site."""
+
+    kind: str
+    campaign: str
+    hardware_type: str
+    benchmark: str
+    settings: str
+    metric: str
+    config_id: int
+    change_pct: float | None
+    low_pct: float | None
+    high_pct: float | None
+    revision: str | None
+    revision_before: str | None
+    link: str
+    key: str
+
+    def as_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("key")
+        return out
+
+
+def findings_of(rows: Sequence[dict[str, Any]], slug: Any) -> list[Finding]:
+    """Findings from the rows of ``refresh_findings.sql``; ``slug(campaign)`` gives the
+    campaign's directory in the site."""
+    out = []
+    for r in rows:
+        link = LABELS[r["kind"]][1].format(slug=slug(r["campaign"]))
+        out.append(Finding(
+            r["kind"], r["campaign"], r["hardware_type"], r["benchmark"],
+            r["settings"] or "", r["metric"], int(r["config_id"]), _num(r["change_pct"]),
+            _num(r["ci_low_pct"]), _num(r["ci_high_pct"]), r["revision"],
+            r["revision_before"], link, r["key"]))
+    return out
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None else round(float(value), 4)
+
+
+def new_findings(now: Sequence[Finding], before: Sequence[Finding]) -> list[Finding]:
+    """The findings of ``now`` whose key ``before`` does not hold, regressions first,
+    then by campaign and the size of the change (largest first)."""
+    seen = {f.key for f in before}
+    fresh = [f for f in now if f.key not in seen]
+    return sorted(fresh, key=lambda f: (KINDS.index(f.kind), f.campaign,
+                                        -abs(f.change_pct or 0.0), f.benchmark, f.key))
+
+
+def counts(findings: Sequence[Finding]) -> dict[str, int]:
+    """How many findings of each kind (every kind, zeros included)."""
+    return {k: sum(1 for f in findings if f.kind == k) for k in KINDS}
+
+
+def headline(findings: Sequence[Finding], since: str) -> str:
+    """The verdict line: how many new findings of each kind, since when."""
+    n = counts(findings)
+    if not findings:
+        return f"nothing new since {since}"
+    parts = [f"{v} {LABELS[k][0] if v != 1 else SINGULAR[k]}" for k, v in n.items() if v]
+    return f"new since {since}: " + ", ".join(parts)
+
+
+def _pct(value: float | None) -> str:
+    return "?" if value is None else f"{value:+.1f} %"
+
+
+def _interval(f: Finding) -> str:
+    if f.low_pct is None or f.high_pct is None:
+        return ""
+    return f" [{f.low_pct:+.1f}, {f.high_pct:+.1f}]"
+
+
+def describe(f: Finding) -> str:
+    """One line for one finding (without its kind)."""
+    what = f"{f.benchmark}" + (f" {f.settings}" if f.settings not in ("", "{}") else "")
+    where = f"{f.campaign} / {f.hardware_type}"
+    if f.kind in ("regression", "improvement"):
+        after = (f" (after {f.revision_before})"
+                 if f.revision_before and f.revision_before != f.revision else "")
+        return f"{what} on {where}: {_pct(f.change_pct)}{_interval(f)} at revision {f.revision}{after}"
+    if f.kind == "drift":
+        return f"{what} on {where}: {_pct(f.change_pct)} per 30 days{_interval(f)}"
+    if f.kind == "order-dependence":
+        return f"{what} on {where}: random vs fixed order {_pct(f.change_pct)} (median)"
+    return (f"{what} on {where}: {f.revision_before} -> {f.revision} "
+            f"{_pct(f.change_pct)}{_interval(f)}")
+
+
+def text_lines(findings: Sequence[Finding], since: str, limit: int = 20) -> list[str]:
+    """The text report: the headline, then each kind's findings (at most ``limit``
+    per kind, then how many more)."""
+    lines = [headline(findings, since)]
+    for kind in KINDS:
+        these = [f for f in findings if f.kind == kind]
+        if not these:
+            continue
+        lines.append(f"{LABELS[kind][0]} ({len(these)}):")
+        lines += [f"  {describe(f)}" for f in these[:limit]]
+        if len(these) > limit:
+            lines.append(f"  ... and {len(these) - limit} more (--format json lists all)")
+    return lines
+
+
+def markdown(findings: Sequence[Finding], since: str, site: str = "") -> str:
+    """The report as Markdown (a CI job summary, an issue): the headline in bold, then a
+    table per kind with a link to each finding's page under ``site``."""
+    out = [f"**{headline(findings, since)}**", ""]
+    for kind in KINDS:
+        these = [f for f in findings if f.kind == kind]
+        if not these:
+            continue
+        out += [f"### {LABELS[kind][0].capitalize()} ({len(these)})", "",
+                "| campaign | hardware type | benchmark | change | revision | page |",
+                "|---|---|---|---|---|---|"]
+        for f in these:
+            out.append(f"| {_md(f.campaign)} | {_md(f.hardware_type)} | {_md(f.benchmark)} | "
+                       f"{_pct(f.change_pct)}{_interval(f)} | {_md(f.revision or '')} | "
+                       f"[page]({site}{f.link}) |")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def as_json(findings: Sequence[Finding], since: str, **extra: Any) -> str:
+    """The report as one JSON object: ``since``, ``counts``, ``new`` (each finding), and
+    ``extra``."""
+    return json.dumps({"since": since, "counts": counts(findings),
+                       "new": [f.as_json() for f in findings], **extra}, indent=2,
+                      default=str)

@@ -1,0 +1,82 @@
+"""The site as ``refresh`` keeps it: the pages of the campaigns that changed are written
+again (:func:`~perfwarehouse.reports.site.write_site` with its campaign option), the
+others are left as they are, and the index is written again over every campaign from
+each campaign's manifest (:data:`~perfwarehouse.reports.site.MANIFEST`: its pages'
+titles and verdicts), without rebuilding their pages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from perfwarehouse.progress import Reporter
+from perfwarehouse.reports.base import ReportData, Request
+from perfwarehouse.reports.page import Page, Verdict
+from perfwarehouse.reports.render import write_assets, write_text
+from perfwarehouse.reports.site import (
+    KINDS,
+    MANIFEST,
+    CampaignPages,
+    Written,
+    extra_pages,
+    index_html,
+    read_campaigns,
+    write_site,
+)
+from perfwarehouse.warehouse.store import Warehouse
+
+
+def missing_from(warehouse: Warehouse, out_dir: Path) -> list[str]:
+    """The campaigns whose pages the site under ``out_dir`` does not hold (no manifest)."""
+    from perfwarehouse.reports.site import campaign_slug
+
+    with warehouse.catalog() as con:
+        names = [c.name for c in read_campaigns(ReportData(con))]
+    return [n for n in names if not (out_dir / campaign_slug(n) / MANIFEST).is_file()]
+
+
+def update_site(warehouse: Warehouse, out_dir: Path, campaigns: Sequence[str], *,
+                reporter: Reporter | None = None,
+                echo: Callable[[str], None] | None = None) -> Path:
+    """Write the pages of ``campaigns`` again, then the index over every campaign;
+    returns the index."""
+    for name in campaigns:
+        write_site(warehouse, out_dir, campaign=name, reporter=reporter, echo=echo)
+    return write_index(warehouse, out_dir)
+
+
+def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
+    """The site's ``index.html`` over every campaign whose pages are in the site."""
+    from perfwarehouse.reports.site import campaign_slug
+
+    write_assets(out_dir / "assets")
+    with warehouse.catalog() as con:
+        campaigns = read_campaigns(ReportData(con))
+    order = list(KINDS)
+    done = []
+    for c in sorted(campaigns, key=lambda c: (order.index(c.kind), c.name.lower())):
+        path = out_dir / campaign_slug(c.name) / MANIFEST
+        if not path.is_file():
+            continue
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        pages = [Written(p["href"], Page(
+            p["title"], "", (), name=p["href"].removesuffix(".html"),
+            verdict=None if p["verdict"] is None else Verdict(*p["verdict"])))
+            for p in kept["pages"]]
+        done.append(CampaignPages(c, pages, int(kept["configurations"])))
+    return write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
+
+
+def write_new_page(warehouse: Warehouse, out_dir: Path) -> Path:
+    """The site's ``new.html`` (:mod:`perfwarehouse.reports.new`), then the index again
+    (which links it)."""
+    from perfwarehouse.reports.new import build
+    from perfwarehouse.reports.render import SiteLinks, write_report
+
+    with warehouse.catalog() as con:
+        page = build(ReportData(con), Request(None))
+    path = write_report(page, out_dir / "new.html",
+                        site=SiteLinks("assets/", (("All campaigns", "index.html"),)))
+    write_index(warehouse, out_dir)
+    return path
