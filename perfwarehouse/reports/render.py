@@ -310,8 +310,8 @@ body (the file holds every row as HTML, but the browser makes no element of them
 loading; every value in them is escaped, so no ``</script>`` can end the block early),
 and ``tables.js`` turns them into rows when the reader first sorts, filters, pages or
 downloads, then sorts and filters all rows and shows one page of them. The demo-sized
-order-effects page (four tables, two of 1,880 rows) took 2.7 s of main-thread CPU time with
-every row in the document, 0.66 s paged (``benchmarks/bench_page_main_thread.py``)."""
+order-effects page (four tables, two of 1,880 rows) took 2.8 s of main-thread CPU time with
+every row in the document, 0.7-0.8 s paged (``benchmarks/bench_page_main_thread.py``)."""
 
 
 def _table(table: Table, number: int, page: str = "report") -> str:
