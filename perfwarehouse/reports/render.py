@@ -326,13 +326,14 @@ def _table(table: Table, number: int, page: str = "report") -> str:
     if frozen == 0 and len(table.columns) > 1:
         frozen = 1  # no key declared: the first column names the row, it stays in view
     csv_name = f"{_slug(page)}-{_slug(table.title)}.csv"
+    count = f"{len(rows):,} row" + ("" if len(rows) == 1 else "s")
     parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
              f'<p class="intro">{_e(table.caption)}</p>',
              '<div class="table-tools">',
              f'<input type="search" class="table-search" data-table="{tid}" '
              f'data-counter="{tid}-count" placeholder="{_e(_filter_example(table))}" '
              f'aria-label="Filter the rows of {_e(table.title)}">'
-             f'<span class="table-count" id="{tid}-count">{len(rows):,} rows</span>'
+             f'<span class="table-count" id="{tid}-count">{count}</span>'
              f'<button type="button" class="csv" data-table="{tid}" data-file="{_e(csv_name)}">'
              "Download CSV</button></div>"]
     if table.omitted:

@@ -226,7 +226,8 @@
       st.shown = rows(st).filter(matcher(filter.parts));
       st.page = 0;
       draw(st);
-      counter.textContent = count(st.shown.length) + " of " + count(st.all.length) + " rows" +
+      counter.textContent = count(st.shown.length) + " of " + count(st.all.length) +
+        (st.all.length === 1 ? " row" : " rows") +
         (filter.problems.length ? " (" + filter.problems.join("; ") + ": left out)" : "");
     });
   });

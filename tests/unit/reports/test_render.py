@@ -269,3 +269,10 @@ def test_long_tables_are_paged_with_every_row_in_the_file() -> None:
     short = Table("t", "c", table.columns, table.data.slice(0, PAGE_ROWS))
     text = render_html(Page("t", "", (Section("s", "", (short,)),)))
     assert 'class="more-rows"' not in text and '<div class="pager"' not in text
+
+
+def test_the_row_count_says_row_for_one() -> None:
+    one = Table("t", "c", (Column("name", "name"),), pa.table({"name": ["a"]}))
+    two = Table("t", "c", (Column("name", "name"),), pa.table({"name": ["a", "b"]}))
+    assert ">1 row</span>" in render_html(Page("t", "", (Section("s", "", (one,)),)))
+    assert ">2 rows</span>" in render_html(Page("t", "", (Section("s", "", (two,)),)))
