@@ -360,7 +360,7 @@ def _table(table: Table, number: int, page: str = "report") -> str:
     if len(rows) > PAGE_ROWS:
         parts.append(f'<div class="pager" data-table="{tid}" data-page-rows="{PAGE_ROWS}">'
                      '<button type="button" class="page-prev" disabled>\u2039 previous</button>'
-                     f'<span class="page-shown">rows 1\u2013{PAGE_ROWS:,} of {len(rows):,}'
+                     f'<span class="page-shown" aria-live="polite">rows 1\u2013{PAGE_ROWS:,} of {len(rows):,}'
                      '</span><button type="button" class="page-next">next \u203a</button>'
                      '</div>')
     parts.append("</div>")
