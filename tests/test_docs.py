@@ -67,6 +67,7 @@ def test_site_builds_strict_and_documents_every_command(
     _check_every_command_has_its_page_and_anchor(site)
     _check_every_importer_has_its_reference_page(site)
     _check_the_pages_are_in_the_site(site)
+    _check_the_site_fetches_nothing_and_searches_offline(site)
 
 
 def _check_every_command_has_its_page_and_anchor(site: Path) -> None:
@@ -101,6 +102,30 @@ def _check_the_pages_are_in_the_site(site: Path) -> None:
                  "agents", "workbench", "analyses/order-effects", "analyses/variability",
                  "analyses/triscale"):
         assert (site / f"{page}.html").exists(), page
+
+
+#: What makes a browser fetch: an element that loads its address (a stylesheet, a script,
+#: a font preconnect, an image, a frame) and CSS url()/@import; plain <a href> links are not.
+FETCHING = re.compile(r"<(?:link|script|img|iframe|source|video|audio)\b[^>]*?\b(?:href|src)="
+                      r"[\"']?(?:https?:)?//", re.I)
+CSS_FETCHING = re.compile(r"(?:url\(\s*[\"']?|@import\s+[\"']?)(?:https?:)?//", re.I)
+
+
+def _check_the_site_fetches_nothing_and_searches_offline(site: Path) -> None:
+    """Issue 40: no page asks the network for a font, a script or a stylesheet (Material's
+    Google Fonts are off; the offline plugin's Web Worker shim is ours, not unpkg's), and
+    the search index is a script, so search works from file:// (the offline plugin)."""
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 20
+    fetching = [f"{p.relative_to(site)}: {m.group(0)}" for p in pages
+                for m in FETCHING.finditer(p.read_text(encoding="utf-8"))]
+    fetching += [f"{c.relative_to(site)}: {m.group(0)}" for c in site.rglob("*.css")
+                 for m in CSS_FETCHING.finditer(c.read_text(encoding="utf-8"))]
+    assert not fetching, fetching[:5]
+    index = (site / "search" / "search_index.js").read_text(encoding="utf-8")
+    assert index.startswith("var __index = {") and '"location":"compare.html' in index
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert '<script src="javascripts/iframe-worker-shim.js"' in home
 
 
 NAV = [{"Home": "index.md"}, {"Other": "other.md"}]

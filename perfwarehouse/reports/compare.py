@@ -116,7 +116,7 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
                     Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
                     Column("ci_low_pct", "CI low (%)", "pct"),
                     Column("ci_high_pct", "CI high (%)", "pct")), geo_df),)))
-    table_cols = (*CONFIGURATION_COLUMNS[:3], Column("metric", "metric"),
+    table_cols = (*CONFIGURATION_COLUMNS[:4],
                   Column("baseline", "baseline (median)"),
                   Column("contender", "contender (median)"),
                   Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),

@@ -62,11 +62,12 @@ class Column:
 
 
 #: The columns that name a configuration, first in every per-configuration table
-#: (benchmark, settings and hardware type frozen when the table scrolls sideways).
+#: (benchmark, settings, hardware type and metric, the key of a row, frozen when the table
+#: scrolls sideways: issue 40 found 1,163 px wide tables whose metric scrolled away).
 CONFIGURATION_COLUMNS = (
     Column("benchmark", "benchmark", key=True), Column("settings", "settings", "settings", key=True),
-    Column("hardware_type", "hardware type", key=True), Column("campaign", "campaign"),
-    Column("metric", "metric"), Column("unit", "unit"))
+    Column("hardware_type", "hardware type", key=True), Column("metric", "metric", key=True),
+    Column("campaign", "campaign"), Column("unit", "unit"))
 
 
 @dataclass(frozen=True)

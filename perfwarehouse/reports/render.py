@@ -30,7 +30,6 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,11 @@ from typing import Any
 import altair as alt
 import vl_convert as vlc
 
+from perfwarehouse.reports.formatting import P_SMALLEST as P_SMALLEST
+from perfwarehouse.reports.formatting import format_number as format_number
+from perfwarehouse.reports.formatting import format_pvalue as format_pvalue
+from perfwarehouse.reports.formatting import format_value as format_value
+from perfwarehouse.reports.formatting import p_statement as p_statement
 from perfwarehouse.reports.page import (
     VERDICT_WORDS,
     Column,
@@ -48,7 +52,6 @@ from perfwarehouse.reports.page import (
     Table,
     Verdict,
     VerdictLevel,
-    format_settings,
 )
 
 CONTENT_SECURITY_POLICY = (
@@ -300,6 +303,17 @@ def _filter_example(table: Table) -> str:
     return "Filter: " + ", or ".join(examples)
 
 
+PAGE_ROWS = 100
+"""Rows a table shows at a time. A longer table is paged: the rows after the first page
+are written as the text of a ``<script type="text/html">`` data block inside the table's
+body (the file holds every row as HTML, but the browser makes no element of them while
+loading; every value in them is escaped, so no ``</script>`` can end the block early),
+and ``tables.js`` turns them into rows when the reader first sorts, filters, pages or
+downloads, then sorts and filters all rows and shows one page of them. The demo-sized
+order-effects page (four tables, two of 1,880 rows) took 2.8 s of main-thread CPU time with
+every row in the document, 0.7-0.8 s paged (``benchmarks/bench_page_main_thread.py``)."""
+
+
 def _table(table: Table, number: int, page: str = "report") -> str:
     tid = f"table-{number}"
     rows = table.data.to_pylist()
@@ -312,13 +326,14 @@ def _table(table: Table, number: int, page: str = "report") -> str:
     if frozen == 0 and len(table.columns) > 1:
         frozen = 1  # no key declared: the first column names the row, it stays in view
     csv_name = f"{_slug(page)}-{_slug(table.title)}.csv"
+    count = f"{len(rows):,} row" + ("" if len(rows) == 1 else "s")
     parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
              f'<p class="intro">{_e(table.caption)}</p>',
              '<div class="table-tools">',
              f'<input type="search" class="table-search" data-table="{tid}" '
              f'data-counter="{tid}-count" placeholder="{_e(_filter_example(table))}" '
              f'aria-label="Filter the rows of {_e(table.title)}">'
-             f'<span class="table-count" id="{tid}-count">{len(rows):,} rows</span>'
+             f'<span class="table-count" id="{tid}-count">{count}</span>'
              f'<button type="button" class="csv" data-table="{tid}" data-file="{_e(csv_name)}">'
              "Download CSV</button></div>"]
     if table.omitted:
@@ -332,12 +347,23 @@ def _table(table: Table, number: int, page: str = "report") -> str:
                      f'{_key_class(i, frozen)}><button type="button">'
                      f"{_e(col.label)}</button></th>")
     parts.append("</tr></thead><tbody>")
-    for row in rows:
+    for n, row in enumerate(rows):
+        if n == PAGE_ROWS:  # the other pages' rows: text until the reader needs them
+            parts.append('<script type="text/html" class="more-rows">')
         parts.append("<tr>")
         for i, col in enumerate(table.columns):
             parts.append(_cell(col, row.get(col.field), _key_class(i, frozen)))
         parts.append("</tr>")
-    parts.append("</tbody></table></div></div>")
+    if len(rows) > PAGE_ROWS:
+        parts.append("</script>")
+    parts.append("</tbody></table></div>")
+    if len(rows) > PAGE_ROWS:
+        parts.append(f'<div class="pager" data-table="{tid}" data-page-rows="{PAGE_ROWS}">'
+                     '<button type="button" class="page-prev" disabled>\u2039 previous</button>'
+                     f'<span class="page-shown" aria-live="polite">rows 1\u2013{PAGE_ROWS:,} of {len(rows):,}'
+                     '</span><button type="button" class="page-next">next \u203a</button>'
+                     '</div>')
+    parts.append("</div>")
     return "".join(parts)
 
 
@@ -357,60 +383,6 @@ def _cell(col: Column, value: Any, attrs: str = "") -> str:
         return (f'<td data-v="{float(value):.17g}"{attrs}>'
                 f"{_e(format_value(col, value))}</td>")
     return f"<td{attrs}>{_e(format_value(col, value))}</td>"
-
-
-P_SMALLEST = 1e-300
-"""p-values below this (0 included: a float underflow, not a certainty) print as
-``< 1e-300``."""
-
-
-def format_number(v: float) -> str:
-    """A number by its magnitude: thousands separated, about four significant digits,
-    scientific notation only for the very small or very large."""
-    if math.isinf(v):
-        return "∞" if v > 0 else "−∞"
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a >= 1e9 or a < 1e-4:
-        return f"{v:.3e}"
-    if a >= 1e4:
-        return f"{v:,.0f}"
-    if a >= 100:
-        return f"{v:,.1f}"
-    return f"{v:.4g}"
-
-
-def format_pvalue(v: float) -> str:
-    """A p-value: never ``0.00e+00`` (below 1e-300 it is printed as such)."""
-    if v < P_SMALLEST:
-        return "< 1e-300"
-    if v < 1e-4:
-        return f"{v:.2e}"
-    return f"{v:.4f}" if v < 0.1 else f"{v:.3f}"
-
-
-def p_statement(v: float) -> str:
-    """"p = 0.0123" in a sentence, or "p < 1e-300" (never "p = < 1e-300")."""
-    text = format_pvalue(v)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
-
-
-def format_value(col: Column, value: Any) -> str:
-    """How a table cell shows ``value`` (units are in the column header)."""
-    if col.format == "int":
-        return f"{int(value):,}"
-    if col.format in ("float", "pct"):
-        return format_number(float(value))
-    if col.format == "pvalue":
-        return format_pvalue(float(value))
-    if col.format == "settings":
-        return format_settings(value)
-    if col.format == "bool":
-        return "yes" if value else "no"
-    if isinstance(value, (datetime, date)):
-        return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
-    return str(value)
 
 
 # ------------------------------------------------------------------- writing

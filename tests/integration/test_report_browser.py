@@ -341,3 +341,59 @@ def test_numeric_filters_and_csv(tmp_path: Path) -> None:
 
     csv = unquote(attrs["csv"]).split("\r\n")
     assert csv[0] == "name,p,RSD total (%)" and csv[1:] == ["b x,0.5,1", "c x,,5", ""]
+
+
+def test_long_tables_page_sort_filter_and_download_all_rows(tmp_path: Path) -> None:
+    """Issue 40: a table longer than a page shows one page of rows; the pager moves
+    between pages; sorting, filtering and the CSV work on every row, not only the shown
+    page; the frozen key column of the rows of another page stays frozen."""
+    from perfwarehouse.reports.render import PAGE_ROWS
+
+    n = 2 * PAGE_ROWS + 50
+    table = Table("t", "c", (Column("name", "name", key=True), Column("p", "p", "pvalue")),
+                  pa.table({"name": [f"r{i:03d}" for i in range(n)],
+                            "p": [(n - i) / 1000 for i in range(n)]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    probe = """<script>
+    var b = document.body;
+    function names() { return Array.from(document.querySelectorAll("#table-0 tbody tr"))
+        .map(function (r) { return r.cells[0].textContent; }); }
+    function ends() { var x = names(); return x.length + ":" + x[0] + "-" + x[x.length - 1]; }
+    function shown() { return document.querySelector(".page-shown").textContent; }
+    b.setAttribute("data-first", ends());
+    document.querySelector(".page-next").click();
+    b.setAttribute("data-second", ends() + " " + shown());
+    b.setAttribute("data-left", document.querySelector("#table-0 tbody td").style.left);
+    document.querySelector(".page-next").click();
+    document.querySelector(".page-next").click();
+    b.setAttribute("data-last", ends() + " " + document.querySelector(".page-next").disabled);
+    document.querySelectorAll("thead th")[1].querySelector("button").click();
+    b.setAttribute("data-sorted", ends() + " " + shown());
+    var box = document.querySelector("input.table-search");
+    box.value = "p < 0.011"; box.dispatchEvent(new Event("input"));
+    b.setAttribute("data-filtered", names().join(";"));
+    b.setAttribute("data-count", document.querySelector(".table-count").textContent);
+    b.setAttribute("data-csv", encodeURIComponent(window.perfwarehouseCsv("table-0")));
+    box.value = ""; box.dispatchEvent(new Event("input"));
+    b.setAttribute("data-all-csv", String(window.perfwarehouseCsv("table-0").split("\\r\\n")
+        .length));
+    </script></body>"""
+    page = tmp_path / "long.html"
+    page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    body = re.search(r"<body[^>]*>", browser.load(page).dom).group(0)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert attrs["first"] == f"{PAGE_ROWS}:r000-r{PAGE_ROWS - 1:03d}"
+    assert attrs["second"] == (f"{PAGE_ROWS}:r{PAGE_ROWS:03d}-r{2 * PAGE_ROWS - 1:03d} "
+                               f"rows {PAGE_ROWS + 1}\u2013{2 * PAGE_ROWS} of {n}")
+    assert attrs["left"] == "0px"
+    assert attrs["last"] == f"50:r{2 * PAGE_ROWS:03d}-r{n - 1:03d} true"
+    # p ascending: the smallest p is the last row written, on the last page before
+    assert attrs["sorted"] == (f"{PAGE_ROWS}:r{n - 1:03d}-r{n - PAGE_ROWS:03d} "
+                               f"rows 1\u2013{PAGE_ROWS} of {n}")
+    assert attrs["filtered"] == ";".join(f"r{i:03d}" for i in range(n - 1, n - 11, -1))
+    assert attrs["count"] == f"10 of {n} rows"
+    from urllib.parse import unquote
+
+    csv = unquote(attrs["csv"]).split("\r\n")
+    assert csv[0] == "name,p" and csv[1] == f"r{n - 1:03d},0.001" and len(csv) == 12
+    assert attrs["all-csv"] == str(n + 2)  # the header, every row, the final empty line

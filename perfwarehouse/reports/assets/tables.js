@@ -83,61 +83,126 @@
       });
     };
   }
-  // The frozen key columns: their left offsets are measured once, on the header row
-  // (every cell of a column has its width), then written to every cell; reading and
-  // writing in turn would lay the whole table out again for each cell.
-  function freeze(table) {
+  // The frozen key columns: their left offsets are measured on the header row (every
+  // cell of a column has its width), then written to the shown rows' key cells; reading
+  // and writing in turn would lay the whole table out again for each cell.
+  function freeze(table, shown) {
     var frozen = Number(table.getAttribute("data-frozen")) || 0;
     if (!frozen) { return; }
     var head = table.tHead.rows[0].cells;
     var offsets = [], left = 0;
     for (var i = 0; i < frozen; i++) {
       offsets.push(left + "px");
-      left += head[i].getBoundingClientRect().width;
+      // whole pixels, each column overlapping the one before by less than one: no gap
+      // through which the scrolled cells show
+      left = Math.floor(left + head[i].getBoundingClientRect().width);
     }
-    Array.prototype.forEach.call(table.rows, function (row) {
+    [table.tHead.rows[0]].concat(shown).forEach(function (row) {
       for (var j = 0; j < frozen && j < row.cells.length; j++) {
         row.cells[j].style.left = offsets[j];
       }
     });
+  }
+  function count(n) { return n.toLocaleString("en-US"); }
+  // A table's rows live here, not in the document: "all" in the current sort order,
+  // "shown" those the filter keeps; the <tbody> holds one page of "shown". A table longer
+  // than a page was written with the rows after the first page as the text of a
+  // <script type="text/html"> block (no element made while the page loads): they become
+  // rows the first time the reader sorts, filters, pages or downloads.
+  var states = {};
+  function state(table) {
+    var body = table.tBodies[0];
+    var more = body.querySelector("script.more-rows");
+    var pager = document.querySelector('.pager[data-table="' + table.id + '"]');
+    var st = {table: table, body: body, more: more, all: null, shown: null, parts: [],
+              page: 0, size: pager ? Number(pager.getAttribute("data-page-rows")) : Infinity,
+              pager: pager};
+    states[table.id] = st;
+    return st;
+  }
+  function rows(st) {
+    if (st.all === null) {
+      st.all = Array.prototype.slice.call(st.body.rows);
+      if (st.more) {
+        var parsed = document.createElement("template");
+        parsed.innerHTML = st.more.textContent;  // escaped text: no markup from the data
+        st.all = st.all.concat(Array.prototype.slice.call(parsed.content.children));
+      }
+      st.shown = st.all.filter(matcher(st.parts));
+    }
+    return st.all;
+  }
+  function draw(st) {
+    rows(st);
+    var pages = Math.max(1, Math.ceil(st.shown.length / st.size));
+    st.page = Math.min(Math.max(st.page, 0), pages - 1);
+    var start = st.page * st.size;
+    var page = st.size === Infinity ? st.shown : st.shown.slice(start, start + st.size);
+    Array.prototype.slice.call(st.body.rows).forEach(function (r) { st.body.removeChild(r); });
+    var fragment = document.createDocumentFragment();
+    page.forEach(function (r) { fragment.appendChild(r); });
+    st.body.insertBefore(fragment, st.more);
+    if (st.pager) {
+      var end = Math.min(start + st.size, st.shown.length);
+      st.pager.querySelector(".page-shown").textContent = st.shown.length
+        ? "rows " + count(start + 1) + "\u2013" + count(end) + " of " + count(st.shown.length)
+        : "no rows";
+      st.pager.querySelector(".page-prev").disabled = st.page === 0;
+      st.pager.querySelector(".page-next").disabled = st.page >= pages - 1;
+    }
+    freeze(st.table, page);
   }
   function csvCell(cell) {
     var v = cell.getAttribute("data-v");
     var text = v === null ? cell.textContent : v;
     return /[",\n\r]/.test(text) ? "\"" + text.replace(/"/g, "\"\"") + "\"" : text;
   }
-  // The table as CSV (the rows the filter shows; numbers at full precision).
+  // The table as CSV: every row the filter keeps (on every page), in the shown order;
+  // numbers at full precision.
   window.perfwarehouseCsv = function (id) {
     var table = document.getElementById(id);
+    var st = states[id] || state(table);
+    rows(st);
     var lines = [Array.prototype.map.call(table.querySelectorAll("thead th"), function (h) {
       return csvCell({getAttribute: function () { return null; }, textContent: h.textContent});
     }).join(",")];
-    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      if (!row.hidden) { lines.push(Array.prototype.map.call(row.cells, csvCell).join(",")); }
+    st.shown.forEach(function (row) {
+      lines.push(Array.prototype.map.call(row.cells, csvCell).join(","));
     });
     return lines.join("\r\n") + "\r\n";
   };
   document.querySelectorAll("table.sortable").forEach(function (table) {
-    var body = table.tBodies[0];
+    var st = state(table);
     var heads = table.querySelectorAll("thead th");
-    freeze(table);
+    freeze(table, Array.prototype.slice.call(st.body.rows));
     heads.forEach(function (th, col) {
       th.querySelector("button").addEventListener("click", function () {
         var ascending = th.getAttribute("aria-sort") !== "ascending";
         heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
         var numeric = th.getAttribute("data-type") === "num";
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = key(a.cells[col], numeric), y = key(b.cells[col], numeric);
-          if (x === y) { return 0; }
+        var keyed = rows(st).map(function (r, i) { return [key(r.cells[col], numeric), i, r]; });
+        keyed.sort(function (a, b) {
+          var x = a[0], y = b[0];
+          if (x === y) { return a[1] - b[1]; }
           if (x === null) { return 1; }
           if (y === null) { return -1; }
           return (x < y ? -1 : 1) * (ascending ? 1 : -1);
         });
-        rows.forEach(function (r) { body.appendChild(r); });
+        st.all = keyed.map(function (k) { return k[2]; });
+        st.shown = st.all.filter(matcher(st.parts));
+        st.page = 0;
+        draw(st);
       });
     });
+    if (st.pager) {
+      st.pager.querySelector(".page-prev").addEventListener("click", function () {
+        st.page -= 1; draw(st);
+      });
+      st.pager.querySelector(".page-next").addEventListener("click", function () {
+        st.page += 1; draw(st);
+      });
+    }
   });
   document.querySelectorAll("button.csv").forEach(function (button) {
     button.addEventListener("click", function () {
@@ -154,16 +219,15 @@
   document.querySelectorAll("input.table-search").forEach(function (input) {
     var table = document.getElementById(input.getAttribute("data-table"));
     var counter = document.getElementById(input.getAttribute("data-counter"));
+    var st = states[table.id] || state(table);
     input.addEventListener("input", function () {
       var filter = parse(table, input.value.toLowerCase());
-      var hit = matcher(filter.parts);
-      var shown = 0;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var ok = hit(row);
-        row.hidden = !ok;
-        shown += ok ? 1 : 0;
-      });
-      counter.textContent = shown + " of " + table.tBodies[0].rows.length + " rows" +
+      st.parts = filter.parts;
+      st.shown = rows(st).filter(matcher(filter.parts));
+      st.page = 0;
+      draw(st);
+      counter.textContent = count(st.shown.length) + " of " + count(st.all.length) +
+        (st.all.length === 1 ? " row" : " rows") +
         (filter.problems.length ? " (" + filter.problems.join("; ") + ": left out)" : "");
     });
   });

@@ -245,3 +245,34 @@ def test_p_statement_reads_as_a_sentence() -> None:
         assert p_statement(p) == f"p = {format_pvalue(p)}"
     for p in (0.0, 1e-301, 5e-324):
         assert p_statement(p) == "p < 1e-300"
+
+
+def test_long_tables_are_paged_with_every_row_in_the_file() -> None:
+    """Issue 40: a table longer than a page shows its first PAGE_ROWS rows as elements;
+    the others are escaped HTML in an inert data block (so the file holds every row, and
+    a hostile value cannot close the block), and a pager says which rows are shown."""
+    from perfwarehouse.reports.render import PAGE_ROWS
+
+    n = PAGE_ROWS + 37
+    names = [f"b{i}" for i in range(n - 1)] + [HOSTILE_SCRIPT]
+    table = Table("t", "c", (Column("name", "name", key=True), Column("p", "p", "pvalue")),
+                  pa.table({"name": names, "p": [i / n for i in range(n)]}))
+    text = render_html(Page("t", "", (Section("s", "", (table,)),)))
+    body = text[text.index("<tbody>"):text.index("</tbody>")]
+    assert body.count("<tr>") == n
+    block = body.index('<script type="text/html" class="more-rows">')
+    assert body[:block].count("<tr>") == PAGE_ROWS
+    assert body[block:].count("</script>") == 1 and body.endswith("</script>")
+    assert "&lt;/script&gt;" in body[block:]
+    assert f"rows 1\u2013{PAGE_ROWS} of {n}" in text and 'class="page-prev" disabled' in text
+    # a table of one page has neither
+    short = Table("t", "c", table.columns, table.data.slice(0, PAGE_ROWS))
+    text = render_html(Page("t", "", (Section("s", "", (short,)),)))
+    assert 'class="more-rows"' not in text and '<div class="pager"' not in text
+
+
+def test_the_row_count_says_row_for_one() -> None:
+    one = Table("t", "c", (Column("name", "name"),), pa.table({"name": ["a"]}))
+    two = Table("t", "c", (Column("name", "name"),), pa.table({"name": ["a", "b"]}))
+    assert ">1 row</span>" in render_html(Page("t", "", (Section("s", "", (one,)),)))
+    assert ">2 rows</span>" in render_html(Page("t", "", (Section("s", "", (two,)),)))
