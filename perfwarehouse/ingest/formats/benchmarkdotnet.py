@@ -67,9 +67,8 @@ NAME = "benchmarkdotnet"
 DESCRIPTION = ("BenchmarkDotNet *-report-full.json (one run per launch; values = "
                "result-stage ns/op)")
 
-USE_FULL_JSON = ("add the full JSON exporter (command line: --exporters json, which writes "
-                 "*-report-full-compressed.json; or [JsonExporterAttribute.Full] / "
-                 "JsonExporter.Full in the config) and ingest that file")
+USE_FULL_JSON = ("ingest the full JSON (--exporters json or JsonExporter.Full: "
+                 "*-report-full-compressed.json)")
 
 # characteristics of a job that shape the run, not the thing measured (RunMode,
 # AccuracyMode and the meta flags of BenchmarkDotNet's Job): attributes, not settings
@@ -130,8 +129,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     kind = _report_kind(data[:64 * 1024])
     if kind is not None:
         raise TrialParseError(source, 0, "unsupported-format",
-                              f"BenchmarkDotNet's {kind} holds each benchmark's summary, not "
-                              f"its measurements; {USE_FULL_JSON}")
+                              f"BenchmarkDotNet's {kind} holds summaries, not measurements; "
+                              f"{USE_FULL_JSON}")
     doc = jsondoc.Doc(source)
     top = doc.check(jsondoc.load(data, source), "$", dict)
     host = doc.get(top, "HostEnvironmentInfo", "$", dict)
@@ -144,8 +143,8 @@ def parse(data: bytes, source: str, options: ImportOptions) -> list[dict[str, An
     digest = _run_digest(title, host, parsed)
     if parsed and all(c["launches"] is None for c in parsed):
         raise TrialParseError(source, 0, "no-measurements",
-                              "$.Benchmarks[*].Measurements is missing: this is a brief JSON "
-                              "report (each benchmark's statistics only); " + USE_FULL_JSON)
+                              "$.Benchmarks[*].Measurements is missing: a brief JSON report "
+                              "(statistics only); " + USE_FULL_JSON)
     next_position: dict[int, int] = {}
     records: list[dict[str, Any]] = []
     for case in parsed:
