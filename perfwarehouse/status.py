@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfwarehouse.errors import WarehouseError
 from perfwarehouse.jobs.plan import campaign_kinds
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
@@ -29,7 +30,10 @@ def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[Campai
     with warehouse.catalog() as con:
         campaigns = fetch_arrow(con, sqlfiles.load("queries/status_campaigns")).to_pylist()
         runs = fetch_arrow(con, sqlfiles.load("queries/status_jobs")).to_pylist()
-    kinds = campaign_kinds(warehouse)
+    try:
+        kinds = campaign_kinds(warehouse)  # reads the measurements' configurations
+    except WarehouseError:  # a damaged data file: status names it (DAMAGED) and goes on
+        kinds = {}
     out = []
     for c in campaigns:
         latest = {r["job"]: r for r in runs if r["campaign"] == c["campaign"]}

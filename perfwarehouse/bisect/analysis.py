@@ -95,9 +95,24 @@ def judge_middle(good: Sequence[float], middle: Sequence[float], bad: Sequence[f
     reason = ("the two ends disagree" if decided else
               "its interval still holds the half-way point against both ends")
     n = min(len(good), len(middle), len(bad))
-    wanted = [c.more_trials for c in (vs_good, vs_bad) if c.more_trials is not None]
+    asked = [c.more_trials if c.more_trials is not None else _power_more(x, y, level)
+             for c, (x, y) in ((vs_good, (good, middle)), (vs_bad, (middle, bad)))]
+    wanted = [k for k in asked if k is not None]
     more = more_rounds(max(wanted) if wanted else None, n, max_trials)
     return Step("not yet", vs_good, vs_bad, t, more, reason)
+
+
+def _power_more(x: Sequence[float], y: Sequence[float], level: float) -> int | None:
+    """compare's power answer (more trials for 80 % power at the observed change) for a
+    pair that compare calls "no significant change", where it asks for none (issue 39);
+    a bisection still needs to know how far to go. None without any difference."""
+    from perfwarehouse.compare import trials_for_power
+    from perfwarehouse.stats import mannwhitneyu
+
+    if len(x) < 2 or len(y) < 2:
+        return None
+    test = mannwhitneyu(x, y, method="auto")
+    return trials_for_power(len(x), len(y), float(test.statistic), level)
 
 
 def _vote(c: Comparison, h: float, up: bool, level: float,

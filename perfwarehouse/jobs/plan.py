@@ -74,9 +74,19 @@ class NotApplicable:
 
 
 def campaign_kinds(warehouse: Warehouse) -> dict[str, CampaignKinds]:
-    """Every campaign's :class:`CampaignKinds`."""
+    """Every campaign's :class:`CampaignKinds`; a damaged data file (the query reads the
+    measurements' configurations) is a one-line :class:`WarehouseError`."""
+    from perfwarehouse.errors import WarehouseError
+    from perfwarehouse.warehouse.damage import damage_message
+
     with warehouse.catalog() as con:
-        rows = fetch_arrow(con, sqlfiles.load("queries/campaign_kinds")).to_pylist()
+        try:
+            rows = fetch_arrow(con, sqlfiles.load("queries/campaign_kinds")).to_pylist()
+        except Exception as exc:  # DuckDB's error, re-raised unless it names a damaged file
+            message = damage_message(exc, warehouse.root)
+            if message is None:
+                raise
+            raise WarehouseError(message) from None
     return {r["campaign"]: CampaignKinds(r["campaign"], bool(r["order_study"]),
                                          bool(r["load"]), bool(r["searches"])) for r in rows}
 
