@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.output import file_kind
 
 MIN_TOKEN_CHARS = 16
 """The shortest bearer token accepted (printable ASCII, no white space)."""
@@ -40,7 +41,7 @@ def read_token(path: Path) -> str:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"the token file {path} is {_kind(info.st_mode)}, not a regular "
+            raise UsageError(f"the token file {path} is {file_kind(info.st_mode)}, not a regular "
                              "file; write the token into a file (chmod 600)")
         if info.st_size > MAX_TOKEN_BYTES:
             raise UsageError(f"the token file {path} holds {info.st_size:,} bytes; a token "
@@ -70,12 +71,3 @@ def read_token(path: Path) -> str:
             "print(secrets.token_urlsafe(32))' > TOKEN_FILE")
     return token
 
-
-def _kind(mode: int) -> str:
-    """What a file that is not a regular file is, for a message."""
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"

@@ -37,7 +37,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     **{m: ("kernels", "stats", "errors") for m in METHODS},
     "jobs": ("kernels", "stats", *METHODS, "errors", "warehouse", "progress", "config",
              "registry", "__version__"),
-    "warehouse": ("errors", "faults", "config"),
+    "warehouse": ("errors", "faults", "config", "output"),
     "reports.charts": ("errors",),
 }
 # the chart modules of the pages: pure Altair specs over the shared helpers

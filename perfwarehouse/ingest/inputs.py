@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from perfwarehouse.errors import TrialParseError, UsageError
 from perfwarehouse.ingest.formats import _text
 from perfwarehouse.ingest.limits import INPUT_MAX
+from perfwarehouse.output import file_kind
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -234,11 +235,9 @@ def _special(path: Path) -> str | None:
             return "a dangling link (its target does not exist): not read"
     if stat.S_ISREG(mode):
         return None
-    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else None)
-    if kind is None:  # a directory (rglob lists it on its own)
+    if stat.S_ISDIR(mode):  # a directory (rglob lists it on its own)
         return ""
+    kind = file_kind(mode)
     return f"{'a link to ' + kind if link else kind}: not read"
 
 

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from perfwarehouse.output import file_kind
+
 #: the columns these records add to ``data_files`` (ALTERed into older catalogs)
 CONTENT_COLUMNS = (("sha256", "VARCHAR"), ("min_value", "DOUBLE"), ("max_value", "DOUBLE"),
                    ("mtime_ns", "BIGINT"))
@@ -104,15 +106,6 @@ def damaged_line(rel: str, what: str) -> str:
             "how to recover (`perfwarehouse check --forget-damaged` without a backup)")
 
 
-def kind_of(mode: int) -> str:
-    """A file type in words (for a path that should be a regular file)."""
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
 
 _verified: dict[tuple[str, int, int, int], str] = {}  # (path, inode, size, mtime) -> sha256
 _verified_lock = threading.Lock()
@@ -128,7 +121,7 @@ def stat_problem(path: Path, recorded_bytes: int | None) -> tuple[str | None, os
     except OSError as exc:
         return f"unreadable ({exc.strerror or exc})", None
     if not stat.S_ISREG(st.st_mode):
-        return f"{kind_of(st.st_mode)}, not a Parquet file", st
+        return f"{file_kind(st.st_mode)}, not a Parquet file", st
     if recorded_bytes is not None and st.st_size != recorded_bytes:
         return f"size {st.st_size:,} bytes, the catalog says {recorded_bytes:,}", st
     return None, st

@@ -24,8 +24,8 @@ from pathlib import Path
 import duckdb
 
 from perfwarehouse.errors import UsageError, WarehouseError
+from perfwarehouse.output import file_kind
 from perfwarehouse.warehouse import sqlfiles
-from perfwarehouse.warehouse.integrity import kind_of
 from perfwarehouse.warehouse.store import CATALOG, EMPTY_FILE
 
 #: a file named with ``--read`` may be this large at most (bytes)
@@ -52,7 +52,7 @@ def named_reads(paths: Sequence[Path], limit: int = READ_LIMIT_BYTES) -> list[st
         except OSError as exc:
             raise UsageError(f"sql --read {path}: {exc.strerror or exc}") from None
         if not stat.S_ISREG(st.st_mode):
-            raise UsageError(f"sql --read {path}: {kind_of(st.st_mode)}; only regular files "
+            raise UsageError(f"sql --read {path}: {file_kind(st.st_mode)}; only regular files "
                              "can be read")
         if st.st_size > limit:
             raise UsageError(f"sql --read {path}: {st.st_size:,} bytes, over the limit of "
