@@ -115,8 +115,8 @@
     var more = body.querySelector("script.more-rows");
     var pager = document.querySelector('.pager[data-table="' + table.id + '"]');
     var st = {table: table, body: body, more: more, all: null, shown: null, parts: [],
-              page: 0, size: pager ? Number(pager.getAttribute("data-page-rows")) : Infinity,
-              pager: pager};
+              page: 0, size: pager ? Number(pager.getAttribute("data-page-rows")) : 0,
+              pager: pager};  // size 0: no pager, every row shown
     states[table.id] = st;
     return st;
   }
@@ -134,16 +134,17 @@
   }
   function draw(st) {
     rows(st);
-    var pages = Math.max(1, Math.ceil(st.shown.length / st.size));
+    var size = st.size || Math.max(st.shown.length, 1);
+    var pages = Math.max(1, Math.ceil(st.shown.length / size));
     st.page = Math.min(Math.max(st.page, 0), pages - 1);
-    var start = st.page * st.size;
-    var page = st.size === Infinity ? st.shown : st.shown.slice(start, start + st.size);
+    var start = st.page * size;
+    var page = st.shown.slice(start, start + size);
     Array.prototype.slice.call(st.body.rows).forEach(function (r) { st.body.removeChild(r); });
     var fragment = document.createDocumentFragment();
     page.forEach(function (r) { fragment.appendChild(r); });
     st.body.insertBefore(fragment, st.more);
     if (st.pager) {
-      var end = Math.min(start + st.size, st.shown.length);
+      var end = Math.min(start + size, st.shown.length);
       st.pager.querySelector(".page-shown").textContent = st.shown.length
         ? "rows " + count(start + 1) + "\u2013" + count(end) + " of " + count(st.shown.length)
         : "no rows";
