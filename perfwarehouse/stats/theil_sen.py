@@ -166,12 +166,12 @@ def select_slopes(xs: np.ndarray, ys: np.ndarray, group_start: np.ndarray, n_slo
                   ranks: list[int], *, brute_force_pairs: int = BRUTE_FORCE_PAIRS,
                   seed: int = 0) -> dict[int, float]:
     """The computed slopes at the given 0-based ranks (points sorted by x, then y)."""
-    from perfwarehouse.kernels import theil_sen as kern
+    from perfwarehouse.kernels import slope_pairs as pairs
 
     if ys.size and ys.min() == ys.max():
         return {r: 0.0 for r in ranks}  # every slope is exactly 0
     if n_slopes <= brute_force_pairs:
-        slopes = np.sort(kern.all_slopes(xs, ys))
+        slopes = np.sort(pairs.all_slopes(xs, ys))
         return {r: float(slopes[r]) for r in ranks}
     return _Selector(xs, ys, group_start, n_slopes, seed).select(ranks)
 
@@ -239,14 +239,14 @@ class _Selector:
         return self._entry(t)[1]
 
     def _between(self, lower: float, upper: float, mode: int, rho: float, capacity: int):
-        from perfwarehouse.kernels import theil_sen as kern
+        from perfwarehouse.kernels import slope_pairs as pairs
 
         if mode == 1 and (lower, upper) in self._listed:
             return self._listed.pop((lower, upper)), False
         if mode == 1:
-            return kern.list_between_orders(self.xs, self.ys, self.order(lower),
+            return pairs.list_between_orders(self.xs, self.ys, self.order(lower),
                                             self.order(upper), int(capacity))
-        return kern.sample_between_orders(self.xs, self.ys, self.order(lower), self.order(upper),
+        return pairs.sample_between_orders(self.xs, self.ys, self.order(lower), self.order(upper),
                                           float(rho), int(capacity), self._seed())
 
     def select(self, ranks: list[int]) -> dict[int, float]:
@@ -288,7 +288,7 @@ class _Selector:
         """Orders and counts at the clusters' bounds, two threads at a time.
 
         A cluster expected to hold few enough slopes to list gets its upper order
-        from its lower one by an insertion sort (:func:`kern.advance_order`), which
+        from its lower one by an insertion sort (:func:`~perfwarehouse.kernels.slope_pairs.advance_order`), which
         lists the slopes in between on the way; the others are sorted and counted.
         """
         advance = []
@@ -310,11 +310,11 @@ class _Selector:
                 self._advance(job)
 
     def _advance(self, job: tuple[float, float, int]) -> None:
-        from perfwarehouse.kernels import theil_sen as kern
+        from perfwarehouse.kernels import slope_pairs as pairs
 
         a, b, capacity = job
         count_a = self.count(a)
-        order, met, slopes, overflow = kern.advance_order(self.xs, self.ys, self.order(a),
+        order, met, slopes, overflow = pairs.advance_order(self.xs, self.ys, self.order(a),
                                                           float(b), capacity)
         if not overflow:
             self._store(b, (order, count_a + int(met)))
@@ -326,7 +326,7 @@ class _Selector:
 
         A plateau is confirmed by listing the min and max of its slopes (no storage).
         """
-        from perfwarehouse.kernels import theil_sen as kern
+        from perfwarehouse.kernels import slope_pairs as pairs
 
         candidates: list[float] = []
         for v in map(float, values):
@@ -353,7 +353,7 @@ class _Selector:
             ca, cb = self.count(a), self.count(b)
             if lo_i % 2 == 1 and hi_i == lo_i + 1:  # between below(v) and above(v): a plateau
                 v = candidates[lo_i // 2]
-                lo, hi, count = kern.slope_range_between_orders(self.xs, self.ys, self.order(a),
+                lo, hi, count = pairs.slope_range_between_orders(self.xs, self.ys, self.order(a),
                                                                 self.order(b))
                 if lo == hi == v and count == cb - ca:
                     out[k] = v
@@ -365,12 +365,12 @@ class _Selector:
             self._solve([k], a, b, ca, cb, out)
 
     def _sample(self, lower: float, upper: float, m: int) -> np.ndarray:
-        from perfwarehouse.kernels import theil_sen as kern
+        from perfwarehouse.kernels import slope_pairs as pairs
 
         r = self.sample_size
         if lower == -math.inf and upper == math.inf:  # ~4 sqrt(N): the window then holds ~N^0.75
             first = int(min(1_000_000, max(2_000, 4 * math.sqrt(self.total))))
-            return kern.random_pair_slopes(self.xs, self.ys, first, self._seed())
+            return pairs.random_pair_slopes(self.xs, self.ys, first, self._seed())
         rho = min(1.0, r / m)
         slopes, overflow = self._between(lower, upper, 2, rho, int(2 * r + 1000))
         return slopes if not overflow else slopes[: r]
