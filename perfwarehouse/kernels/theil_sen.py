@@ -21,7 +21,7 @@ never materialised; the k-th smallest is found by *selection*:
   sort of the L-order into the R-order meets every one of them exactly once, so it
   lists them in O(n + K) (:func:`~perfwarehouse.kernels.slope_pairs.list_between_orders`),
   K being known from the two counts. These kernels are :mod:`.slope_pairs`.
-* **Randomised interval shrinking** (in :mod:`perfwarehouse.stats.theil_sen`):
+* **Randomised interval shrinking** (in :mod:`perfwarehouse.stats.slope_selection`):
   sample the slopes of the current interval, keep a sub-interval around the
   target ranks whose count is checked, until few enough remain to enumerate.
 * **Exactness**: a computed slope differs from the exact ratio by at most
