@@ -1,6 +1,12 @@
-"""What the collector agent (:mod:`perfwarehouse.agent`) and the puller
-(:mod:`perfwarehouse.ingest.pull`) agree on, in one place both import, so that neither
-package imports the other: the bearer token file and the segment file names.
+"""Where the worker side meets the warehouse side: what the collector agent
+(:mod:`perfwarehouse.agent`) and the puller (:mod:`perfwarehouse.ingest.pull`) agree on,
+in one place both import, so that neither package imports the other (the bearer token
+file and the segment file names), and the one question the agent asks a warehouse
+(:func:`finished_values`, through the public read API :mod:`perfwarehouse.api`).
+
+Module-level imports stay light (the CLI imports this module before it parses its
+arguments); the rules of the JSON records both sides read live in
+:mod:`perfwarehouse.policies`.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Any
 
 from perfwarehouse.errors import UsageError
 from perfwarehouse.output import file_kind
@@ -71,3 +78,19 @@ def read_token(path: Path) -> str:
             "print(secrets.token_urlsafe(32))' > TOKEN_FILE")
     return token
 
+
+
+def finished_values(warehouse: Path, metric: str) -> list[tuple[dict[str, Any], float]]:
+    """(settings, value) of every ``ok`` measurement of ``metric`` with a value in the
+    warehouse at ``warehouse``, oldest first (``started_at``, then ``run_id``): how the
+    workbench agent seeds a search from the λ* (``peak_rate``) of earlier ones."""
+    import json
+
+    from perfwarehouse.api import connect
+
+    with connect(warehouse) as con:
+        rows = con.duckdb.execute(
+            "SELECT settings, value FROM measurements WHERE metric = ? AND status = 'ok' "
+            "AND value IS NOT NULL ORDER BY started_at, run_id", [metric]).fetchall()
+    return [(json.loads(settings) if isinstance(settings, str) else dict(settings or {}),
+             float(value)) for settings, value in rows]

@@ -28,28 +28,16 @@ Interruption and resumption (``--resume``):
 from __future__ import annotations
 
 import hashlib
-import os
-import platform
-import signal
-import socket
-import subprocess
 import time
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
-from perfwarehouse import __version__
-from perfwarehouse.agent import schedule, spool
+from perfwarehouse.agent import schedule
+from perfwarehouse.agent.trials import TrialSession, default_hardware_type, default_node
 from perfwarehouse.errors import PerfwarehouseError, UsageError
-from perfwarehouse.ingest.hardware import load_rules
-
-KILL_GRACE_S = 5.0
-POLL_S = 0.1
-TAIL_CHARS = 300
 
 
 class ResetFailed(PerfwarehouseError):
@@ -98,61 +86,6 @@ class _Outcome:
     detail: str
 
 
-def default_node() -> str:
-    return socket.gethostname()
-
-
-def default_hardware_type(node: str, given: str | None = None) -> str:
-    """``given``, else the prefix map / node-id rule of :mod:`perfwarehouse.ingest.hardware`
-    applied to the first label of the node name (``c220g2-010627.wisc…`` → ``c220g2``)."""
-    return load_rules(None, given).resolve(node.split(".")[0] or node)[0]
-
-
-def node_environment() -> dict[str, Any]:
-    """Hostname, CPU model, memory, kernel and OS of this machine (nodes)."""
-    env: dict[str, Any] = {
-        "hostname": socket.gethostname(),
-        "cpu_model": _cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "memory": _memory(),
-        "kernel": platform.release(),
-        "os": _os_name(),
-        "machine": platform.machine(),
-    }
-    return env
-
-
-def _cpu_model() -> str | None:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("model name", "Hardware", "Processor", "cpu model") and value.strip():
-                return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
-def _os_name() -> str:
-    try:
-        for line in Path("/etc/os-release").read_text().splitlines():
-            if line.startswith("PRETTY_NAME="):
-                return line.split("=", 1)[1].strip().strip('"')
-    except OSError:
-        pass
-    return platform.system()
-
-
-def _memory() -> str | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return f"{int(line.split()[1]) / 1024**2:.1f}GiB"
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def tests_digest(tests: list[str]) -> str:
     return hashlib.sha256("\n".join(tests).encode()).hexdigest()
 
@@ -169,54 +102,46 @@ def run_agent(config: AgentConfig, echo: Callable[[str], None] = print,
     if config.revision is not None and not config.revision.strip():
         raise UsageError("--revision must not be empty")
     if config.revision_time is not None:
-        from perfwarehouse.ingest.formats.jsonl import _timestamp
+        from perfwarehouse.policies.timestamps import timestamp_or_none
 
-        if _timestamp(config.revision_time) is None:
+        if timestamp_or_none(config.revision_time) is None:
             raise UsageError(f"--revision-time {config.revision_time!r} is not an RFC 3339 time "
                              "(e.g. 2024-05-01T10:00:00Z)")
     tests = schedule.load_tests(config.tests_file)
     node = config.node or default_node()
     hardware_type = default_hardware_type(node, config.hardware_type)
-    with spool.spool_lock(config.spool):
-        past = _read_past(config, node, tests, hardware_type, warn)
-        session = past.session or uuid.uuid4().hex[:8]
-        result = AgentResult(node, hardware_type, session, slots_total=2 * config.runs,
-                             slots_already_done=len(past.complete & set(range(2 * config.runs))))
-        if past.session:
-            echo(f"resuming session {session} of campaign {config.campaign!r} on {node}: "
-                 f"{result.slots_already_done} of {result.slots_total} runs complete")
-        writer = spool.SegmentWriter(config.spool, config.campaign, node, session,
-                                     past.next_seq, config.segment_bytes)
-        runner = _Runner(config, tests, node, hardware_type, session, writer, echo, warn, result)
-        try:
-            with runner.catching_signals():
-                for slot in range(2 * config.runs):
-                    if slot in past.complete:
-                        continue
-                    if not runner.run_slot(slot, past.attempts.get(slot, 0) + 1):
-                        break
-        finally:
-            writer.close()
+    runner = _Runner(config, tests, node, hardware_type, echo, warn)
+    with runner:
+        past = _read_past(config, runner.records(), node, tests, hardware_type)
+        result = runner.result = AgentResult(
+            node, hardware_type, runner.session, slots_total=2 * config.runs,
+            slots_already_done=len(past.complete & set(range(2 * config.runs))))
+        if runner.resumed:
+            runner.say_resuming(f"{result.slots_already_done} of {result.slots_total} runs "
+                                "complete")
+        with runner.catching_signals():
+            for slot in range(2 * config.runs):
+                if slot in past.complete:
+                    continue
+                if not runner.run_slot(slot, past.attempts.get(slot, 0) + 1):
+                    break
     return result
 
 
 # ------------------------------------------------------------------ resume
 @dataclass
 class _Past:
-    session: str | None = None
-    next_seq: int = 1
     complete: set[int] = field(default_factory=set)
     attempts: dict[int, int] = field(default_factory=dict)
 
 
-def _read_past(config: AgentConfig, node: str, tests: list[str], hardware_type: str,
-               warn: Callable[[str], None]) -> _Past:
+def _read_past(config: AgentConfig, records: Iterable[dict[str, Any]], node: str,
+               tests: list[str], hardware_type: str) -> _Past:
     """What the spool already holds of this campaign on this node (checked against the config)."""
-    found = spool.resumable(config.spool, config.campaign, node, config.resume)
-    past = _Past(found.session, found.next_seq)
+    past = _Past()
     runs: dict[str, dict[str, Any]] = {}
     digest = tests_digest(tests)
-    for record in spool.repaired_records(found.segments, warn):
+    for record in records:
         if record.get("campaign") != config.campaign or record.get("node") != node:
             continue
         run = runs.setdefault(str(record.get("run_id")), {
@@ -249,29 +174,15 @@ def _read_past(config: AgentConfig, node: str, tests: list[str], hardware_type: 
 
 
 # ----------------------------------------------------------------- running
-class _Runner:
+class _Runner(TrialSession):
     def __init__(self, config: AgentConfig, tests: list[str], node: str, hardware_type: str,
-                 session: str, writer: spool.SegmentWriter, echo: Callable[[str], None],
-                 warn: Callable[[str], None], result: AgentResult) -> None:
+                 echo: Callable[[str], None], warn: Callable[[str], None]) -> None:
+        super().__init__(config.spool, config.campaign, node, hardware_type, config.resume,
+                         config.segment_bytes, echo, warn)
         self.config = config
         self.tests = tests
-        self.node = node
-        self.hardware_type = hardware_type
-        self.session = session
-        self.writer = writer
-        self.echo = echo
-        self.warn = warn
-        self.result = result
-        self.stop_requests = 0
-        self.env = node_environment()
+        self.result = AgentResult(node, hardware_type, "")
         self.digest = tests_digest(tests)
-
-    # signals: only set a flag; the polling loops act on it (no exception mid-write)
-    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        self.stop_requests += 1
-
-    def catching_signals(self) -> _SignalScope:
-        return _SignalScope(self._on_signal)
 
     def run_slot(self, slot: int, attempt: int) -> bool:
         """Reset, then run every test of the slot's run; False if interrupted."""
@@ -318,9 +229,8 @@ class _Runner:
             if self.config.revision_time is not None:
                 record["revision_time"] = self.config.revision_time
             if position == 0:
-                record["env"] = {**self.env, "perfwarehouse_agent": {
-                    "version": __version__, "session": self.session, "seed": self.config.seed,
-                    "attempt": attempt, "tests_sha256": self.digest, "reset": self.config.reset}}
+                record["env"] = self.agent_env(seed=self.config.seed, attempt=attempt,
+                                               tests_sha256=self.digest, reset=self.config.reset)
             self.writer.append(record)
             self.result.trials_written += 1
             statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
@@ -343,89 +253,12 @@ class _Runner:
 
     def _execute(self, command: str, timeout_s: float | None, extra_env: dict[str, str],
                  want_number: bool = False) -> _Outcome:
-        """Run ``command`` (:func:`run_command`) and say how it went."""
-        done = run_command(command, timeout_s, lambda: self.stop_requests,
-                           {**os.environ, **extra_env})
-        duration = done.seconds
-        if done.stopped_for == "interrupted":
-            return _Outcome("interrupted", None, duration, "stopped by a signal to the agent")
-        if done.stopped_for == "timeout":
-            return _Outcome("timeout", None, duration, f"still running after {timeout_s:g} s")
-        if done.returncode != 0:
-            tail = done.err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
-            how = (f"killed by signal {-done.returncode}" if done.returncode < 0
-                   else f"exit code {done.returncode}")
-            return _Outcome("failed", None, duration, how + (f": {tail}" if tail else ""))
-        if not want_number:
-            return _Outcome("ok", None, duration, "")
-        value = schedule.last_number(done.out)
+        """Run ``command`` and say how it went; with ``want_number``, its result is the last
+        (finite) number it prints on stdout."""
+        done = self.execute(command, timeout_s, extra_env)
+        if done.status != "ok" or not want_number:
+            return _Outcome(done.status, None, done.seconds, done.detail)
+        value = schedule.last_number(done.stdout)
         if value is None:
-            return _Outcome("no-result", None, duration, "printed no (finite) number on stdout")
-        return _Outcome("ok", value, duration, "")
-
-
-@dataclass(frozen=True)
-class Finished:
-    """How a command ended: ``stopped_for`` is None when it exited by itself, else
-    ``interrupted`` (a stop request) or ``timeout``."""
-
-    stopped_for: str | None
-    returncode: int
-    out: bytes
-    err: bytes
-    seconds: float
-
-
-def run_command(command: str, timeout_s: float | None, stop_requests: Callable[[], int],
-                env: dict[str, str] | None = None) -> Finished:
-    """Run the shell ``command`` in its own process group, polling every ``POLL_S``: on a
-    stop request (``stop_requests() > 0``) or after ``timeout_s`` its group gets SIGTERM,
-    then SIGKILL after ``KILL_GRACE_S`` more or on a second stop request. ``env`` None
-    inherits this process's environment."""
-    started = time.monotonic()
-    proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env=env)
-    stopped_for: str | None = None
-    signalled_at = 0.0
-    while True:
-        try:
-            out, err = proc.communicate(timeout=POLL_S)
-            break
-        except subprocess.TimeoutExpired:
-            now = time.monotonic()
-            if stopped_for is None and stop_requests():
-                stopped_for = "interrupted"
-            elif stopped_for is None and timeout_s is not None and now - started > timeout_s:
-                stopped_for = "timeout"
-            else:
-                if stopped_for and (now - signalled_at > KILL_GRACE_S or stop_requests() > 1):
-                    _signal_group(proc, signal.SIGKILL)
-                continue
-            signalled_at = now
-            _signal_group(proc, signal.SIGTERM)
-    return Finished(stopped_for, proc.returncode, out, err, time.monotonic() - started)
-
-
-def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-class _SignalScope:
-    """Route SIGINT and SIGTERM to a handler for the duration of a ``with`` block."""
-
-    def __init__(self, handler: Callable[[int, FrameType | None], None]) -> None:
-        self.handler = handler
-        self.saved: dict[int, Any] = {}
-
-    def __enter__(self) -> _SignalScope:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self.saved[sig] = signal.signal(sig, self.handler)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, previous in self.saved.items():
-            signal.signal(sig, previous)
+            return _Outcome("no-result", None, done.seconds, "printed no (finite) number on stdout")
+        return _Outcome("ok", value, done.seconds, "")

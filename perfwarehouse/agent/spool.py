@@ -26,8 +26,8 @@ from typing import Any
 import orjson
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.filelock import exclusive_lock
 from perfwarehouse.protocol import SEGMENT_NAME, is_segment_name  # noqa: F401
-from perfwarehouse.warehouse.lock import exclusive_lock
 
 # What the server lists and serves: :data:`perfwarehouse.protocol.SEGMENT_NAME`. The
 # agent's own names are a subset.

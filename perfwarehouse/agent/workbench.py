@@ -38,189 +38,46 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from perfwarehouse import __version__
-from perfwarehouse.agent import spool
-from perfwarehouse.agent.runner import (
+from perfwarehouse.agent.trials import (
     TAIL_CHARS,
-    _SignalScope,
+    TrialSession,
     default_hardware_type,
     default_node,
-    node_environment,
-    run_command,
+)
+from perfwarehouse.agent.workbench_parts import (
+    SEARCH_SETTING_KEYS,
+    SampleOutcome,
+    WorkbenchConfig,
+    WorkbenchOutcome,
+    integral,
+    parse_output,
+    rfc3339,
+    statistic_of,
+    substitute,
+    summary_lines,
 )
 from perfwarehouse.errors import PerfwarehouseError, TrialParseError, UsageError
 from perfwarehouse.stats.means import crosses_zero
-from perfwarehouse.workbench import Done, Run, Search, SearchResult, SearchSpec, Trial
+from perfwarehouse.workbench import Done, Run, Search, Trial
 from perfwarehouse.workbench.seeding import SeedChoice, nearest_seed
-
-FORMATS = ("native", "wrk", "hey", "redis-benchmark", "k6", "locust", "sysbench", "jmeter")
-STATISTICS = ("mean", "p50", "p90", "p99")
-RESULT_METRICS = ("peak_rate", "search_trials", "search_generator_s", "search_loads")
-SEARCH_SETTING_KEYS = ("search_policy", "search_seeding")
-
-
-@dataclass(frozen=True)
-class WorkbenchConfig:
-    """What ``agent peak-rate`` / ``agent surface`` were asked to do."""
-
-    spool: Path
-    campaign: str
-    template: str
-    fmt: str
-    spec: SearchSpec
-    statistic: str = "mean"
-    loop: str = "open"
-    duration_s: float = 10.0
-    timeout_s: float | None = None  # default: 3 × duration + 30 s
-    settings: tuple[tuple[str, str], ...] = ()
-    seed_from: Path | None = None
-    node: str | None = None
-    hardware_type: str | None = None
-    resume: bool = False
-    benchmark: str | None = None
-    seeding: bool = True  # surface: seed each sample from the nearest finished one
-    warmup: int = 1  # runs of the command before a search's first trial, not recorded
-    segment_bytes: int = 64 << 20
-
-    def check(self) -> None:
-        self.spec.check()
-        if not self.campaign.strip():
-            raise UsageError("--campaign must not be empty")
-        if self.fmt not in FORMATS:
-            raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
-        if self.statistic not in STATISTICS:
-            raise UsageError(f"--statistic must be one of {', '.join(STATISTICS)}")
-        if self.loop not in ("open", "closed"):
-            raise UsageError("--loop must be open or closed")
-        if not self.duration_s > 0:
-            raise UsageError("--duration must be positive")
-        if self.warmup < 0:
-            raise UsageError("--warmup must be 0 or more")
-        if self.timeout_s is not None and not self.timeout_s > 0:
-            raise UsageError("--timeout must be positive")
-        if "{load}" not in self.template:
-            raise UsageError("the --command template must contain {load} (and usually "
-                             "{duration})")
-
-    @property
-    def load_key(self) -> str:
-        return "rate_rps" if self.loop == "open" else "clients"
-
-    @property
-    def trial_timeout_s(self) -> float:
-        return self.timeout_s if self.timeout_s is not None else 3 * self.duration_s + 30.0
-
-
-@dataclass
-class SampleOutcome:
-    """One search: its factors, where it started, how it ended and how long it took."""
-
-    index: int
-    factors: dict[str, str]
-    seed: SeedChoice | None
-    result: SearchResult | None = None
-    wall_s: float = 0.0
-    resumed_trials: int = 0
-
-
-@dataclass
-class WorkbenchOutcome:
-    node: str
-    session: str
-    samples: list[SampleOutcome] = field(default_factory=list)
-    trials_written: int = 0
-    interrupted: str | None = None
-
-    @property
-    def exit_code(self) -> int:
-        if self.interrupted:
-            return 130
-        if any(s.result is None or s.result.exit_code for s in self.samples):
-            return 3
-        return 0
-
-
-def substitute(template: str, load: float, duration_s: float,
-               factors: Mapping[str, str]) -> str:
-    """The command for one trial: ``{load}``, ``{duration}`` and ``{NAME}`` replaced.
-
-    Plain replacement (not ``str.format``), so other braces in shell code stay.
-    """
-    command = template.replace("{load}", _number_text(load))
-    command = command.replace("{duration}", _number_text(duration_s))
-    for name, value in factors.items():
-        command = command.replace("{" + name + "}", str(value))
-    return command
-
-
-def _number_text(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-# ----------------------------------------------------------------- parsing
-def parse_output(fmt: str, data: bytes, source: str) -> list[dict[str, Any]]:
-    """The native records of one trial's output, by the importer ``fmt`` (pure)."""
-    if fmt == "native":
-        records = []
-        for lineno, line in enumerate(data.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                raise TrialParseError(source, lineno, "invalid-json",
-                                      "not a JSON object (native output is JSON Lines)") from None
-            if not isinstance(record, dict):
-                raise TrialParseError(source, lineno, "wrong-type", "a record must be an object")
-            records.append(record)
-        if not records:
-            raise TrialParseError(source, 0, "empty", "the command printed no records")
-        return records
-    try:
-        module = import_module(f"perfwarehouse.ingest.formats.{fmt.replace('-', '_')}")
-    except ImportError:
-        raise UsageError(f"the format {fmt!r} is not available in this perfwarehouse") from None
-    from perfwarehouse.ingest.formats.records import ImportOptions
-
-    return list(module.parse(data, source, ImportOptions()))
-
-
-def statistic_of(records: Sequence[Mapping[str, Any]], statistic: str) -> float | None:
-    """The mean of the values of the record(s) of metric ``statistic`` (ms), if any."""
-    values = [float(v) for r in records if r.get("metric") == statistic
-              for v in (r.get("values") or []) if v is not None and math.isfinite(float(v))]
-    return math.fsum(values) / len(values) if values else None
 
 
 # ----------------------------------------------------------------- seeding
 def warehouse_samples(path: Path, metric: str = "peak_rate"
                       ) -> list[tuple[dict[str, Any], float]]:
     """(settings without the search's own keys, λ*) of every finished search in a warehouse."""
-    from perfwarehouse.warehouse.store import Warehouse
+    from perfwarehouse.protocol import finished_values
 
-    with Warehouse(path).catalog() as con:
-        rows = con.execute(
-            "SELECT settings, value FROM measurements WHERE metric = ? AND status = 'ok' "
-            "AND value IS NOT NULL ORDER BY started_at, run_id", [metric]).fetchall()
-    out = []
-    for settings, value in rows:
-        s = json.loads(settings) if isinstance(settings, str) else dict(settings or {})
-        out.append(({k: v for k, v in s.items()
-                     if k not in SEARCH_SETTING_KEYS and k not in ("rate_rps", "clients")},
-                    float(value)))
-    return out
+    return [({k: v for k, v in settings.items()
+              if k not in SEARCH_SETTING_KEYS and k not in ("rate_rps", "clients")}, value)
+            for settings, value in finished_values(path, metric)]
 
 
 # ------------------------------------------------------------------ running
@@ -233,36 +90,26 @@ def run_searches(config: WorkbenchConfig, samples: Sequence[Mapping[str, str]],
     hardware_type = default_hardware_type(node, config.hardware_type)
     plain = [dict(s) for s in samples]
     fingerprint = _fingerprint(config, plain)
-    with spool.spool_lock(config.spool):
-        past = _read_past(config, node, hardware_type, fingerprint, warn)
-        session = past.session or uuid.uuid4().hex[:8]
-        outcome = WorkbenchOutcome(node, session)
-        if past.session:
-            echo(f"resuming session {session} of campaign {config.campaign!r} on {node}: "
-                 f"{sum(len(t) for t in past.trials.values())} trial(s) and "
-                 f"{len(past.results)} finished search(es) in the spool")
-        writer = spool.SegmentWriter(config.spool, config.campaign, node, session,
-                                     past.next_seq, config.segment_bytes)
-        runner = _Runner(config, node, hardware_type, session, fingerprint, writer, echo, warn,
-                         outcome)
+    runner = _Runner(config, node, hardware_type, fingerprint, echo, warn)
+    with runner:
+        past = _read_past(config, runner.records(), node, hardware_type, fingerprint, warn)
+        outcome = runner.outcome = WorkbenchOutcome(node, runner.session)
+        if runner.resumed:
+            runner.say_resuming(f"{sum(len(t) for t in past.trials.values())} trial(s) and "
+                                f"{len(past.results)} finished search(es) in the spool")
         warehouse_seeds = (warehouse_samples(config.seed_from)
                            if config.seed_from is not None else [])
-        try:
-            with _SignalScope(runner.on_signal):
-                for index, factors in enumerate(plain):
-                    finished = [(s.factors, s.result.lambda_star) for s in outcome.samples
-                                if s.result is not None and s.result.lambda_star is not None]
-                    if not runner.search(index, factors, past, finished, warehouse_seeds):
-                        break
-        finally:
-            writer.close()
+        with runner.catching_signals():
+            for index, factors in enumerate(plain):
+                finished = [(s.factors, s.result.lambda_star) for s in outcome.samples
+                            if s.result is not None and s.result.lambda_star is not None]
+                if not runner.search(index, factors, past, finished, warehouse_seeds):
+                    break
     return outcome
 
 
 @dataclass
 class _Past:
-    session: str | None = None
-    next_seq: int = 1
     trials: dict[int, list[Trial]] = field(default_factory=dict)  # sample -> complete trials
     attempts: dict[int, int] = field(default_factory=dict)  # sample -> trial run ids used
     seeds: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -276,12 +123,11 @@ def _fingerprint(config: WorkbenchConfig, samples: list[dict[str, str]]) -> str:
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerprint: str,
-               warn: Callable[[str], None]) -> _Past:
-    found = spool.resumable(config.spool, config.campaign, node, config.resume)
-    past = _Past(found.session, found.next_seq)
+def _read_past(config: WorkbenchConfig, records: Iterable[dict[str, Any]], node: str,
+               hardware_type: str, fingerprint: str, warn: Callable[[str], None]) -> _Past:
+    past = _Past()
     runs: dict[str, list[dict[str, Any]]] = {}
-    for record in spool.repaired_records(found.segments, warn):
+    for record in records:
         info = (record.get("attributes") or {}).get("workbench")
         if record.get("campaign") != config.campaign or not isinstance(info, dict):
             continue
@@ -318,29 +164,15 @@ def _read_past(config: WorkbenchConfig, node: str, hardware_type: str, fingerpri
     return past
 
 
-@dataclass(frozen=True)
-class _Executed:
-    status: str  # ok | failed | timeout | interrupted | no-result
-    stdout: bytes
-    seconds: float
-    detail: str
-
-
-class _Runner:
-    def __init__(self, config: WorkbenchConfig, node: str, hardware_type: str, session: str,
-                 fingerprint: str, writer: spool.SegmentWriter, echo: Callable[[str], None],
-                 warn: Callable[[str], None], outcome: WorkbenchOutcome) -> None:
+class _Runner(TrialSession):
+    def __init__(self, config: WorkbenchConfig, node: str, hardware_type: str,
+                 fingerprint: str, echo: Callable[[str], None],
+                 warn: Callable[[str], None]) -> None:
+        super().__init__(config.spool, config.campaign, node, hardware_type, config.resume,
+                         config.segment_bytes, echo, warn)
         self.config = config
-        self.node, self.hardware_type, self.session = node, hardware_type, session
         self.fingerprint = fingerprint
-        self.writer = writer
-        self.echo, self.warn = echo, warn
-        self.outcome = outcome
-        self.stop_requests = 0
-        self.env = node_environment()
-
-    def on_signal(self, signum: int, frame: object) -> None:
-        self.stop_requests += 1
+        self.outcome = WorkbenchOutcome(node, "")
 
     # ------------------------------------------------------------- one search
     def search(self, index: int, factors: dict[str, str], past: _Past,
@@ -437,7 +269,7 @@ class _Runner:
         config = self.config
         command = substitute(config.template, action.load, config.duration_s, factors)
         started_at = datetime.now(timezone.utc)
-        executed = self._execute(command)
+        executed = self.execute(command, config.trial_timeout_s)
         run_id = f"{config.campaign}-{self.session}-{index:02d}-{attempt:03d}"
         status, detail, records, value = executed.status, executed.detail, [], None
         if status == "ok":
@@ -465,12 +297,12 @@ class _Runner:
             info["seed_from_sample"] = seed.source is not None
         if status != "ok":
             info["detail"] = detail
-        settings = {**sample_settings, config.load_key: _integral(action.load)}
+        settings = {**sample_settings, config.load_key: integral(action.load)}
         if config.loop == "open":
             settings.pop("clients", None)
         base = {"v": 1, "campaign": config.campaign, "run_id": run_id, "node": self.node,
                 "hardware_type": self.hardware_type, "run_index": attempt, "order_kind": "fixed",
-                "position": 0, "started_at": _rfc3339(started_at),
+                "position": 0, "started_at": rfc3339(started_at),
                 "duration_s": round(executed.seconds, 6)}
         out: list[dict[str, Any]] = []
         if status == "ok":
@@ -495,28 +327,13 @@ class _Runner:
         for record in out:
             record["run_size"] = len(out)
         if action.step == 1 and action.trial == 1:
-            out[0]["env"] = {**self.env, "perfwarehouse_agent": {
-                "version": __version__, "session": self.session, "command": "workbench"}}
+            out[0]["env"] = self.agent_env(command="workbench")
         self.writer.append_all(out)
         if kind == "trial":
             self.outcome.trials_written += 1
         if status not in ("ok", "interrupted"):
             self.warn(f"  {kind} at load {action.load:g}: {status} ({detail})")
         return Trial(action.load, value if status == "ok" else None, executed.seconds), status
-
-    def _execute(self, command: str) -> _Executed:
-        timeout = self.config.trial_timeout_s
-        done = run_command(command, timeout, lambda: self.stop_requests)
-        seconds = done.seconds
-        if done.stopped_for == "interrupted":
-            return _Executed("interrupted", b"", seconds, "stopped by a signal to the agent")
-        if done.stopped_for == "timeout":
-            return _Executed("timeout", b"", seconds, f"still running after {timeout:g} s")
-        if done.returncode != 0:
-            tail = done.err.decode("utf-8", "replace").strip()[-TAIL_CHARS:]
-            return _Executed("failed", done.out, seconds,
-                             f"exit code {done.returncode}" + (f": {tail}" if tail else ""))
-        return _Executed("ok", done.out, seconds, "")
 
     def _progress(self, label: str, state: Search, action: Run, trial: Trial,
                   status: str) -> None:
@@ -569,7 +386,7 @@ class _Runner:
                 "run_id": f"{config.campaign}-{self.session}-{index:02d}-result",
                 "node": self.node, "hardware_type": self.hardware_type,
                 "run_index": 0, "order_kind": "fixed", "position": 0,
-                "run_size": len(values), "started_at": _rfc3339(datetime.now(timezone.utc)),
+                "run_size": len(values), "started_at": rfc3339(datetime.now(timezone.utc)),
                 "duration_s": round(result.seconds, 6),
                 "benchmark": config.benchmark or config.fmt, "settings": settings}
         records = []
@@ -580,47 +397,3 @@ class _Runner:
                             "attributes": {"workbench": info}})
         self.writer.append_all(records)
 
-
-def summary_lines(result: SearchResult, config: WorkbenchConfig, label: str) -> list[str]:
-    """The end-of-search summary: λ*, its interval and accuracy, cost per load."""
-    unit = "req/s" if config.loop == "open" else "clients"
-    lines = []
-    if result.lambda_star is None:
-        head = f"[{label}] no estimate of λ*"
-    else:
-        head = f"[{label}] λ* = {result.lambda_star:g} {unit}"
-        if result.lambda_low is not None or result.lambda_high is not None:
-            lo = f"{result.lambda_low:g}" if result.lambda_low is not None else "?"
-            hi = f"{result.lambda_high:g}" if result.lambda_high is not None else "?"
-            head += f", bracket [{lo}, {hi}]"
-        if result.response_ci is not None:
-            head += (f", {config.statistic} CI [{result.response_ci[0]:.4g}, "
-                     f"{result.response_ci[1]:.4g}] ms at {config.spec.confidence:g}")
-        if result.response_ci is not None and crosses_zero(*result.response_ci):
-            head += " (it crosses zero: no accuracy)"
-        elif result.accuracy is not None:
-            head += f", accuracy {result.accuracy:.3f} ({result.accuracy_of})"
-    verdict = ("target met" if result.status == "converged"
-               else f"budget ran out ({result.reason}): best estimate so far")
-    if (result.status != "converged" and result.lambda_low is not None
-            and result.lambda_high is not None and result.bracket_confidence is not None):
-        verdict += (f"; λ* lies in [{result.lambda_low:g}, {result.lambda_high:g}] {unit} at "
-                    f"confidence >= {result.bracket_confidence:.2f}")
-    lines.append(f"{head}; {verdict} [{result.reason}]")
-    lines.append(f"[{label}] cost: {result.trials} trials, {result.seconds:.1f} s of load "
-                 f"generator, {result.loads_visited} loads")
-    for v in result.loads:
-        mean = f"{v.mean:.4g} ms" if v.mean is not None else "-"
-        lines.append(f"    load {v.load:>10g}  {v.how:<17} {v.trials:>3} trials {v.seconds:8.1f} s"
-                     f"  {config.statistic} {mean:>12}  {v.verdict}")
-    for note in result.notes:
-        lines.append(f"    note: {note}")
-    return lines
-
-
-def _integral(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
-
-
-def _rfc3339(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

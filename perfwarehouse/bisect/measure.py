@@ -1,5 +1,5 @@
 """The process edge of ``perfwarehouse bisect``: the setup of a revision and its trials,
-run by ``agent run``'s runner (:func:`perfwarehouse.agent.runner.run_command`: a shell
+run by ``agent run``'s runner (:func:`perfwarehouse.agent.trials.run_command`: a shell
 command in its own process group, a timeout, Ctrl-C stops it).
 
 A trial's value is, by ``metric``:
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from perfwarehouse.agent.runner import TAIL_CHARS, run_command
 from perfwarehouse.agent.schedule import last_number
+from perfwarehouse.agent.trials import TAIL_CHARS, run_command
 from perfwarehouse.bisect.parameters import CPU_TIME, WALL_TIME
 
 

@@ -112,7 +112,7 @@ def bisect(config: BisectConfig, warehouse: Warehouse,
 class _Bisection:
     def __init__(self, config: BisectConfig, repo: Path, warehouse: Warehouse,
                  line: list[Commit], progress: Callable[[str], None]) -> None:
-        from perfwarehouse.agent.runner import (
+        from perfwarehouse.agent.trials import (
             default_hardware_type,
             default_node,
             node_environment,

@@ -127,7 +127,7 @@ class Measurer:
 
     def __init__(self, root: Path, spool: Path, max_timeout_s: float = DEFAULT_TIMEOUT_S,
                  node: str | None = None) -> None:
-        from perfwarehouse.agent.runner import default_hardware_type, default_node
+        from perfwarehouse.agent.trials import default_hardware_type, default_node
 
         self.root = Path(os.path.realpath(root))
         if not self.root.is_dir():
@@ -227,8 +227,8 @@ class Measurer:
                 trials.append(trial)
                 if trial.status != "ok":
                     break
-        from perfwarehouse.agent.runner import node_environment
         from perfwarehouse.agent.spool import SegmentWriter
+        from perfwarehouse.agent.trials import node_environment
 
         records = [store.trial_record(series, request.seq + k, commit, t,
                                       node_environment() if request.seq + k == 0 else None)

@@ -56,7 +56,7 @@ def table_key_options(function: _Command) -> _Command:
 def table_keys(**given: str | None) -> dict[str, str]:
     """The key options given to ``ingest table`` (field -> value); one line for a bad one."""
     from perfwarehouse.errors import UsageError
-    from perfwarehouse.ingest.formats.jsonl import _timestamp
+    from perfwarehouse.policies.timestamps import timestamp_or_none as _timestamp
 
     keys = {name: value for name, value in given.items() if value is not None}
     for name, value in keys.items():
@@ -271,11 +271,11 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     from pathlib import Path
 
     from perfwarehouse.errors import UsageError
-    from perfwarehouse.ingest.formats.jsonl import _timestamp
     from perfwarehouse.ingest.formats.records import ImportOptions
     from perfwarehouse.ingest.pathkeys import compile_pattern
     from perfwarehouse.ingest.service import Skipped, ingest_import
     from perfwarehouse.ingest.stage import Preview
+    from perfwarehouse.policies.timestamps import timestamp_or_none as _timestamp
     from perfwarehouse.progress import default_reporter
 
     if revision_time is not None and _timestamp(revision_time) is None:

@@ -79,7 +79,7 @@ def compute(table: pa.Table, params: LoadParams) -> Tables:
 
 def family_label(benchmark: str, family: str, loop: str | None) -> str:
     """``benchmark (generator, closed loop; key=value ...)``: a family in words."""
-    from perfwarehouse.loadtest.curve import settings_object
+    from perfwarehouse.loadtest.settings import settings_object
 
     obj = settings_object(family)
     parts = [str(obj.pop("generator"))] if "generator" in obj else []

@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, JobParams, param
 from perfwarehouse.jobs.series import with_time
-from perfwarehouse.triscale.analysis import profile
+from perfwarehouse.triscale.profiling import profile
 from perfwarehouse.warehouse import contracts
 
 PROFILE_SCHEMA = contracts.TRISCALE_PROFILE.schema

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from perfwarehouse import triscale as ts
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, JobParams, param
 from perfwarehouse.jobs.series import (
@@ -34,7 +35,6 @@ from perfwarehouse.jobs.series import (
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.fractions import fraction
 from perfwarehouse.stats.order_statistics import percentile_bound
-from perfwarehouse.triscale import analysis as ts
 from perfwarehouse.warehouse import contracts
 
 METHODS = ("default", "triscale")

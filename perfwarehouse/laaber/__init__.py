@@ -6,6 +6,8 @@ Algorithm 1 the minimal detectable regression).
 * :mod:`.parameters`: the regressions scanned, the sampling strategies, their checks;
 * :mod:`.analysis`: the pure entry points (its docstring states the method); its
   kernels are in :mod:`perfwarehouse.kernels.laaber`;
+* :mod:`.layout`: the measurements as flat arrays (configuration -> node -> trial), the
+  outlier rule applied, and a job's partition read from Arrow;
 * :mod:`.results`: what one configuration gets.
 
 The jobs ``analyze variability``, ``aa-fpr`` and ``detectable-regression`` feed it.
@@ -14,26 +16,28 @@ The jobs ``analyze variability``, ``aa-fpr`` and ``detectable-regression`` feed 
 from __future__ import annotations
 
 from perfwarehouse.laaber.analysis import (
-    META_COLUMNS,
     Eligibility,
-    Layout,
-    Partition,
     aa_false_positive_rate,
-    config_key,
-    dense_ranks,
     detectable_regression,
     eligibility,
     insufficient_reason,
-    layout_from_breaks,
-    layout_of_one,
     none_reason,
-    partition_from_arrow,
     regression_counts,
     sample_medians,
     scan_detectable,
     variability,
     variability_columns,
     variability_reason,
+)
+from perfwarehouse.laaber.layout import (
+    META_COLUMNS,
+    Layout,
+    Partition,
+    config_key,
+    dense_ranks,
+    layout_from_breaks,
+    layout_of_one,
+    partition_from_arrow,
 )
 from perfwarehouse.laaber.parameters import (
     HIGHER_IS_BETTER_MODES,

@@ -7,7 +7,9 @@ Computing Surveys 10(3), 1978).
 A package of several methods, each in its module (pure: numpy/pyarrow in, frozen
 results or tables out):
 
-* :mod:`.curve`: the load curve and the peak throughput / peak rate (``analyze load``);
+* :mod:`.curve`: the load curve (``analyze load``), with the peak throughput / peak rate
+  of each family in :mod:`.peak` and a trial's settings as a loop, a load and a family in
+  :mod:`.settings`;
 * :mod:`.laws`: the operational laws as consistency checks of each trial;
 * :mod:`.histograms`: latency distributions on one log-bucket grid (pooled across trials);
 * :mod:`.intervals`: rank-based CIs of percentiles and the peak-rate region test (the CI

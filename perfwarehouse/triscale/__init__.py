@@ -7,7 +7,11 @@ perfwarehouse's default is better; the manual's section (docs/analyses/triscale.
 TriScale (and why)" lists every difference.
 
 * :mod:`.parameters`: the options (fractions, method, measure) and their checks;
-* :mod:`.analysis`: the pure entry points, one per analysis of section 4;
+* :mod:`.analysis`: run metrics, their convergence test and the independence test
+  (sections 4.1 and 4.5);
+* :mod:`.sizing`: experiment sizing (equations 2-4 and 6);
+* :mod:`.kpis`: KPIs, variability scores and CDF bounds (sections 4.2, 4.3 and 5.4);
+* :mod:`.profiling`: environment profiling and seasonal periods (section 4.6);
 * :mod:`.results`: their frozen result types;
 * :mod:`.convergence`: the convergence test's view (windows, slope and band) for a chart;
 * :mod:`.planning`: the text of ``perfwarehouse plan-runs`` (experiment sizing).
@@ -15,19 +19,12 @@ TriScale (and why)" lists every difference.
 
 from __future__ import annotations
 
-from perfwarehouse.triscale.analysis import (
-    cdf_bounds,
-    convergence_test,
-    experiment_sizing,
-    independence_test,
-    kpi,
-    metric,
-    profile,
-    variability_score,
-)
+from perfwarehouse.triscale.analysis import convergence_test, independence_test, metric
 from perfwarehouse.triscale.convergence import ConvergenceView, convergence_view
+from perfwarehouse.triscale.kpis import cdf_bounds, kpi, variability_score
 from perfwarehouse.triscale.parameters import Measure, Method, as_fraction
 from perfwarehouse.triscale.planning import plan_runs_text
+from perfwarehouse.triscale.profiling import profile
 from perfwarehouse.triscale.results import (
     CDFBounds,
     ConvergenceResult,
@@ -39,6 +36,7 @@ from perfwarehouse.triscale.results import (
     SizingResult,
     VariabilityScore,
 )
+from perfwarehouse.triscale.sizing import experiment_sizing
 
 __all__ = [
     "CDFBounds",

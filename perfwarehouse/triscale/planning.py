@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from perfwarehouse.stats.fractions import confidence as as_confidence
 from perfwarehouse.stats.fractions import fraction
-from perfwarehouse.triscale.analysis import experiment_sizing
+from perfwarehouse.triscale.sizing import experiment_sizing
 
 
 def plan_runs_text(percentile: float, confidence: float, robustness: int = 0) -> str:

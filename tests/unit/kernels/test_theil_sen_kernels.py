@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perfwarehouse.kernels import slope_pairs as pairs
 from perfwarehouse.kernels import theil_sen as kern
 from perfwarehouse.stats.theil_sen import _sorted_by_x_then_y, _tie_sizes
 
@@ -51,19 +52,19 @@ def test_advance_and_sample_list_the_slopes_between(seed: int) -> None:
     expected = np.sort(slopes[(slopes > lower) & (slopes <= upper)])
     order_l, count_l = kern.order_and_count(xs, ys, group_start, float(lower))
     order_u, count_u = kern.order_and_count(xs, ys, group_start, float(upper))
-    order, met, listed, overflow = kern.advance_order(xs, ys, order_l, float(upper), 10**6)
+    order, met, listed, overflow = pairs.advance_order(xs, ys, order_l, float(upper), 10**6)
     assert not overflow and np.array_equal(order, order_u) and count_l + met == count_u
     assert np.array_equal(np.sort(listed), expected)
-    listed, overflow = kern.list_between_orders(xs, ys, order_l, order_u, 10**6)
+    listed, overflow = pairs.list_between_orders(xs, ys, order_l, order_u, 10**6)
     assert not overflow and np.array_equal(np.sort(listed), expected)
-    sampled, overflow = kern.sample_between_orders(xs, ys, order_l, order_u, 1.0, 10**6, seed)
+    sampled, overflow = pairs.sample_between_orders(xs, ys, order_l, order_u, 1.0, 10**6, seed)
     assert not overflow and np.array_equal(np.sort(sampled), expected)
     if expected.size > 3:
-        _, _, _, overflow = kern.advance_order(xs, ys, order_l, float(upper), 2)
+        _, _, _, overflow = pairs.advance_order(xs, ys, order_l, float(upper), 2)
         assert overflow
 
 
 def test_random_pair_slopes_are_slopes() -> None:
     xs, ys, _, slopes = _points(3)
-    drawn = kern.random_pair_slopes(xs, ys, 500, 7)
+    drawn = pairs.random_pair_slopes(xs, ys, 500, 7)
     assert drawn.size == 500 and np.isin(drawn, slopes).all()

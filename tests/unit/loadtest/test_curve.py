@@ -11,7 +11,8 @@ import pyarrow as pa
 import pytest
 from scipy import stats as sps
 
-from perfwarehouse.loadtest import curve, histograms
+from perfwarehouse.loadtest import curve, histograms, peak
+from perfwarehouse.loadtest import settings as load_settings
 from tests.naive import loadtest as naive
 
 SCHEMA = pa.schema([
@@ -169,8 +170,8 @@ def test_empty_and_non_load_rows() -> None:
 ])
 def test_family_is_the_settings_without_the_load(settings: dict) -> None:
     text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
-    got = curve.parse_settings(text)
-    key = curve.LOAD_KEYS.get(settings.get("loop"))  # type: ignore[arg-type]
+    got = load_settings.parse_settings(text)
+    key = load_settings.LOAD_KEYS.get(settings.get("loop"))  # type: ignore[arg-type]
     rest = {k: v for k, v in settings.items() if k != key}
     assert got.family == json.dumps(rest, sort_keys=True, separators=(",", ":"))
     assert json.loads(got.family) == rest
@@ -191,7 +192,7 @@ def test_one_trial_per_level_establishes_no_peak_fall() -> None:
                 for n, x in sweep for t in range(repeats)]
 
     (single,) = curve.analyse(_table(rows(1)), curve.Options())["peak_rate"].to_pylist()
-    assert single["falls_after_peak"] is None and single["reason"] == curve.SINGLE_RUNS
+    assert single["falls_after_peak"] is None and single["reason"] == peak.SINGLE_RUNS
     assert "repeat each level >= 3 times" in single["reason"]
     (repeated,) = curve.analyse(_table(rows(3)), curve.Options())["peak_rate"].to_pylist()
     assert repeated["falls_after_peak"] is True and repeated["peak_clients"] == 4

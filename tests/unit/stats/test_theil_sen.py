@@ -51,7 +51,7 @@ def test_the_selection_threads_give_scipys_numbers(kind: str, monkeypatch) -> No
     scipy's numbers exactly."""
     import importlib
 
-    module = importlib.import_module("perfwarehouse.stats.theil_sen")
+    module = importlib.import_module("perfwarehouse.stats.slope_selection")
     monkeypatch.setattr(module, "_WORKERS", 2)
     monkeypatch.setattr(module, "_THREADS_FROM_POINTS", 0)
     rng = np.random.default_rng(len(kind))

@@ -16,7 +16,7 @@ from perfwarehouse.jobs import JOBS
 from perfwarehouse.jobs.detectable_regression import AA_FIELDS, CURVE_FIELDS, DETECTABLE_FIELDS
 from perfwarehouse.jobs.surface import FIELDS as SURFACE_FIELDS
 from perfwarehouse.jobs.variability import VARIABILITY_FIELDS
-from perfwarehouse.loadtest.curve import PEAK_FIELDS
+from perfwarehouse.loadtest.results import PEAK_FIELDS
 from perfwarehouse.warehouse import contracts, sqlfiles
 from perfwarehouse.warehouse.contracts import CONTRACTS, Column, Contract, columns, not_null
 from perfwarehouse.warehouse.store import fetch_arrow
