@@ -7,7 +7,9 @@
 1. A nightly campaign of ``--benchmarks`` benchmarks over ``--nights`` revisions (one
    trial of each benchmark per night, lognormal noise of 1.5 %), generated with a seed:
    half of the benchmarks have 1-3 old steps of 3-20 % (either sign) between nights 20 and
-   ``nights - 20``; ingested, then ``refresh`` (every analysis, the site) is timed.
+   ``nights - 20`` (a quarter of the nights from either end below 80 nights); ingested,
+   then ``refresh`` (every analysis, the site) is timed, after a warm-up on a tiny
+   history that fills numba's cache.
 2. ``--more`` nights more, in which benchmarks 7, 700 and 1,400 (scaled to
    ``--benchmarks``) get 15 % slower from the third new night; ingested, then ``refresh
    --fail-on new-regression --format json`` is timed: its exit code (3 expected), the new
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -48,7 +51,8 @@ def plan(benchmarks: int, nights: int, more: int, seed: int
     for b in range(benchmarks):
         if rng.random() < 0.5:
             k = int(rng.integers(1, 4))
-            firsts = sorted(rng.choice(np.arange(20, nights - 20), k, replace=False).tolist())
+            edge = min(20, nights // 4)
+            firsts = sorted(rng.choice(np.arange(edge, nights - edge), k, replace=False).tolist())
             steps[b] = [(int(f), float(rng.choice([-1, 1]) * rng.uniform(0.03, 0.20)))
                         for f in firsts]
     regressing = sorted({7 * benchmarks // 1500, 700 * benchmarks // 1500,
@@ -87,13 +91,64 @@ def write_nights(path: Path, first: int, last: int, benchmarks: int,
     return path
 
 
-def cli(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+def cli(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run ``perfwarehouse`` in ``home``: (process, wall seconds, CPU seconds of it and
+    its job workers)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "perfwarehouse", "--warehouse",
                           str(home / "warehouse"), *args], capture_output=True, text=True,
                          cwd=home, env=env)
-    return out, time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, wall, cpu
+
+
+def nights(home: Path, benchmarks: int, nights: int, more: int, seed: int
+           ) -> tuple[Path, Path, list[int]]:
+    """The two files (the history, the nights after it) and the regressing benchmarks."""
+    steps, regressing = plan(benchmarks, nights, more, seed)
+    old = write_nights(home / "old.jsonl", 0, nights, benchmarks, steps, seed)
+    new = write_nights(home / "new.jsonl", nights, nights + more, benchmarks, steps, seed)
+    return old, new, regressing
+
+
+def warm_up(home: Path) -> None:
+    """A tiny history through ingest and two refreshes: numba's cache of this checkout
+    is filled before anything is timed (a cold cache compiles in the first refresh)."""
+    home.mkdir(parents=True, exist_ok=True)
+    old, new, _ = nights(home, 20, 40, 8, 1)
+    for step in (("ingest", "jsonl", str(old)), ("refresh", "--no-site"),
+                 ("ingest", "jsonl", str(new)), ("refresh", "--no-site")):
+        out = cli(home, *step)[0]
+        assert out.returncode in (0, 3), out.stderr
+
+
+def same_within_one(stored: Any, full: Any) -> dict[str, Any]:
+    """Series (campaign, hardware type, config_id) of two ``change_points`` tables: how
+    many, and the share with the same verdict (change points or none) and the same number
+    of change points each within one position."""
+    def points(table: Any) -> dict[tuple[Any, ...], list[int]]:
+        out: dict[tuple[Any, ...], list[int]] = {}
+        for r in table.select(["campaign", "hardware_type", "config_id", "position"]
+                              ).to_pylist():
+            found = out.setdefault((r["campaign"], r["hardware_type"], r["config_id"]), [])
+            if r["position"] is not None:
+                found.append(r["position"])
+        return {k: sorted(v) for k, v in out.items()}
+
+    mine, theirs = points(stored), points(full)
+    keys = sorted(set(mine) | set(theirs), key=repr)
+    same = [k for k in keys if len(mine.get(k, [])) == len(theirs.get(k, [-1]))
+            and all(abs(a - b) <= 1 for a, b in zip(mine[k], theirs[k]))]
+    verdict = [k for k in keys if k in mine and k in theirs
+               and bool(mine[k]) == bool(theirs[k])]
+    return {"series": len(keys), "same_within_one": len(same) / max(1, len(keys)),
+            "same_verdict": len(verdict) / max(1, len(keys)),
+            "differ": [(str(k[2]), mine.get(k), theirs.get(k)) for k in keys
+                       if k not in same][:10]}
 
 
 def agreement(home: Path) -> dict[str, Any]:
@@ -102,7 +157,6 @@ def agreement(home: Path) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from perfwarehouse.jobs.change_points import JOB
     from perfwarehouse.jobs.framework import run_job
-    from perfwarehouse.jobs.incremental import same_within_one
     from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
     warehouse = Warehouse(home / "warehouse")
@@ -128,35 +182,36 @@ def main() -> None:
     home = args.dir
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
-    steps, regressing = plan(args.benchmarks, args.nights, args.more, args.seed)
-    total = args.nights + args.more
-    old = write_nights(home / "old.jsonl", 0, args.nights, args.benchmarks, steps, args.seed)
-    new = write_nights(home / "new.jsonl", args.nights, total, args.benchmarks, steps,
-                       args.seed)
+    warm_up(home / "warm-up")
+    old, new, regressing = nights(home, args.benchmarks, args.nights, args.more, args.seed)
     extra = [a for j in args.job for a in ("--job", j)]
     if args.processes:
         extra += ["--processes", str(args.processes)]
-    out, ingest_old = cli(home, "ingest", "jsonl", str(old))
+    out, ingest_old, _ = cli(home, "ingest", "jsonl", str(old))
     assert out.returncode == 0, out.stderr
-    first, first_s = cli(home, "refresh", *extra, "--format", "json")
+    first, first_s, first_cpu = cli(home, "refresh", *extra, "--format", "json")
     assert first.returncode == 0, first.stderr
-    out, ingest_new = cli(home, "ingest", "jsonl", str(new))
+    out, ingest_new, _ = cli(home, "ingest", "jsonl", str(new))
     assert out.returncode == 0, out.stderr
-    second, second_s = cli(home, "refresh", *extra, "--fail-on", "new-regression",
-                           "--format", "json")
+    second, second_s, second_cpu = cli(home, "refresh", *extra, "--fail-on",
+                                       "new-regression", "--format", "json")
     found = json.loads(second.stdout)["new"] if second.stdout.strip() else []
     names = sorted({f["benchmark"] for f in found if f["kind"] == "regression"})
     expected = [f"bench{b:04d}" for b in regressing]
     figures = {
         "benchmarks": args.benchmarks, "nights": args.nights, "more": args.more,
+        "jobs": args.job or "every analysis",
         "ingest_old_s": round(ingest_old, 1), "ingest_new_s": round(ingest_new, 1),
         "first_refresh_s": round(first_s, 1), "second_refresh_s": round(second_s, 1),
-        "ratio": round(second_s / first_s, 3), "second_exit": second.returncode,
+        "ratio": round(second_s / first_s, 3),
+        "first_refresh_cpu_s": round(first_cpu, 1), "second_refresh_cpu_s": round(second_cpu, 1),
+        "cpu_ratio": round(second_cpu / first_cpu, 3), "second_exit": second.returncode,
         "regressions_named": names, "expected": expected,
         "other_findings": [(f["kind"], f["benchmark"]) for f in found
                            if f["benchmark"] not in expected],
         "loadavg": os.getloadavg(),
-        "second_stderr_tail": second.stderr.strip().splitlines()[-12:],
+        "first_stderr": first.stderr.strip().splitlines(),
+        "second_stderr": second.stderr.strip().splitlines(),
     }
     figures |= agreement(home)
     print(json.dumps(figures, indent=1))

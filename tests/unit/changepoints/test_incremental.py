@@ -56,8 +56,13 @@ def test_equals_the_full_search_within_one_position_on_random_series(clear: bool
         same += _agree(full, got)
         same_verdict += bool(full) == bool(got)
         searched += anchor(stored, 4) is not None
-    # the argument of the module docstring is not a theorem (a full search can bisect in
-    # another order): measured, 1-2 of 200 differ (a change 3-7 points from another)
+        # where the full search of the grown series keeps its own answer about the old
+        # points (up to the anchor margin before the old end), the two agree: every
+        # difference is a full search that changed its mind about points it had seen
+        edge = m - anchor_margin(4)
+        if _agree([p for p in full if p < edge], [p for p in stored.positions if p < edge]):
+            assert _agree(full, got), (seed, full, got, stored.positions)
+    # measured: 1-2 of 200 differ (a change 3-7 points from another, or a 5-point blip)
     assert same >= 0.975 * SEEDS
     assert same_verdict >= 0.99 * SEEDS
     assert searched >= SEEDS // 3  # the incremental path was taken, not only fallbacks
