@@ -31,14 +31,22 @@ settings and metric at the same start time (tip / that night's baseline).
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
+from perfwarehouse.jobs.change_point_mixing import mixing_of
+from perfwarehouse.jobs.change_point_pairing import _without as _without
+from perfwarehouse.jobs.change_point_pairing import pair as pair
+from perfwarehouse.jobs.change_point_pairing import pair_by_setting as pair_by_setting
+from perfwarehouse.jobs.change_point_pairing import prepare_baseline
 from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
 from perfwarehouse.warehouse import contracts
+
+if TYPE_CHECKING:
+    from perfwarehouse.changepoints.incremental import Stored
 
 QUERY = "change_point_series"
 OUTPUT = "change_points"
@@ -143,154 +151,27 @@ def _days(started: Any) -> Any:
     return np.asarray(micros, dtype=np.float64) / 86_400e6
 
 
-def prepare_baseline(table: pa.Table, params: ChangePointParams) -> ChangePointParams:
-    """The baseline's value of every run, or of every configuration and start time when
-    ``--baseline KEY=VALUE`` names a setting (query ``change_point_baseline``)."""
-    from perfwarehouse.errors import AnalysisError
+@dataclass(frozen=True)
+class Prior:
+    """What the previous run of the job stored for one partition, for
+    :func:`compute_reusing`: per (hardware type, config_id) its rows (the output
+    table's columns) and what its search found
+    (:class:`~perfwarehouse.changepoints.incremental.Stored`), and the run_ids of the
+    trials that landed since (:mod:`perfwarehouse.jobs.incremental` reads them)."""
 
-    if params.baseline is None:
-        return params
-    if table.num_rows == 0:
-        what = ("that benchmark, or trials with that setting and a start time"
-                if "=" in params.baseline else "that benchmark")
-        raise AnalysisError(f"change-points: --baseline {params.baseline!r}: no trial of "
-                            f"{what} in the data analysed")
-    if "mode" in table.column_names and table.column("mode")[0].as_py() == "setting":
-        key = params.baseline.partition("=")[0]
-        rows = tuple(("setting", r["campaign"], r["hardware_type"], r["benchmark"],
-                      _without(r["settings"], key), r["metric"], r["started_at"],
-                      r["baseline"]) for r in table.to_pylist())
-        return dataclasses.replace(params, baseline_values=rows)
-    rows = tuple(tuple(r.values()) for r in table.select(
-        ["campaign", "hardware_type", "run_id", "metric", "baseline"]).to_pylist())
-    return dataclasses.replace(params, baseline_values=rows)
-
-
-def _without(settings: str | None, key: str) -> str:
-    """Canonical JSON text of ``settings`` without ``key``."""
-    import json
-
-    doc = json.loads(settings) if settings else {}
-    doc.pop(key, None)
-    return json.dumps(doc, sort_keys=True)
-
-
-def _setting(settings: str | None, key: str) -> object:
-    import json
-
-    doc = json.loads(settings) if settings else {}
-    return doc.get(key) if isinstance(doc, dict) else None
-
-
-def pair_by_setting(table: pa.Table, baseline: str, divisors: tuple[tuple[Any, ...], ...]
-                    ) -> tuple[pa.Table, dict[int, int], set[int]]:
-    """``table`` with each trial of a series whose setting KEY (``baseline`` = KEY=VALUE)
-    is another value divided by the baseline of its (campaign, hardware type, benchmark,
-    other settings, metric, start time); series without KEY, or with KEY=VALUE, stay
-    raw. Trials without a baseline are left out, counted per config_id; the third value:
-    the config_ids divided."""
-    import numpy as np
-
-    key, _, value = baseline.partition("=")
-    lookup = {d[1:7]: float(d[7]) for d in divisors}
-    per_setting: dict[str, tuple[bool, str]] = {}
-    cols = [table.column(k).to_pylist() for k in (
-        "campaign", "hardware_type", "benchmark", "settings", "metric", "started_at")]
-    values = table.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
-    config = table.column("config_id").to_pylist()
-    keep = np.ones(table.num_rows, dtype=bool)
-    out = values.copy()
-    unpaired: dict[int, int] = {}
-    divided: set[int] = set()
-    for i, (camp, hw, bench, settings, metric, started) in enumerate(zip(*cols)):
-        if settings not in per_setting:
-            own = _setting(settings, key)
-            per_setting[settings] = (own is not None and str(own) != value,
-                                     _without(settings, key))
-        paired, rest = per_setting[settings]
-        if not paired:
-            continue
-        divided.add(config[i])
-        div = lookup.get((camp, hw, bench, rest, metric, started))
-        if div is None or not div:
-            keep[i] = False
-            unpaired[config[i]] = unpaired.get(config[i], 0) + 1
-        else:
-            out[i] = values[i] / div
-    t = table.set_column(table.schema.get_field_index("value"), "value", pa.array(out))
-    return t.filter(pa.array(keep)), unpaired, divided
-
-
-def pair(table: pa.Table, baseline: str, divisors: tuple[tuple[Any, ...], ...]
-         ) -> tuple[pa.Table, dict[int, int]]:
-    """``table`` with the value of every row not of benchmark ``baseline`` divided by the
-    baseline of its (campaign, hardware type, run, metric); rows without one left out,
-    counted per config_id (the second value). Row order kept."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    keys = ["campaign", "hardware_type", "run_id", "metric"]
-    lookup = pa.table({k: pa.array([d[i] for d in divisors], table.schema.field(k).type)
-                       for i, k in enumerate(keys)}
-                      | {"_baseline": pa.array([float(d[4]) for d in divisors], pa.float64())})
-    rows = table.append_column("_row", pa.array(np.arange(table.num_rows), pa.int64()))
-    joined = rows.join(lookup, keys=keys, join_type="left outer").sort_by("_row")
-    div = pc.fill_null(joined.column("_baseline"), float("nan")).to_numpy()
-    value = joined.column("value").to_numpy(zero_copy_only=False).astype(np.float64)
-    own = pc.fill_null(pc.equal(joined.column("benchmark"), baseline), False).to_numpy(
-        zero_copy_only=False)
-    missing = ~own & np.isnan(div)
-    config = joined.column("config_id").to_numpy()
-    ids, counts = np.unique(config[missing], return_counts=True)
-    out = joined.set_column(joined.schema.get_field_index("value"), "value",
-                            pa.array(np.where(own, value, value / div)))
-    out = out.drop_columns(["_row", "_baseline"]).filter(pa.array(~missing))
-    return out, dict(zip(ids.tolist(), counts.tolist()))
-
-
-def candidates(table: pa.Table, s: int, e: int) -> dict[str, list[object]]:
-    """Keys that may separate a series' groups (rows ``s:e``): the revision and every
-    scalar attribute of its trials."""
-    import json
-
-    out: dict[str, list[object]] = {"revision": table.column("revision")[s:e].to_pylist()}
-    if "attributes" not in table.column_names:
-        return out
-    docs = []
-    for text in table.column("attributes")[s:e].to_pylist():
-        try:
-            doc = json.loads(text) if text else {}
-        except ValueError:
-            doc = {}
-        docs.append(doc if isinstance(doc, dict) else {})
-    keys = dict.fromkeys(k for d in docs for k, v in d.items()
-                         if isinstance(v, str | int | float | bool))
-    for key in keys:
-        out[f"attribute {key}"] = [d.get(key) for d in docs]
-    return out
-
-
-def mixing_of(table: pa.Table, values: Any, days: Any, s: int, e: int) -> str | None:
-    """What series ``s:e`` mixes (:func:`perfwarehouse.stats.mixing.detect_series`), or
-    None."""
-    from perfwarehouse.stats.mixing import detect_series
-
-    if "run_id" not in table.column_names:  # a table of series without runs: no instant
-        runs: list[object] = list(range(s, e))
-    else:
-        runs = table.column("run_id")[s:e].to_pylist()
-    nodes = (table.column("node")[s:e].to_pylist() if "node" in table.column_names
-             else [None] * (e - s))
-    found = detect_series(values[s:e], days[s:e], runs,
-                          table.column("revision")[s:e].to_pylist(), nodes,
-                          lambda: candidates(table, s, e))
-    return None if found is None else found.text
+    rows: Mapping[tuple[str, int], pa.Table]
+    stored: Mapping[tuple[str, int], Stored]
+    new_runs: frozenset[str]
 
 
 def compute(table: pa.Table, params: ChangePointParams) -> Tables:
-    import numpy as np
+    """The change points of every series of ``table`` (one partition), each searched
+    whole."""
+    return compute_reusing(table, params, None)
 
-    from perfwarehouse.changepoints import detect_all
+
+def _check(params: ChangePointParams) -> float:
+    """The confidence of the intervals; a one-line error for an option out of range."""
     from perfwarehouse.errors import AnalysisError
     from perfwarehouse.stats.fractions import confidence as as_confidence
 
@@ -305,9 +186,53 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
         raise AnalysisError("change-points: --min-size must be >= 2, --permutations and "
                             "--split-permutations >= 1, --min-change and --min-effect finite "
                             "numbers >= 0")
+    return confidence
+
+
+def _plan_series(table: pa.Table, spans: list[tuple[int, int]], prior: Prior | None
+                 ) -> list[pa.Table | Stored | None]:
+    """Per series: its stored rows (no new trial, the same length: reused as they are),
+    what its previous search found (new trials after every old one: searched from its
+    last change points), or None (searched whole)."""
+    if prior is None:
+        return [None] * len(spans)
+    hardware = table.column("hardware_type").to_pylist()
+    config = table.column("config_id").to_pylist()
+    runs = table.column("run_id").to_pylist()
+    out: list[pa.Table | Stored | None] = []
+    for s, e in spans:
+        key = (hardware[s], config[s])
+        new = [i for i in range(s, e) if runs[i] in prior.new_runs]
+        known = prior.stored.get(key)
+        if known is None:
+            out.append(None)
+        elif not new and known.n == e - s and key in prior.rows:
+            out.append(prior.rows[key])
+        elif known.n + len(new) == e - s and new == list(range(s + known.n, e)):
+            out.append(known)
+        else:  # a new trial among the old ones (or an old one gone): search it whole
+            out.append(None)
+    return out
+
+
+def compute_reusing(table: pa.Table, params: ChangePointParams, prior: Prior | None
+                    ) -> Tables:
+    """:func:`compute`, reusing what ``prior`` stored: a series without new trials keeps
+    its rows, a series whose new trials all come after its old ones is searched again
+    from its last change points
+    (:func:`~perfwarehouse.changepoints.incremental.detect_appended`, which says why the
+    result is a full search's and where it falls back to one), every other series is
+    searched whole. With ``--baseline`` every series is searched whole (a new baseline
+    trial changes the divided values of old runs)."""
+    import numpy as np
+
+    from perfwarehouse.changepoints.incremental import detect_each
+
+    confidence = _check(params)
     unpaired: dict[int, int] = {}
     divided: set[int] | None = None  # None: every series but the baseline's is divided
     if params.baseline is not None:
+        prior = None
         original = table
         if params.baseline_values and params.baseline_values[0][0] == "setting":
             table, unpaired, divided = pair_by_setting(table, params.baseline,
@@ -326,10 +251,14 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
     meta_cols = ("campaign", "hardware_type", "config_id", "benchmark", "settings", "metric",
                  "unit", "higher_is_better")
     spans = list(zip(starts.tolist(), ends.tolist()))
-    results = detect_all([values[s:e] for s, e in spans], alpha=params.alpha,
-                         min_change=params.min_change, min_size=params.min_size,
-                         permutations=params.permutations,
-                         split_permutations=params.split_permutations, confidence=confidence)
+    plans = _plan_series(table, spans, prior)
+    search = [i for i, plan in enumerate(plans) if not isinstance(plan, pa.Table)]
+    found = detect_each([values[spans[i][0]:spans[i][1]] for i in search],
+                        [cast("Stored | None", plans[i]) for i in search], alpha=params.alpha,
+                        min_change=params.min_change, min_size=params.min_size,
+                        permutations=params.permutations,
+                        split_permutations=params.split_permutations, confidence=confidence)
+    results = dict(zip(search, found))
     rows: list[dict[str, Any]] = []
     if params.baseline is not None:  # series with no trial left: say why, drop nothing
         kept = set(np.unique(config).tolist())
@@ -346,7 +275,12 @@ def compute(table: pa.Table, params: ChangePointParams) -> Tables:
                                        "metric) " + ("at its start time" if divided is not None
                                                      else "in its run")})
     days = _days(table.column("started_at"))
-    for (s, e), result in zip(spans, results):
+    for index, (s, e) in enumerate(spans):
+        plan = plans[index]
+        if isinstance(plan, pa.Table):
+            rows += plan.select(SCHEMA.names).to_pylist()
+            continue
+        result = results[index]
         meta = {k: table.column(k)[s].as_py() for k in meta_cols}
         paired = params.baseline is not None and (
             meta["config_id"] in divided if divided is not None

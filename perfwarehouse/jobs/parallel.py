@@ -50,7 +50,7 @@ JobRun = tuple[Job, Any] | tuple[Job, Any, Sequence[str] | None]
 def run_jobs(
     warehouse: Warehouse, runs: Sequence[JobRun], *,
     campaigns: Sequence[str] | None = None, processes: int | None = None,
-    reporter: Reporter | None = None, scheduler: Any = None,
+    reporter: Reporter | None = None, scheduler: Any = None, incremental: bool = False,
 ) -> Iterator[tuple[Job, JobResult]]:
     """Run each (job, params) of ``runs`` and yield (job, result) as each finishes; a run
     given as (job, params, campaigns) reads those campaigns, the others ``campaigns``.
@@ -60,15 +60,16 @@ def run_jobs(
     (the caller says what finished). The first job that fails, a worker process that dies
     (:class:`AnalysisError` naming its job and signal), or Ctrl-C stops every worker (a
     job stopped mid-way writes nothing: its results are one catalog transaction) and the
-    error is raised here.
+    error is raised here. With ``incremental`` a run over one campaign starts from the
+    job's previous run there where it can (:func:`run_one`).
     """
     n_workers = job_workers(len(runs), processes, scheduler)
     tasks = [(run[0], run[1], run[2] if len(run) > 2 else campaigns)
              for run in runs]
     if n_workers == 1:
         for job, params, scope in tasks:
-            yield job, run_job(warehouse, job, params, campaigns=scope, reporter=reporter,
-                               scheduler=scheduler)
+            yield job, run_one(warehouse, job, params, scope, reporter=reporter,
+                               scheduler=scheduler, incremental=incremental)
         return
     # costliest first; sorted is stable, so ties keep the given order
     waiting = deque(sorted(tasks, key=lambda task: -task[0].relative_cost))
@@ -81,7 +82,7 @@ def run_jobs(
                 if waiting and worker not in running:
                     job, params, scope = waiting.popleft()
                     worker.connection.send((warehouse.root, warehouse.lock_timeout_s, job.name,
-                                            params, scope))
+                                            params, scope, incremental))
                     running[worker] = job
             ready = wait([w.connection for w in workers] + [w.process.sentinel for w in workers])
             for worker in workers:
@@ -174,10 +175,25 @@ def _serve(connection: Connection) -> None:
 
 
 def _run_named(root: Path, lock_timeout_s: float, name: str, params: Any,
-               campaigns: Sequence[str] | None) -> JobResult:
+               campaigns: Sequence[str] | None, incremental: bool = False) -> JobResult:
     """In a worker process: the registered job ``name`` (a job holds functions that do not
     pickle; its name does)."""
     from perfwarehouse.jobs import get
 
-    return run_job(Warehouse(root, lock_timeout_s=lock_timeout_s), get(name), params,
-                   campaigns=campaigns)
+    return run_one(Warehouse(root, lock_timeout_s=lock_timeout_s), get(name), params,
+                   campaigns, incremental=incremental)
+
+
+def run_one(warehouse: Warehouse, job: Job, params: Any, campaigns: Sequence[str] | None,
+            *, reporter: Reporter | None = None, scheduler: Any = None,
+            incremental: bool = False) -> JobResult:
+    """``run_job``; with ``incremental`` and one campaign, from the job's previous run
+    there when it can be used (:func:`perfwarehouse.jobs.incremental.run_incremental`)."""
+    if incremental and scheduler is None and campaigns is not None and len(campaigns) == 1:
+        from perfwarehouse.jobs.incremental import run_incremental
+
+        result = run_incremental(warehouse, job, params, campaigns[0], reporter=reporter)
+        if result is not None:
+            return result
+    return run_job(warehouse, job, params, campaigns=campaigns, reporter=reporter,
+                   scheduler=scheduler)

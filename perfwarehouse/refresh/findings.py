@@ -5,7 +5,8 @@ step (a regression or an improvement, ``change_points.shift = 'step'``), a confi
 whose order matters (``order_effects.reject_adjusted``, as the order-effects page counts), a drift (``trends.drifting``) or an
 inconclusive row of a kept comparison. Its ``key`` names it across points (a change point
 by its campaign, hardware type, configuration, revision and direction), so the findings
-new at a refresh are those whose key the previous point did not hold.
+new at a refresh are those whose key the previous point did not hold (a change point that
+moved by one revision is the same one: :func:`moved`).
 
 The formatting functions here are pure (findings in, text out).
 """
@@ -80,11 +81,35 @@ def _num(value: Any) -> float | None:
 
 def new_findings(now: Sequence[Finding], before: Sequence[Finding]) -> list[Finding]:
     """The findings of ``now`` whose key ``before`` does not hold, regressions first,
-    then by campaign and the size of the change (largest first)."""
+    then by campaign and the size of the change (largest first). A change point that a
+    rerun placed one revision later or earlier (:func:`moved`) is not new."""
     seen = {f.key for f in before}
-    fresh = [f for f in now if f.key not in seen]
+    steps: dict[tuple[str, str, str, int], list[Finding]] = {}
+    for f in before:
+        if f.kind in STEP_KINDS:
+            steps.setdefault(_series(f), []).append(f)
+    fresh = [f for f in now if f.key not in seen
+             and not any(moved(f, g) for g in steps.get(_series(f), ()))]
     return sorted(fresh, key=lambda f: (KINDS.index(f.kind), f.campaign,
                                         -abs(f.change_pct or 0.0), f.benchmark, f.key))
+
+
+#: The kinds of finding that are change points.
+STEP_KINDS = ("regression", "improvement")
+
+
+def _series(f: Finding) -> tuple[str, str, str, int]:
+    return f.kind, f.campaign, f.hardware_type, f.config_id
+
+
+def moved(now: Finding, before: Finding) -> bool:
+    """``now`` is the change point ``before`` placed one revision later or earlier (the
+    same series and direction): a search grown by new points may re-place a change by one
+    position (the tolerance ``changepoints.incremental`` is held to)."""
+    return (_series(now) == _series(before) and now.revision is not None
+            and before.revision is not None
+            and (now.revision_before == before.revision
+                 or now.revision == before.revision_before))
 
 
 def counts(findings: Sequence[Finding]) -> dict[str, int]:

@@ -183,6 +183,7 @@ def _analyse(warehouse: Warehouse, options: RefreshOptions, reporter: Reporter,
     """Run each job on the campaigns where it is stale or missing (``status``), with its
     last parameters there (``analyze all``'s plan); (job, campaigns, job_run_id) each."""
     from perfwarehouse.jobs import CATALOG, JOBS
+    from perfwarehouse.jobs.incremental import SUPPORTED as INCREMENTAL
     from perfwarehouse.jobs.parallel import run_jobs
     from perfwarehouse.jobs.plan import plan_all
     from perfwarehouse.status import warehouse_status
@@ -201,15 +202,19 @@ def _analyse(warehouse: Warehouse, options: RefreshOptions, reporter: Reporter,
     runs: list[tuple[Job, Any, tuple[str, ...]]] = []
     for run in planned:
         scope = tuple(c for c in run.campaigns if c in todo.get(run.job.name, ()))
-        if scope:
-            runs.append((run.job, run.params, scope))
+        # one run per campaign where the job can start from its previous run there
+        # (jobs/incremental.py: work that grows with the new data, not the history)
+        for part in ([(c,) for c in scope] if run.job.name in INCREMENTAL else [scope]):
+            if part:
+                runs.append((run.job, run.params, part))
     ran = []
     waiting = list(runs)
     for job, result in run_jobs(warehouse, runs, processes=options.processes,
-                                reporter=reporter, scheduler=scheduler):
+                                reporter=reporter, scheduler=scheduler, incremental=True):
         # a job planned twice (campaigns with different parameters): the first unclaimed
         scope = waiting.pop(next(i for i, r in enumerate(waiting) if r[0] is job))[2]
         ran.append((job.name, scope, result.job_run_id))
         echo(f"analyses: {job.name} on {_names(scope)} (job_run_id {result.job_run_id}, "
              f"{result.duration_s:.1f} s)")
     return ran
+

@@ -123,8 +123,10 @@ def test_a_killed_refresh_is_redone_with_the_same_new_list(
         first_night: Path, tmp_path: Path,
         uninterrupted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     home = _copy(first_night, tmp_path)
-    # killed after its analyses, then after its pages, then just before its point
-    for kill_at in ("refresh-analysed", "refresh-site-written", "refresh-before-point"):
+    # killed in an analysis rerun from its previous run (computed, not written), after its
+    # analyses, then after its pages, then just before its point
+    for kill_at in ("incremental-computed", "refresh-analysed", "refresh-site-written",
+                    "refresh-before-point"):
         killed = _refresh(home, env={"PERFWAREHOUSE_KILL_AT": kill_at})
         assert killed.returncode == -signal.SIGKILL, (kill_at, killed.stderr)
     after = _refresh(home, "--fail-on", "new-regression")
@@ -137,6 +139,12 @@ def test_a_killed_refresh_is_redone_with_the_same_new_list(
     assert (home / page).read_text() == (twin / page).read_text()
     rows = _run(home, "sql", "SELECT count(*) FROM refreshes", "--format", "csv")
     assert rows.stdout.splitlines()[1] == "2"  # the killed ones left no point
+    # the same tables as the uninterrupted refresh (both reran from the first night's runs)
+    for table in ("change_points", "trends"):
+        query = f"SELECT * EXCLUDE (job_run_id) FROM {table} ORDER BY ALL"
+        mine, theirs = (_run(h, "sql", query, "--format", "csv") for h in (home, twin))
+        assert mine.returncode == 0 and mine.stdout.count("\n") > 8, mine.stderr
+        assert mine.stdout == theirs.stdout, table
 
 
 class _Hook(BaseHTTPRequestHandler):

@@ -42,6 +42,19 @@ def test_new_is_what_the_previous_point_did_not_hold_regressions_first() -> None
     assert new_findings(old, []) == sorted(old, key=lambda f: f.kind != "regression")
 
 
+def test_a_change_point_moved_by_one_revision_is_not_new() -> None:
+    def step(revision: str, before: str, kind: str = "regression", config: int = 1) -> Finding:
+        return Finding(kind, "c", "hw", "a", "{}", "runtime", config, 5.0, 4.0, 6.0,
+                       revision, before, "c/history.html", f"{kind}|{config}|{revision}")
+
+    old = [step("r5", "r4")]
+    assert new_findings([step("r6", "r5")], old) == []  # one later
+    assert new_findings([step("r4", "r3")], old) == []  # one earlier
+    for other in (step("r7", "r6"), step("r6", "r5", kind="improvement"),
+                  step("r6", "r5", config=2)):  # two later, the other direction, series
+        assert new_findings([other], old) == [other]
+
+
 def test_the_formats_say_the_same_findings() -> None:
     new = [_f("regression", "a", 14.6), _f("order-dependence", "b", 3.5, revision=None)]
     assert headline(new, "X") == "new since X: 1 regression, 1 order dependency"

@@ -1,0 +1,252 @@
+"""Rerun a job on a campaign with work that grows with the new data, not with the history
+(issue 41; ``refresh`` calls :func:`run_incremental`).
+
+The previous run of the job on the campaign (its latest ``job_runs`` row, with the same
+parameters) stored its rows and the batches it read. The batches landed since are the new
+data: their trials' (hardware type, config_id) are the configurations with new trials and
+their run_ids mark the new trials in each series.
+
+* ``change-points``: a series without new trials keeps its stored rows; a series whose new
+  trials all come after its old ones is searched again from its last change points
+  (:func:`perfwarehouse.jobs.change_points.compute_reusing`, and
+  :mod:`perfwarehouse.changepoints.incremental` for why that equals a full search and
+  where it falls back to one).
+* the per-configuration jobs of :data:`PER_CONFIGURATION` (each configuration's rows a
+  function of its own trials only: ``tests/unit/jobs/test_incremental.py`` checks it for
+  each): only the configurations with new trials are computed; the others keep their
+  stored rows, and the job's ``finalize`` (a family-wise correction, which depends on all
+  rows) is applied again to the stored and the new rows together.
+
+Where the previous run cannot be used the answer is None and the caller runs the job
+whole: no previous run on the campaign, other parameters, a batch it read no longer in the
+warehouse (compaction rewrote the files), a job not listed here, or a job that reads
+catalog tables. The result is written as one job run (one catalog transaction), as a full
+run is: a refresh killed before it commits leaves the previous run, and the next refresh
+starts from it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from perfwarehouse.faults import checkpoint
+from perfwarehouse.jobs.framework import (
+    Job,
+    JobResult,
+    Piece,
+    Plan,
+    Tables,
+    apply_prepare,
+    assemble,
+    compute_rows,
+    plan_job,
+    prepare_piece,
+    read_piece,
+    write_results,
+)
+from perfwarehouse.progress import Reporter, SilentReporter
+from perfwarehouse.warehouse.contracts import contract
+from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow
+
+if TYPE_CHECKING:
+    from perfwarehouse.changepoints.incremental import Stored
+
+#: Per-configuration jobs whose rows of a configuration depend on its own trials only.
+PER_CONFIGURATION = ("variability", "aa-fpr", "detectable-regression", "convergence", "kpi",
+                     "variability-score", "independence", "trends")
+#: Every job :func:`run_incremental` can rerun from its previous run.
+SUPPORTED = ("change-points", *PER_CONFIGURATION)
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The job's latest run on a campaign: its id and the batches it read."""
+
+    job_run_id: int
+    batches: frozenset[int]
+
+
+@dataclass(frozen=True)
+class NewData:
+    """What landed since the previous run: the (hardware type, config_id) with new trials
+    and the run_ids of the new trials."""
+
+    configurations: frozenset[tuple[str, int]]
+    runs: frozenset[str]
+
+
+def params_json(params: Any) -> Any:
+    """The parameters as ``job_runs.params`` records them, decoded (for comparing)."""
+    return json.loads(json.dumps({f.name: getattr(params, f.name)
+                                  for f in dataclasses.fields(params)
+                                  if not f.metadata.get("internal")},
+                                 sort_keys=True, default=str))
+
+
+def previous_run(warehouse: Warehouse, job: Job, params: Any, campaign: str
+                 ) -> Previous | None:
+    """The job's latest run on ``campaign`` when it ran with ``params``, else None."""
+    with warehouse.catalog() as con:
+        rows = fetch_arrow(con, "SELECT job_run_id, params, input_batches FROM job_runs "
+                                "WHERE job = ? AND list_contains(campaigns, ?) "
+                                "ORDER BY job_run_id DESC LIMIT 1",
+                           [job.name, campaign]).to_pylist()
+    if not rows or json.loads(rows[0]["params"]) != params_json(params):
+        return None
+    return Previous(int(rows[0]["job_run_id"]), frozenset(rows[0]["input_batches"]))
+
+
+def new_data(warehouse: Warehouse, files: Sequence[DataFile]) -> NewData:
+    """The configurations and runs of the trials in ``files`` (the new batches' files)."""
+    if not files:
+        return NewData(frozenset(), frozenset())
+    con = warehouse.reader(files)
+    try:
+        rows = fetch_arrow(con, "SELECT DISTINCT hardware_type, config_id, run_id "
+                                "FROM measurements").to_pylist()
+    finally:
+        con.close()
+    return NewData(frozenset((r["hardware_type"], int(r["config_id"])) for r in rows),
+                   frozenset(str(r["run_id"]) for r in rows))
+
+
+def stored_rows(warehouse: Warehouse, job: Job, previous: Previous, campaign: str
+                ) -> dict[str, pa.Table]:
+    """The rows the previous run stored for ``campaign``, per output, without job_run_id."""
+    out = {}
+    with warehouse.catalog() as con:
+        for name in job.outputs:  # table names from the job registry, never from users
+            table = fetch_arrow(con, f"SELECT * FROM {contract(name).stored_as} "
+                                     "WHERE job_run_id = ? AND campaign = ?",
+                                [previous.job_run_id, campaign])
+            out[name] = table.drop_columns(["job_run_id"])
+    return out
+
+
+def run_incremental(warehouse: Warehouse, job: Job, params: Any, campaign: str, *,
+                    reporter: Reporter | None = None) -> JobResult | None:
+    """Rerun ``job`` on ``campaign`` from its previous run (module docstring), write it
+    as one job run and return it; None where the previous run cannot be used."""
+    if job.name not in SUPPORTED or job.catalog_tables or not all(
+            {"campaign", "hardware_type", "config_id"} <= set(contract(name).schema.names)
+            for name in job.outputs):
+        return None
+    previous = previous_run(warehouse, job, params, campaign)
+    if previous is None:
+        return None
+    snapshot = warehouse.snapshot([campaign])
+    files = snapshot.files
+    if not files or not previous.batches <= {f.batch_id for f in files}:
+        return None
+    reporter = reporter or SilentReporter()
+    started_at = datetime.now(timezone.utc)
+    clock = time.monotonic()
+    new = new_data(warehouse, [f for f in files if f.batch_id not in previous.batches])
+    stored = stored_rows(warehouse, job, previous, campaign)
+    plan = plan_job(warehouse, job, params, files, snapshot.configurations)
+    if plan.prepare_query:
+        plan = apply_prepare(job, plan, [prepare_piece(job, plan, p) for p in plan.pieces])
+    results = []
+    with reporter.task(f"{job.name} (from its previous run)", total=len(plan.pieces),
+                       unit="parts") as task:
+        for piece in plan.pieces:
+            results.append(_piece(job, plan, piece, stored, new))
+            task.advance()
+    if job.name != "change-points":
+        results = _aligned(results)
+    tables = assemble(job, plan, results)
+    duration = time.monotonic() - clock
+    checkpoint("incremental-computed")
+    summary = job.summarize(tables, plan.params) if job.summarize else []
+    job_run_id = write_results(warehouse, job, params, files, tables, started_at, duration)
+    return JobResult(job_run_id, tables, duration, summary)
+
+
+def _of_partition(table: pa.Table, piece: Piece) -> pa.Table:
+    """The rows of ``table`` in ``piece``'s partition (its key's columns)."""
+    if table.num_rows == 0:
+        return table
+    mask = None
+    for column, value in zip(piece.partition_by, piece.key):
+        here = pc.equal(table.column(column), value)
+        mask = here if mask is None else pc.and_(mask, here)
+    return table.filter(mask) if mask is not None else table
+
+
+def _piece(job: Job, plan: Plan, piece: Piece, stored: dict[str, pa.Table],
+           new: NewData) -> Tables:
+    table = read_piece(job, plan, piece)
+    if table.num_rows == 0:
+        return {}
+    if job.name == "change-points":
+        from perfwarehouse.jobs.change_points import compute_reusing
+
+        return compute_reusing(table, plan.params, _prior(_of_partition(
+            stored["change_points"], piece), new))
+    keys = _keys(table)
+    changed = pa.array([k in new.configurations for k in keys])
+    out = compute_rows(job, plan, table.filter(changed))
+    kept = set(keys) - new.configurations
+    for name, rows in stored.items():
+        rows = _of_partition(rows, piece)
+        mask = pa.array([k in kept for k in _keys(rows)], pa.bool_())
+        out[f"stored:{name}"] = rows.filter(mask)
+    return out
+
+
+def _keys(table: pa.Table) -> list[tuple[str, int]]:
+    return list(zip(table.column("hardware_type").to_pylist(),
+                    table.column("config_id").to_pylist()))
+
+
+def _aligned(results: list[Tables]) -> list[Tables]:
+    """Each piece's computed rows and the stored rows it keeps, in one table per output
+    with the computed rows' columns (the stored rows also hold what ``finalize`` added,
+    which it adds again over all rows)."""
+    columns: dict[str, list[str]] = {}
+    for result in results:
+        for name, table in result.items():
+            if not name.startswith("stored:") and table.num_rows:
+                columns.setdefault(name, table.column_names)
+    out = []
+    for result in results:
+        merged: Tables = {}
+        for name, table in result.items():
+            if name.startswith("stored:"):
+                name = name.removeprefix("stored:")
+                if name not in columns:  # nothing computed anywhere: the stored columns
+                    columns[name] = list(table.column_names)
+                table = table.select(columns[name])
+            merged[name] = (pa.concat_tables([merged[name], table], promote_options="permissive")
+                            if name in merged else table)
+        out.append(merged)
+    return out
+
+
+def _prior(rows: pa.Table, new: NewData) -> Any:
+    """:class:`~perfwarehouse.jobs.change_points.Prior` of one partition's stored rows."""
+    from perfwarehouse.changepoints.incremental import Stored
+    from perfwarehouse.jobs.change_points import Prior
+
+    by_series: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for i, r in enumerate(rows.select(["hardware_type", "config_id", "n_points", "position",
+                                       "p_value"]).to_pylist()):
+        by_series.setdefault((r["hardware_type"], int(r["config_id"])), []).append(r | {"i": i})
+    tables: dict[tuple[str, int], pa.Table] = {}
+    stored: dict[tuple[str, int], Stored] = {}
+    for key, series in by_series.items():
+        series.sort(key=lambda r: -1 if r["position"] is None else r["position"])
+        points = [(r["position"], r["p_value"]) for r in series if r["position"] is not None]
+        stored[key] = Stored(int(series[0]["n_points"] or 0), tuple(p for p, _ in points),
+                             tuple(float(p) for _, p in points))
+        tables[key] = rows.take([r["i"] for r in series])
+    return Prior(tables, stored, new.runs)
