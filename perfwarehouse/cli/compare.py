@@ -105,13 +105,12 @@ def compare(ctx: click.Context, campaign: str | None, baseline_rev: str | None,
     """
     from perfwarehouse.cli.context import VERDICT_EXIT
     from perfwarehouse.cli.context import warehouse as _warehouse
-    from perfwarehouse.errors import UsageError
 
     b_campaign = baseline_campaign or campaign
     c_campaign = contender_campaign or campaign
     if not b_campaign or not c_campaign:
-        raise UsageError("compare: give --campaign (or --baseline-campaign and "
-                         "--contender-campaign)")
+        raise click.UsageError("give --campaign (or --baseline-campaign and "
+                               "--contender-campaign)", ctx)
     from perfwarehouse.comparison import Side, render
     from perfwarehouse.comparison import compare as run
 
