@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from perfwarehouse.errors import WarehouseError
 from perfwarehouse.jobs.plan import campaign_kinds
+from perfwarehouse.output import count
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
@@ -61,14 +62,14 @@ def status_lines(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[str]:
     from perfwarehouse.warehouse.integrity import damaged_for_reading
 
     rows = warehouse_status(warehouse, jobs)
-    lines = [f"warehouse {warehouse.root}: {len(rows)} campaign(s), "
-             f"{sum(r.measurements for r in rows):,} measurements"]
+    lines = [f"warehouse {warehouse.root}: {count(len(rows), 'campaign')}, "
+             f"{count(sum(r.measurements for r in rows), 'measurement')}"]
     # what a query would refuse to read (a stat per file; a hash if its time changed)
     lines += [f"DAMAGED: {line}" for line in
               damaged_for_reading(warehouse.root, warehouse.data_files()).values()]
     for r in rows:
-        lines.append(f"{r.campaign}: {r.hardware_types} hardware type(s), {r.measurements:,} "
-                     f"measurements, last ingest {r.last_ingest}")
+        lines.append(f"{r.campaign}: {count(r.hardware_types, 'hardware type')}, "
+                     f"{count(r.measurements, 'measurement')}, last ingest {r.last_ingest}")
         lines.append(f"  up to date: {', '.join(r.current) or 'none'}")
         if r.stale:
             lines.append(f"  stale (newer trials since): {', '.join(r.stale)}")

@@ -131,7 +131,56 @@ def _campaigns(names: tuple[str, ...]) -> str:
             else f"{len(names)} campaigns ({', '.join(names)})")
 
 
-@click.group(context_settings=CONTEXT, cls=LazyGroup, catalog="perfwarehouse.jobs",
+#: Options read by the one fraction/percentage rule (:mod:`perfwarehouse.stats.fractions`)
+#: in every job that has them: the rule (a confidence, a fraction, a fraction that may be
+#: 0). They are checked before the job's module is imported (issue 40: a bad
+#: ``--confidence`` refused in well under a second, as a usage error); the job checks
+#: them again (the Python API). tests/unit/test_cli_option_checks.py holds this table to
+#: the jobs' parameters.
+FRACTION_OPTIONS: dict[str, str] = {
+    "--confidence": "confidence", "--kpi-confidence": "confidence",
+    "--ci-confidence": "confidence", "--percentile": "fraction",
+    "--kpi-percentile": "fraction", "--law-tolerance": "fraction",
+    "--tolerance": "fraction or 0", "--width": "fraction or 0",
+}
+
+
+def check_fraction_options(args: list[str]) -> None:
+    """Refuse (click's usage error, exit 2) a value of a :data:`FRACTION_OPTIONS` option
+    in ``args`` that breaks the one rule; imports nothing heavy."""
+    from perfwarehouse.stats.fractions import FractionError, confidence, fraction
+
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        name, eq, value = arg.partition("=")
+        rule = FRACTION_OPTIONS.get(name)
+        if rule is None or (not eq and i + 1 >= len(args)):
+            continue
+        value = value if eq else args[i + 1]
+        if value == "" and name == "--ci-confidence":  # its default: the family-wise one
+            continue
+        try:
+            if rule == "confidence":
+                confidence(value, name)
+            else:
+                fraction(value, name, zero=rule == "fraction or 0")
+        except FractionError as exc:
+            raise click.BadParameter(str(exc).removeprefix(f"{name} "),
+                                     param_hint=f"'{name}'") from None
+
+
+class _JobGroup(LazyGroup):
+    """The ``analyze`` group: the fraction options checked before a job is imported."""
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        if not ctx.resilient_parsing:
+            check_fraction_options(args[1:])
+        return super().resolve_command(ctx, args)
+
+
+@click.group(context_settings=CONTEXT, cls=_JobGroup, catalog="perfwarehouse.jobs",
              build=lambda job: _job_command(job), all_command=lambda: _analyze_all_command())
 def analyze() -> None:
     """Run an analysis job; results go to a table keyed by job_run_id (see job_runs)."""

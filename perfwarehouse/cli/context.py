@@ -15,6 +15,9 @@ import click
 from perfwarehouse.config import Settings
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from perfwarehouse.options import Option
     from perfwarehouse.progress import Reporter
     from perfwarehouse.warehouse.store import Warehouse
 
@@ -47,13 +50,58 @@ def warehouse(ctx: click.Context) -> Warehouse:
     from perfwarehouse.warehouse.store import Warehouse
 
     current = settings(ctx)
+
+    def on_wait(text: str) -> None:  # the progress display is built only when it speaks
+        reporter(ctx).note(text)
+
     return Warehouse(current.warehouse, lock_timeout_s=current.lock_timeout_s,
-                     on_wait=reporter(ctx).note)
+                     on_wait=on_wait)
 
 
 def echo(message: str = "", *, err: bool = False) -> None:
     """One line to standard output (or standard error)."""
     click.echo(message, err=err)
+
+
+def click_option(spec: Option) -> click.Option:
+    """The click option of an option a verb declares as data (:mod:`perfwarehouse.options`)."""
+    from pathlib import Path
+
+    from perfwarehouse.options import DATE_FORMATS
+
+    kinds: dict[str, Any] = {
+        "text": None, "int": int,
+        "file": click.Path(path_type=Path, dir_okay=False),
+        "dir": click.Path(path_type=Path, file_okay=False),
+        "utc": click.DateTime(list(DATE_FORMATS)),
+    }
+    return click.Option(list(spec.decls), type=kinds[spec.kind], default=spec.default,
+                        multiple=spec.multiple, required=spec.required, metavar=spec.metavar,
+                        help=spec.help, callback=_utc if spec.kind == "utc" else None)
+
+
+def _utc(_ctx: click.Context, _param: click.Parameter, value: datetime | None) -> datetime | None:
+    """A time given without a zone is in UTC."""
+    from datetime import timezone
+
+    if value is None:
+        return None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+class Formats(click.Choice):
+    """The choices of a ``--format`` option, each also accepted under its other spelling
+    (:data:`perfwarehouse.output.FORMAT_ALIASES`: ``md`` is ``markdown``); the command
+    receives the one spelling its choices show."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from perfwarehouse.output import FORMAT_ALIASES
+
+        if isinstance(value, str):
+            alias = FORMAT_ALIASES.get(value.lower())
+            if alias in self.choices:
+                value = alias
+        return super().convert(value, param, ctx)
 
 
 class LazyGroup(click.Group):

@@ -332,11 +332,14 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
     if not isinstance(result, Preview):
         print_summary(result)
         return
+    from perfwarehouse.output import count
+
     present = (f"; {result.already_present:,} already in the warehouse"
                if result.already_present else "")
     click.echo(f"dry run: would ingest {result.trials:,} trials ({result.values:,} values) of "
                f"{result.configurations:,} configurations in {result.runs:,} runs on "
-               f"{result.nodes:,} node(s) into campaign(s) {', '.join(result.campaigns)}"
+               f"{count(result.nodes, 'node')} into {count(len(result.campaigns), 'campaign')} "
+               f"({', '.join(result.campaigns)})"
                f"{present}; nothing was changed")
 
 

@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as exc:
         damaged = _file_error(exc)
-        if damaged is None and not _is_duckdb_io_error(exc):
+        if damaged is None and not _is_write_error(exc):
             raise
         echo(f"error: {damaged or str(exc).strip().splitlines()[0]}", err=True)
         return 1
@@ -224,10 +224,11 @@ def _file_error(exc: BaseException) -> str | None:
     return disk_full_message(exc) or damaged_file_line(exc)
 
 
-def _is_duckdb_io_error(exc: BaseException) -> bool:
-    """An output path DuckDB could not write (COPY ... TO); duckdb is imported lazily."""
-    duckdb = sys.modules.get("duckdb")
-    return duckdb is not None and isinstance(exc, duckdb.IOException)
+def _is_write_error(exc: BaseException) -> bool:
+    """An output path the warehouse's engine could not write (COPY ... TO)."""
+    from perfwarehouse.warehouse.export import is_write_error
+
+    return is_write_error(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from perfwarehouse.cli.context import CONTEXT, VERDICT_EXIT, echo, reporter, settings, warehouse
+from perfwarehouse.cli.context import (
+    CONTEXT,
+    VERDICT_EXIT,
+    Formats,
+    echo,
+    reporter,
+    settings,
+    warehouse,
+)
 
 
 @click.command("refresh", context_settings=CONTEXT)
@@ -31,7 +39,7 @@ from perfwarehouse.cli.context import CONTEXT, VERDICT_EXIT, echo, reporter, set
               default=None, metavar="TIME",
               help="New since this time (UTC; the latest analyses that had started before "
                    "it) instead of since the previous refresh.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]),
+@click.option("--format", "output_format", type=Formats(["text", "json", "markdown"]),
               default="text", show_default=True,
               help="What to print: lines, one JSON object (a list `new`), or Markdown (a CI "
                    "job summary, an issue).")
@@ -91,9 +99,11 @@ def refresh(ctx: click.Context, site: Path, no_site: bool, sources: Path | None,
     else:
         for line in fmt.text_lines(result.new, result.since):
             echo(line)
-        echo(f"refresh {result.refresh_id}: {len(result.batches)} new batch(es), "
-             f"{len(result.ran)} analysis run(s), {len(result.campaigns)} campaign(s)' pages "
-             f"written, in {result.seconds:.1f} s")
+        from perfwarehouse.output import count
+
+        echo(f"refresh {result.refresh_id}: {count(len(result.batches), 'new batch', 'new batches')}, "
+             f"{count(len(result.ran), 'analysis run')}, pages of "
+             f"{count(len(result.campaigns), 'campaign')} written, in {result.seconds:.1f} s")
     if notify_url:
         from perfwarehouse.refresh.notify import payload, post
 

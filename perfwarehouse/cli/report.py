@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from perfwarehouse.cli.context import CONTEXT, LazyGroup, echo, reporter, warehouse
+from perfwarehouse.cli.context import CONTEXT, LazyGroup, click_option, echo, reporter, warehouse
 
 
 def _report_command(rep: Any) -> click.Command:
@@ -30,7 +30,7 @@ def _report_command(rep: Any) -> click.Command:
             echo(f"wrote {path}{_beside_site(Path(path))}")
 
     return click.Command(rep.name, callback=callback, help=rep.help, context_settings=CONTEXT,
-                         params=list(rep.options))
+                         params=[click_option(o) for o in rep.options])
 
 
 def _beside_site(path: Path) -> str:

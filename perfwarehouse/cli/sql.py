@@ -1,6 +1,6 @@
 """``perfwarehouse sql`` (a read-only query over the warehouse, in the format asked for) and
 ``perfwarehouse export`` (one campaign's measurements as a file). The work is done by
-:mod:`perfwarehouse.cli.query`, imported when a command runs.
+:mod:`perfwarehouse.warehouse.export`, imported when a command runs.
 """
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from typing import Any
 
 import click
 
-from perfwarehouse.cli.context import CONTEXT, echo, warehouse
+from perfwarehouse.cli.context import CONTEXT, Formats, echo, warehouse
 
 
 @click.command(context_settings=CONTEXT)
 @click.argument("query", required=False)
 @click.option("-f", "--file", "query_file", type=click.File("r"),
               help="Read the query from FILE ('-': standard input).")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "md", "parquet"]),
-              default=None, help="Output format.  [default: from the --out extension (.csv, "
-              ".json, .parquet, .md), else table]")
+@click.option("--format", "fmt", type=Formats(["table", "csv", "json", "markdown", "parquet"]),
+              default=None, help="Output format (md: markdown).  [default: from the --out "
+              "extension (.csv, .json, .parquet, .md), else table]")
 @click.option("--out", type=click.Path(path_type=Path),
               help="Write to FILE instead of stdout, in the format its extension names "
                    "(never inside the warehouse).")
@@ -53,7 +53,7 @@ def sql(ctx: click.Context, query: str | None, query_file: Any, fmt: str | None,
     with --read are readable (no devices, URLs or extensions), within a memory and a
     time limit.
     """
-    from perfwarehouse.cli.query import output_format, run_query
+    from perfwarehouse.warehouse.export import output_format, run_query
     from perfwarehouse.warehouse.readonly import Limits
 
     text = _sql_text(query, query_file)
@@ -85,7 +85,7 @@ def _sql_text(query: str | None, query_file: Any) -> str:
 @click.pass_context
 def export(ctx: click.Context, campaign: str, out: Path) -> None:
     """Export one campaign's measurements as Parquet or CSV (by the --out extension)."""
-    from perfwarehouse.cli.query import export_campaign
+    from perfwarehouse.warehouse.export import export_campaign
 
     n = export_campaign(warehouse(ctx), campaign, out)
     echo(f"wrote {n:,} rows of {campaign} to {out}")

@@ -1,4 +1,4 @@
-"""What every report shares: reading its tables, its CLI options, writing it.
+"""What every report shares: reading its tables, the options it needs (as data), writing it.
 
 A report's data access is a few named queries, ``sql/queries/report_*.sql``, run on
 the read-only catalog with their parameters bound; each reads the rows of the
@@ -13,15 +13,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-import click
 import duckdb
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.options import Option
 from perfwarehouse.reports.page import Missing, Page
 from perfwarehouse.reports.render import write_report
 from perfwarehouse.warehouse import sqlfiles
@@ -94,29 +94,20 @@ def provenance(runs: pa.Table, job: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ options
-def _utc(_ctx: click.Context, _param: click.Parameter, value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
-
-
-_DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M"]
-
-OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
-                   help="The HTML file to write.  [default: reports/NAME.html; one "
-                        "reports/CAMPAIGN/NAME.html each when the page applies to several "
-                        "campaigns]")
-CAMPAIGN = click.Option(["--campaign"], default=None,
-                        help="The campaign to report on (any kind).  [default: each campaign "
-                             "of a kind the page applies to, one page each, never pooled]")
-PNG = click.Option(["--png", "png"], type=click.Path(path_type=Path, file_okay=False),
-                   default=None, help="Also write every chart as a PNG into this directory.")
-SINCE = click.Option(["--since"], type=click.DateTime(_DATE_FORMATS), default=None,
-                     callback=_utc, help="Start of the period (UTC, inclusive).  "
-                     "[default: 90 days before --until]")
-UNTIL = click.Option(["--until"], type=click.DateTime(_DATE_FORMATS), default=None,
-                     callback=_utc, help="End of the period (UTC, exclusive).  "
-                     "[default: the day after the newest trial]")
+# what the pages need, as data (perfwarehouse.options); the CLI makes click options of them
+OUT = Option(("--out",), kind="file",
+             help="The HTML file to write.  [default: reports/NAME.html; one "
+                  "reports/CAMPAIGN/NAME.html each when the page applies to several "
+                  "campaigns]")
+CAMPAIGN = Option(("--campaign",),
+                  help="The campaign to report on (any kind).  [default: each campaign "
+                       "of a kind the page applies to, one page each, never pooled]")
+PNG = Option(("--png", "png"), kind="dir",
+             help="Also write every chart as a PNG into this directory.")
+SINCE = Option(("--since",), kind="utc", help="Start of the period (UTC, inclusive).  "
+               "[default: 90 days before --until]")
+UNTIL = Option(("--until",), kind="utc", help="End of the period (UTC, exclusive).  "
+               "[default: the day after the newest trial]")
 
 
 Builder = Callable[[ReportData, Request], Page]
@@ -129,7 +120,7 @@ class Report:
     name: str
     help: str
     build: Builder
-    options: tuple[click.Option, ...] = field(default=(OUT, CAMPAIGN, PNG))
+    options: tuple[Option, ...] = field(default=(OUT, CAMPAIGN, PNG))
     in_all: bool = True
     """Written by ``report all`` and the demo (False: the page needs a selection)."""
 

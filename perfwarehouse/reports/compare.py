@@ -8,12 +8,10 @@ rows are computed from the kept medians by :func:`perfwarehouse.compare.summary.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import click
 import polars as pl
 import pyarrow as pa
 
+from perfwarehouse.options import Option
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import PNG, Report, ReportData, Request
 from perfwarehouse.reports.compare_charts import changes_chart
@@ -41,14 +39,14 @@ LINKS = (("all reports", "index.html"), ("history", "history.html"))
 TOP_DRAWN = 60
 """Configurations drawn (largest change first); the table lists every one."""
 
-OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
-                   help="The HTML file to write.  [default: reports/compare.html]")
-CAMPAIGN = click.Option(["--campaign"], default=None,
-                        help="Show the latest comparison of this campaign.  [default: the "
-                             "latest of any]")
-COMPARISON_ID = click.Option(["--comparison-id", "comparison_id"], type=int, default=None,
-                             help="The kept comparison to show.  [default: the latest "
-                                  "(of --campaign's, when given)]")
+OUT = Option(("--out",), kind="file",
+             help="The HTML file to write.  [default: reports/compare.html]")
+CAMPAIGN = Option(("--campaign",),
+                  help="Show the latest comparison of this campaign.  [default: the latest "
+                       "of any]")
+COMPARISON_ID = Option(("--comparison-id", "comparison_id"), kind="int",
+                       help="The kept comparison to show.  [default: the latest (of "
+                            "--campaign's, when given)]")
 
 
 def build(data: ReportData, request: Request) -> Page:

@@ -23,13 +23,12 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
-import click
 import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.errors import UsageError
+from perfwarehouse.options import Option
 from perfwarehouse.reports import charts
 from perfwarehouse.reports import configuration_charts as ccharts
 from perfwarehouse.reports.base import PNG, Report, ReportData, Request, provenance
@@ -467,19 +466,17 @@ def change_points_section(cps: pl.DataFrame, higher_is_better: bool | None) -> S
 
 
 # ------------------------------------------------------------------ options
-CONFIG_CAMPAIGN = click.Option(["--campaign"], required=True,
-                               help="The campaign the configuration belongs to.")
-BENCHMARK = click.Option(["--benchmark"], required=True, help="The configuration's benchmark.")
-METRIC = click.Option(["--metric"], default=None,
-                      help="Its metric (needed when the benchmark has several).")
-SETTINGS = click.Option(["--settings"], multiple=True, metavar="JSON|KEY=VALUE",
-                        help="Its settings, as one JSON object or KEY=VALUE words (repeatable; "
-                             "the keys given must match, the others may be anything).")
-HARDWARE_TYPE = click.Option(["--hardware-type", "hardware_type"], default=None,
-                             help="Only this hardware type.  [default: every one it ran on]")
-CONFIG_OUT = click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False),
-                          default=None, help="The HTML file to write.  [default: "
-                                             "reports/configuration-<benchmark>-<hash>.html]")
+CONFIG_CAMPAIGN = Option(("--campaign",), required=True,
+                         help="The campaign the configuration belongs to.")
+BENCHMARK = Option(("--benchmark",), required=True, help="The configuration's benchmark.")
+METRIC = Option(("--metric",), help="Its metric (needed when the benchmark has several).")
+SETTINGS = Option(("--settings",), multiple=True, metavar="JSON|KEY=VALUE",
+                  help="Its settings, as one JSON object or KEY=VALUE words (repeatable; "
+                       "the keys given must match, the others may be anything).")
+HARDWARE_TYPE = Option(("--hardware-type", "hardware_type"),
+                       help="Only this hardware type.  [default: every one it ran on]")
+CONFIG_OUT = Option(("--out",), kind="file", help="The HTML file to write.  [default: "
+                                                  "reports/configuration-<benchmark>-<hash>.html]")
 
 REPORT = Report(
     "configuration",

@@ -28,10 +28,12 @@ def test_an_ambiguous_confidence_is_refused(cli, small_longterm: Path) -> None: 
                  ["analyze", "variability-score", "--confidence", "1.5"],
                  ["analyze", "trends", "--confidence", "1.5"]):
         bad = cli(*argv)
-        assert bad.returncode == 1 and "Traceback" not in bad.stderr, bad.stderr
+        # issue 40: a usage error (exit 2, as the docs say), checked before the job loads
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
-        assert bad.stderr.startswith("error: --confidence 1.5 is ambiguous: give a fraction "
-                                     "0 < x < 1 (0.95) or a percentage 50 <= x < 100 (95)")
+        assert bad.stderr.startswith("Error: Invalid value for '--confidence': 1.5 is "
+                                     "ambiguous: give a fraction 0 < x < 1 (0.95) or a "
+                                     "percentage 50 <= x < 100 (95)")
     ok = cli("analyze", "kpi", "--percentile", "1.5", "--confidence", "0.9", check=True)
     assert "kpi:" in ok.stdout  # a percentile of 1.5 is the 1.5th percentile
     res = cli("sql", "SELECT DISTINCT percentile, confidence FROM triscale_kpi", "--format",

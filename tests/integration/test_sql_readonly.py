@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from perfwarehouse.cli.query import run_query
 from perfwarehouse.errors import UsageError, WarehouseError
 from perfwarehouse.ingest.service import ingest_ordersage
+from perfwarehouse.warehouse.export import run_query
 from perfwarehouse.warehouse.readonly import Limits, named_reads
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import ORDERSAGE_DIRS, CliRunner
@@ -66,7 +66,7 @@ def test_out_never_lands_in_the_warehouse_by_any_path(home: Path, tmp_path: Path
             query(home, "SELECT 1 AS x", out, fmt="parquet" if out.suffix == ".parquet"
                   else "csv")
     assert data.read_bytes() == before and not (home / "new.csv").exists()
-    from perfwarehouse.cli.query import export_campaign
+    from perfwarehouse.warehouse.export import export_campaign
 
     campaign = Warehouse(home).data_files()[0].campaign
     with pytest.raises(WarehouseError, match="export --out"):

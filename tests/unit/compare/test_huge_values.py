@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from perfwarehouse.cli.compare import _signed
 from perfwarehouse.compare.summary import ratio_text, readable
+from perfwarehouse.comparison import signed as _signed
 
 
 @pytest.mark.parametrize(("value", "unit", "text"), [

@@ -1,40 +1,41 @@
-"""``perfwarehouse sql`` and ``export``: read-only queries printed as a table, CSV or JSON."""
+"""What leaves the warehouse as a file or a printed table: a read-only query's result in
+the format asked for (``perfwarehouse sql``) and one campaign's measurements as Parquet or
+CSV (``perfwarehouse export``). The cells and tables read as :mod:`perfwarehouse.output`
+formats them; the connection is locked down by :mod:`perfwarehouse.warehouse.readonly`."""
 
 from __future__ import annotations
 
 import csv
-import io
 import itertools
-import math
 import re
 import sys
-from collections.abc import Iterator, Sequence
-from datetime import date, datetime
-from decimal import Decimal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 import duckdb
 import orjson
 import pyarrow as pa
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from perfwarehouse.errors import UsageError, WarehouseError
+from perfwarehouse.output import FORMAT_ALIASES, csv_cell, format_table, json_cell, markdown_table
 from perfwarehouse.warehouse.readonly import Limits, lock_down, refuse_output, time_limit
 from perfwarehouse.warehouse.store import Warehouse
 
 TABLE_ROW_LIMIT = 10_000
 
 
-FORMATS_BY_SUFFIX = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".md": "md",
-                     ".txt": "table"}
+FORMATS = ("table", "csv", "json", "markdown", "parquet")
+"""What ``sql`` writes (``md`` is read as ``markdown``: ``output.FORMAT_ALIASES``)."""
+FORMATS_BY_SUFFIX = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".md": "markdown",
+                     ".markdown": "markdown", ".txt": "table"}
 
 
 def output_format(fmt: str | None, out: Path | None) -> str:
     """The output format: ``fmt`` when given, else the one ``out``'s extension names
     (``.csv``, ``.json``, ``.parquet``, ``.md``), else the aligned text table."""
     if fmt is not None:
+        fmt = FORMAT_ALIASES.get(fmt, fmt)
         if fmt == "parquet" and out is None:
             raise UsageError("sql: --format parquet needs --out FILE (Parquet is binary)")
         return fmt
@@ -67,6 +68,8 @@ def run_query(warehouse: Warehouse, query: str, fmt: str, out: Path | None,
                     return
                 batches = relation.fetch_record_batch(10_000)
                 if out is not None and fmt == "parquet":
+                    import pyarrow.parquet as pq  # here only: about 6 % of sql's start-up
+
                     with pq.ParquetWriter(out, batches.schema) as writer:
                         for batch in batches:
                             writer.write_batch(batch)
@@ -151,15 +154,15 @@ def _write(batches: pa.RecordBatchReader, fmt: str, stream: TextIO) -> None:
     if fmt == "csv":
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([_csv_cell(v) for v in row] for row in _rows(batches))
+        writer.writerows([csv_cell(v) for v in row] for row in _rows(batches))
     elif fmt == "json":
         repeated = sorted({c for c in columns if columns.count(c) > 1})
         if repeated:
             raise UsageError(f"sql: --format json needs distinct column names; "
                              f"{', '.join(repeated)} appear(s) more than once (use AS)")
-        data = [dict(zip(columns, (_json_cell(v) for v in row))) for row in _rows(batches)]
+        data = [dict(zip(columns, (json_cell(v) for v in row))) for row in _rows(batches)]
         stream.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
-    elif fmt == "md":
+    elif fmt == "markdown":
         rows = list(itertools.islice(_rows(batches), TABLE_ROW_LIMIT + 1))
         stream.write(markdown_table(columns, rows[:TABLE_ROW_LIMIT]))
         if len(rows) > TABLE_ROW_LIMIT:
@@ -171,93 +174,6 @@ def _write(batches: pa.RecordBatchReader, fmt: str, stream: TextIO) -> None:
         if more:
             stream.write(f"(more than {TABLE_ROW_LIMIT:,} rows; use --format csv or --out FILE "
                          "for all of them)\n")
-
-
-def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """An aligned text table (numbers right-aligned) with a header rule and a row count."""
-    cells = [[_text_cell(v) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    numeric = [all(isinstance(row[i], (int, float, Decimal)) or row[i] is None for row in rows)
-               and bool(rows) for i in range(len(columns))]
-    buf = io.StringIO()
-
-    def line(values: Sequence[str]) -> None:
-        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)]
-        buf.write("  ".join(parts).rstrip() + "\n")
-
-    line(list(columns))
-    line(["-" * w for w in widths])
-    for row in cells:
-        line(row)
-    buf.write(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})\n")
-    return buf.getvalue()
-
-
-def markdown_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned, ``|`` escaped)."""
-    numeric = [all(isinstance(row[i], (int, float, Decimal)) or row[i] is None for row in rows)
-               and bool(rows) for i in range(len(columns))]
-
-    def cell(v: Any) -> str:
-        return _text_cell(v).replace("|", "\\|").replace("\n", " ")
-
-    out = ["| " + " | ".join(c.replace("|", "\\|") for c in columns) + " |",
-           "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
-    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(out) + "\n"
-
-
-def format_float(value: float) -> str:
-    """A float for reading: up to 10 significant digits (no 0.30000000000000004), in
-    scientific notation only when very small or very large; exact values (CSV, JSON,
-    Parquet) keep every digit."""
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0:
-        return "0.0" if math.copysign(1, value) > 0 else "-0.0"
-    a = abs(value)
-    if 1e-4 <= a < 1e15:
-        text = f"{value:.10g}"
-        return text if ("." in text or "e" in text) else text + ".0"
-    return f"{value:.6e}"
-
-
-def _text_cell(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, float):
-        return format_float(value)
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    return str(value)
-
-
-def _csv_cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, (list, dict)):
-        return orjson.dumps(_json_cell(value)).decode()
-    return value
-
-
-def _json_cell(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (list, tuple)):
-        return [_json_cell(v) for v in value]
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {k: _json_cell(v) for k, v in value.items()}
-    if isinstance(value, bytes):
-        return value.hex()
-    return value
 
 
 def export_campaign(warehouse: Warehouse, campaign: str, out: Path) -> int:
@@ -277,6 +193,9 @@ def export_campaign(warehouse: Warehouse, campaign: str, out: Path) -> int:
         try:
             for batch in reader:
                 if writer is None:
+                    import pyarrow.csv as pacsv
+                    import pyarrow.parquet as pq
+
                     writer = (pq.ParquetWriter(out, batch.schema) if out.suffix == ".parquet"
                               else pacsv.CSVWriter(out, batch.schema))
                 writer.write_batch(batch)
@@ -287,3 +206,9 @@ def export_campaign(warehouse: Warehouse, campaign: str, out: Path) -> int:
         return n
     finally:
         con.close()
+
+
+def is_write_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is DuckDB failing to read or write a path (an output file that
+    cannot be written: COPY ... TO), which the command line words in one line."""
+    return isinstance(exc, duckdb.IOException)
