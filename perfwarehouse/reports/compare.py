@@ -16,10 +16,9 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import PNG, Report, ReportData, Request
+from perfwarehouse.reports.columns import CONFIGURATION_COLUMNS, col
 from perfwarehouse.reports.compare_charts import changes_chart
 from perfwarehouse.reports.page import (
-    CONFIGURATION_COLUMNS,
-    Column,
     Figure,
     Notice,
     Page,
@@ -109,23 +108,23 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
             "mean (benchstat's geomean row), with a Student-t interval over the configurations "
             "of the mean log ratio."), (capped_table(
                 "Geometric mean", "", (
-                    Column("hardware_type", "hardware type", key=True),
-                    Column("metric", "metric", key=True), Column("unit", "unit"),
-                    Column("configurations", "configurations", "int"),
-                    Column("baseline", "baseline"), Column("contender", "contender"),
-                    Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
-                    Column("ci_low_pct", "CI low (%)", "pct"),
-                    Column("ci_high_pct", "CI high (%)", "pct")), geo_df),)))
+                    col("hardware_type", key=True),
+                    col("metric", key=True), col("unit"),
+                    col("configurations"),
+                    col("baseline"), col("contender"),
+                    col("change_pct"), col("ratio"),
+                    col("ci_low_pct"),
+                    col("ci_high_pct")), geo_df),)))
     table_cols = (*CONFIGURATION_COLUMNS[:4],
-                  Column("baseline", "baseline (median)"),
-                  Column("contender", "contender (median)"),
-                  Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
-                  Column("ci_low_pct", "CI low (%)", "pct"),
-                  Column("ci_high_pct", "CI high (%)", "pct"),
-                  Column("p_adjusted", "p adjusted", "pvalue"), Column("verdict", "verdict"),
-                  Column("more_trials", "more trials", "int"), Column("reason", "why"),
-                  Column("n_baseline", "n baseline", "int"),
-                  Column("n_contender", "n contender", "int"))
+                  col("baseline_median"),
+                  col("contender_median"),
+                  col("change_pct"), col("ratio"),
+                  col("ci_low_pct"),
+                  col("ci_high_pct"),
+                  col("p_adjusted"), col("verdict"),
+                  col("more_trials"), col("reason_why"),
+                  col("n_baseline"),
+                  col("n_contender"))
     sections.append(Section("Every configuration", "Largest change first.", (
         capped_table("Configurations", "", table_cols, df),)))
     return Page("Compare: " + _side(first, "contender") + " vs " + _side(first, "baseline"),

@@ -42,9 +42,9 @@ from perfwarehouse.reports.configuration import (
     page_name,
     summary_rows,
     trend_lines,
-    verdict,
 )
 from perfwarehouse.reports.configuration_charts import viewer_templates
+from perfwarehouse.reports.configuration_verdict import verdict
 from perfwarehouse.reports.page import VERDICT_WORDS, Missing, Verdict, format_settings
 from perfwarehouse.reports.render import (
     SiteLinks,
@@ -67,6 +67,13 @@ TIME_POINTS = 60
 """Trials per hardware type drawn over time at most (evenly spaced by time rank; the
 stand-alone page keeps 800). With 25 and 60, the demo's long-term campaign (1,880 series)
 takes 5 MB of data; 40 and 120 took 9.5 MB."""
+
+
+def drilldown_links(df: pl.DataFrame, viewer: str) -> pl.Series:
+    """Each row's drill-down in the site's configuration ``viewer`` (relative to this
+    page): ``viewer#<the configuration page's name>``."""
+    return pl.Series([f"{viewer}#{page_name(c, b, i)}" for c, b, i in
+                      zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
 
 
 def link(campaign: str, benchmark: str, config_id: int) -> str:
@@ -169,7 +176,7 @@ def records(drill: CampaignDrill) -> dict[str, dict[str, Any]]:
             analyses[table] = got if got is not None and got.num_rows else Missing(
                 table, fill, f" for this configuration in campaign {drill.campaign}")
         frames = Frames(c, analyses, empty, empty)
-        said: Verdict = verdict(frames)
+        said: Verdict = verdict(frames.config, frames.analyses)
         summary = summary_rows(frames)
         columns = [col for col in SUMMARY_COLUMNS if col.field in summary.columns]
         types = list(c.hardware_types)
