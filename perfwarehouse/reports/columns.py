@@ -81,7 +81,8 @@ _TABLE: dict[str, tuple[str, ColumnFormat, str]] = {
     "change_points": ("change points", "int", "Change points found."),
     "more_trials": ("more trials", "int", "Trials a side needs to detect the threshold."),
     "rank": ("rank", "int", "Rank, most variable first."),
-    "position": ("position", "int", "Position of the trial in its run."),
+    "position": ("position", "int",
+                 "The trial's place in its run, or the change point's in its series."),
     "ci_case": ("CI case", "int", "OrderSage's case: 1 the two CIs overlap, 2 they are "
                 "disjoint, 3 one holds the other's median."),
     "dof": ("dof", "int", "Degrees of freedom of the fit."),

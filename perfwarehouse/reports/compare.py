@@ -83,7 +83,11 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
     """The page from the rows of one comparison (``report_compare.sql``), its verdict line,
     the display columns ``shown`` (ratio, baseline, contender; one row each) and the
     geometric-mean rows (pure)."""
-    df = pl.concat([charts.labelled(rows), shown], how="horizontal")
+    df = _worse(pl.concat([charts.labelled(rows), shown], how="horizontal"))
+    # a row's campaign when both sides are of one (the site links its drill-down there)
+    df = df.with_columns(campaign=pl.when(
+        pl.col("baseline_campaign") == pl.col("contender_campaign")).then(
+        pl.col("contender_campaign")).otherwise(pl.lit(None, pl.String)))
     first = df.row(0, named=True)
     confidence = float(first["confidence"])
     sides = (f"{_side(first, 'contender')} against {_side(first, 'baseline')}; "
@@ -91,7 +95,7 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
              f"correction {first['correction']}")
     slower = df.filter(pl.col("verdict") == "slower").height
     level: VerdictLevel = "alarm" if slower else "ok"
-    drawn = df.filter(pl.col("ci_low_pct").is_not_null() & pl.col("change_pct").is_finite()
+    drawn = df.filter(pl.col("worse_low_pct").is_not_null() & pl.col("worse_pct").is_finite()
                       ).head(TOP_DRAWN)
     blocks: list[Figure | Notice] = []
     if drawn.height:
@@ -100,7 +104,7 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
     if drawn.height < df.height:
         blocks.append(Notice(f"{df.height - drawn.height} configurations are not drawn (no "
                              "interval, or beyond the largest drawn); the table lists every one."))
-    geo_df = pl.DataFrame(geo) if geo else None
+    geo_df = _worse(pl.DataFrame(geo)) if geo else None
     sections = [Section("Changes", sides, tuple(blocks))]
     if geo_df is not None:
         sections.append(Section("Geometric mean per unit", (
@@ -112,15 +116,15 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
                     col("metric", key=True), col("unit"),
                     col("configurations"),
                     col("baseline"), col("contender"),
-                    col("change_pct"), col("ratio"),
-                    col("ci_low_pct"),
-                    col("ci_high_pct")), geo_df),)))
+                    col("worse_pct"), col("ratio"),
+                    col("worse_low_pct"),
+                    col("worse_high_pct")), geo_df),)))
     table_cols = (*CONFIGURATION_COLUMNS[:4],
                   col("baseline_median"),
                   col("contender_median"),
-                  col("change_pct"), col("ratio"),
-                  col("ci_low_pct"),
-                  col("ci_high_pct"),
+                  col("worse_pct"), col("ratio"),
+                  col("worse_low_pct"),
+                  col("worse_high_pct"),
                   col("p_adjusted"), col("verdict"),
                   col("more_trials"), col("reason_why"),
                   col("n_baseline"),
@@ -131,6 +135,16 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
                 INTRO, tuple(sections),
                 (f"comparison_id {first['comparison_id']} ({first['created_at']})",),
                 name="compare", verdict=Verdict(f"{counts} ({sides}).", level), links=LINKS)
+
+
+def _worse(df: pl.DataFrame) -> pl.DataFrame:
+    """The change and its interval signed + = worse (``worse_pct``, ``worse_low_pct``,
+    ``worse_high_pct``), as on every page of the site (issue 40): a slower contender is +
+    whether the metric is a time or a throughput; the ratio keeps contender/baseline."""
+    if "higher_is_better" not in df.columns:
+        df = df.with_columns(higher_is_better=pl.lit(None, pl.Boolean))
+    return charts.plus_is_worse(df, "change_pct", "ci_low_pct", "ci_high_pct",
+                                ("worse_pct", "worse_low_pct", "worse_high_pct"))
 
 
 def _side(row: dict[str, object], side: str) -> str:

@@ -26,6 +26,7 @@ browser by ``assets/viewer.js``.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports.base import ReportData, Request
+from perfwarehouse.reports.columns import col
 from perfwarehouse.reports.configuration import (
     ANALYSES,
     SUMMARY_COLUMNS,
@@ -45,7 +47,14 @@ from perfwarehouse.reports.configuration import (
 )
 from perfwarehouse.reports.configuration_charts import viewer_templates
 from perfwarehouse.reports.configuration_verdict import verdict
-from perfwarehouse.reports.page import VERDICT_WORDS, Missing, Verdict, format_settings
+from perfwarehouse.reports.page import (
+    VERDICT_WORDS,
+    Missing,
+    Page,
+    Table,
+    Verdict,
+    format_settings,
+)
 from perfwarehouse.reports.render import (
     SiteLinks,
     _verdict,
@@ -74,6 +83,36 @@ def drilldown_links(df: pl.DataFrame, viewer: str) -> pl.Series:
     page): ``viewer#<the configuration page's name>``."""
     return pl.Series([f"{viewer}#{page_name(c, b, i)}" for c, b, i in
                       zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
+
+
+def with_drilldowns(page: Page, campaign: str, viewer: str) -> Page:
+    """The page with every table that lists configurations (its rows carry ``campaign``,
+    ``benchmark`` and ``config_id``) linking each row of ``campaign`` to its drill-down in
+    the campaign's ``viewer``, in a column after the columns that name the row (issue 40:
+    only the order-effects page linked them). A table that links them already stays as
+    it is."""
+    sections = []
+    for section in page.sections:
+        blocks = tuple(_linked(b, campaign, viewer) if isinstance(b, Table) else b
+                       for b in section.blocks)
+        sections.append(dataclasses.replace(section, blocks=blocks))
+    return dataclasses.replace(page, sections=tuple(sections))
+
+
+def _linked(table: Table, campaign: str, viewer: str) -> Table:
+    names = table.data.column_names
+    if ("drilldown" in names or not {"campaign", "benchmark", "config_id"} <= set(names)
+            or table.data.num_rows == 0):
+        return table
+    rows = table.data.select(["campaign", "benchmark", "config_id"]).to_pylist()
+    links = [None if r["config_id"] is None or r["benchmark"] is None
+             or r["campaign"] != campaign else
+             f"{viewer}#{page_name(r['campaign'], r['benchmark'], r['config_id'])}"
+             for r in rows]
+    keys = next((i for i, c in enumerate(table.columns) if not c.key), len(table.columns))
+    columns = (*table.columns[:keys], col("drilldown"), *table.columns[keys:])
+    data = table.data.append_column("drilldown", pa.array(links, pa.string()))
+    return dataclasses.replace(table, columns=columns, data=data)
 
 
 def link(campaign: str, benchmark: str, config_id: int) -> str:

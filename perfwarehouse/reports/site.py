@@ -195,7 +195,10 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     except UsageError as exc:  # a page that needs a selection: no page
                         say(f"{c.name}: no {name} page ({exc})")
                     else:
-                        built.append(Written(f"{name}.html", scoped(page, c.name)))
+                        page = scoped(page, c.name)
+                        if viewer:  # every configuration a page lists links its drill-down
+                            page = drilldown.with_drilldowns(page, c.name, drilldown.VIEWER)
+                        built.append(Written(f"{name}.html", page))
                     task.advance(1)
                 files = {w.href for w in built} | {"index.html"}
                 files |= {drilldown.VIEWER} if viewer else set()

@@ -8,7 +8,7 @@ WITH medians AS (
       AND ($campaign IS NULL OR campaign = $campaign)
     GROUP BY ALL
 )
-SELECT k.campaign, k.hardware_type, k.benchmark, k.settings, k.metric, c.unit, k.series,
+SELECT k.campaign, k.hardware_type, k.config_id, k.benchmark, k.settings, k.metric, c.unit, k.series,
        k.percentile, k.confidence, k.kpi, m.metric_median, k.n AS n_runs, k.independent,
        k.n_required
 FROM triscale_kpi AS k
