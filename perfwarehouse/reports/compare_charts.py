@@ -13,6 +13,7 @@ from perfwarehouse.reports.charts import (
     BLUE,
     GREEN,
     GREY,
+    SKY,
     VERMILLION,
     WIDTH,
     _color,
@@ -23,9 +24,11 @@ from perfwarehouse.reports.charts import (
     with_order,
 )
 
-VERDICTS = ("slower", "faster", "no change", "inconclusive")
-COLORS = (VERMILLION, GREEN, BLUE, GREY)
-SHAPES = ("triangle-down", "triangle-up", "circle", "square")
+VERDICTS = ("slower", "faster", "no change", "no significant change", "inconclusive")
+"""Every verdict of :mod:`perfwarehouse.compare` (a verdict outside the scale's domain
+was drawn without colour or shape: "no significant change" was missing)."""
+COLORS = (VERMILLION, GREEN, BLUE, SKY, GREY)
+SHAPES = ("triangle-down", "triangle-up", "circle", "diamond", "square")
 
 
 def changes_chart(rows: pl.DataFrame, *, confidence: float, title: str) -> alt.TopLevelMixin:
@@ -55,6 +58,6 @@ def changes_chart(rows: pl.DataFrame, *, confidence: float, title: str) -> alt.T
         width=WIDTH, height=height, title=_title(title),
         description=(f"Each configuration's change (contender against baseline, percent of "
                      f"the typical value, + = worse) with its {100 * confidence:g} % "
-                     "interval; red "
-                     "down-triangles are slower, green up-triangles faster, blue circles no "
+                     "interval; vermillion down-triangles are slower, green up-triangles "
+                     "faster, blue circles no change, light-blue diamonds no significant "
                      "change, grey squares inconclusive."))

@@ -47,6 +47,7 @@ from perfwarehouse.reports.configuration import (
 )
 from perfwarehouse.reports.configuration_charts import viewer_templates
 from perfwarehouse.reports.configuration_verdict import verdict
+from perfwarehouse.reports.formatting import settings_count, with_hardware
 from perfwarehouse.reports.page import (
     VERDICT_WORDS,
     Missing,
@@ -293,7 +294,8 @@ def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
         '<figcaption id="viewer-ecdf-caption"></figcaption></figure>'
         '<figure><div class="chart" id="viewer-trials"></div>'
         '<figcaption id="viewer-trials-caption"></figcaption></figure></section>',
-        f'<section id="configurations"><h2>Every configuration ({len(recs):,})</h2>'
+        '<section id="configurations"><h2>Every configuration '
+        f'({html.escape(settings_count(len(recs), with_hardware(recs)))})</h2>'
         '<input type="search" id="viewer-filter" placeholder="Filter by name" '
         'aria-label="Filter the configurations">'
         f'<ul class="configurations">{items}</ul></section>',

@@ -33,6 +33,8 @@ from perfwarehouse.reports.charts import (
 
 CONSISTENCY = ("consistent", "inconsistent", "not checked")
 CONSISTENCY_COLORS = ("#4c78a8", "#d62728", "#9e9e9e")
+CONSISTENCY_SHAPES = ("circle", "cross", "square")
+"""The trials' marks also differ in shape (the legend shows them): never colour alone."""
 PERCENTILE_ORDER = ("mean", "p50", "p90", "p99", "p99.9")
 SEEDING = ("without seeding", "with seeding")
 SEEDING_COLORS = (BLUE, ORANGE)
@@ -170,6 +172,8 @@ def consistency_scatter(checks: Frame, *, title: str, tolerance_pct: float, x_ti
         x=x, y=alt.Y("residual_pct:Q", title="law residual (%)"),
         color=alt.Color("status:N", title="trial", scale=alt.Scale(
             domain=list(CONSISTENCY), range=list(CONSISTENCY_COLORS))),
+        shape=alt.Shape("status:N", title="trial", scale=alt.Scale(
+            domain=list(CONSISTENCY), range=list(CONSISTENCY_SHAPES))),
         tooltip=["family_label:N", "run_id:N", alt.Tooltip("position:Q", title="position"),
                  alt.Tooltip("x:Q", title="load"), "law:N",
                  alt.Tooltip("residual_pct:Q", format="+.1f", title="residual (%)"), "reason:N"])
@@ -177,9 +181,10 @@ def consistency_scatter(checks: Frame, *, title: str, tolerance_pct: float, x_ti
         width=WIDTH, height=HEIGHT, title=_title(title),
         description=(f"One point per trial: the relative residual of its operational law "
                      f"(closed loop X(R+Z)/N - 1, open loop completions/arrivals - 1); the "
-                     f"green band is the tolerance (±{tolerance_pct:g} %). Red points break "
-                     "the law: a client bottleneck, a saturated open-loop run or a wrong "
-                     "setting; they are left out of the curves and the peak."),
+                     f"green band is the tolerance (±{tolerance_pct:g} %); blue circles keep "
+                     "the law; red crosses break it (a client bottleneck, a saturated "
+                     "open-loop run or a wrong setting: they are left out of the curves and "
+                     "the peak); grey squares were not checked."),
     )
 
 

@@ -73,7 +73,8 @@ def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
             p["title"], "", (), name=p["href"].removesuffix(".html"),
             verdict=None if p["verdict"] is None else Verdict(*p["verdict"])))
             for p in kept["pages"]]
-        done.append(CampaignPages(c, pages, int(kept["configurations"])))
+        done.append(CampaignPages(c, pages, int(kept["configurations"]),
+                                  int(kept.get("with_hardware", 0))))
     return write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
 
 

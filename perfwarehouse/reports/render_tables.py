@@ -50,6 +50,8 @@ def _filter_example(table: Table) -> str:
     examples = ["words"]
     if numeric is not None:
         name = re.sub(r"\s*\([^)]*\)\s*$", "", numeric.label).strip()
+        if re.search(r"[,<>=!]", name):  # "change, + = worse": an "=" reads as a condition
+            name = numeric.field  # the filter takes a column's field name as well
         examples.append(f"{name} < 0.01" if numeric.format == "pvalue" else f"{name} > 5")
     if text is not None:
         value = next((str(v) for v in table.data.column(text.field).to_pylist() if v), None)

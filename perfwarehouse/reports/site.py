@@ -43,6 +43,7 @@ from perfwarehouse.reports.campaigns import campaign_slug as campaign_slug
 from perfwarehouse.reports.campaigns import classify as classify
 from perfwarehouse.reports.campaigns import pages_of as pages_of
 from perfwarehouse.reports.campaigns import read_campaigns as read_campaigns
+from perfwarehouse.reports.formatting import settings_count, with_hardware
 from perfwarehouse.reports.page import Page, Verdict, VerdictLevel
 from perfwarehouse.reports.render import (
     SiteLinks,
@@ -157,6 +158,8 @@ class CampaignPages:
     configurations: int = 0
     """The configurations in the campaign's drill-down viewer (0: no viewer,
     :mod:`~perfwarehouse.reports.drilldown`)."""
+    with_hardware: int = 0
+    """... counted once per hardware type, as the pages count them."""
 
 
 def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = None,
@@ -207,10 +210,10 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 for w in built:
                     write_report(keep_links(w.page, files), out_dir / c.slug / w.href, site=nav)
                     say(f"wrote {out_dir / c.slug / w.href}")
-                count = 0
+                count = hardware = 0
                 if viewer:
                     recs = drilldown.records(drilldown.read(data, c.name))
-                    count = len(recs)
+                    count, hardware = len(recs), with_hardware(recs)
                     write_text(out_dir / c.slug / drilldown.DATA,
                                drilldown.data_script(c.name, recs))
                     see = [(w.href.removesuffix(".html").replace("-", " "), w.href)
@@ -220,7 +223,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     say(f"wrote {out_dir / c.slug / drilldown.VIEWER} ({len(recs):,} "
                         "configurations)")
                 task.advance(1)
-                done.append(CampaignPages(c, built, count))
+                done.append(CampaignPages(c, built, count, hardware))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
                 write_text(out_dir / c.slug / MANIFEST, manifest(done[-1]))
     index = write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
@@ -245,6 +248,7 @@ def manifest(cp: CampaignPages) -> str:
     import json
 
     return json.dumps({"campaign": cp.campaign.name, "configurations": cp.configurations,
+                       "with_hardware": cp.with_hardware,
                        "pages": [{"href": w.href, "title": w.page.title,
                                   "verdict": None if w.page.verdict is None else
                                   [w.page.verdict.text, w.page.verdict.level]}
@@ -290,7 +294,7 @@ def campaign_level(pages: list[Written]) -> VerdictLevel:
 def _drilldowns(cp: CampaignPages, prefix: str) -> str:
     n = cp.configurations
     return (f'Every configuration of the campaign, one by one: <a href="{_e(prefix)}'
-            f'{drilldown.VIEWER}">{n:,} configuration{"s" if n != 1 else ""}</a>')
+            f'{drilldown.VIEWER}">{_e(settings_count(n, cp.with_hardware))}</a>')
 
 
 def campaign_html(cp: CampaignPages) -> str:

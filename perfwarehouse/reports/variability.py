@@ -151,7 +151,8 @@ def verdict(ranking: pl.DataFrame | None, detect: pl.DataFrame | None) -> Verdic
                 parts.append(
                     f"With {strategy}-based sampling on {k} node{'s' if k != 1 else ''}, the "
                     f"median configuration detects a {median} slowdown; {none:,} of "
-                    f"{part.height:,} cannot detect even 100 %.")
+                    f"{part.height:,} benchmark settings with hardware type cannot detect "
+                    "even 100 %.")
     if not parts:
         return Verdict("Not analysed yet: run `perfwarehouse analyze variability` and "
                        "`analyze detectable-regression`, then write this report again.",

@@ -213,4 +213,5 @@ def test_variability_verdict_ranks_hardware_types() -> None:
     assert v.text == ("The most variable hardware type is aws (median RSD 20 % over 2 "
                       "configurations), the least bm (0.5 %); compare performance only within "
                       "one hardware type. With trial-based sampling on 20 nodes, the median "
-                      "configuration detects a 5 % slowdown; 1 of 2 cannot detect even 100 %.")
+                      "configuration detects a 5 % slowdown; 1 of 2 benchmark settings with "
+                      "hardware type cannot detect even 100 %.")
