@@ -144,13 +144,17 @@ def latency_curve(curve: Frame, *, title: str, x_field: str, x_title: str,
             y="r_sat:Q"))
         layers.append(alt.Chart(sat).mark_text(align="left", x=4, dy=-7, color="#d62728",
                                                fontSize=11).encode(y="r_sat:Q", text="label:N"))
+    said = ["Mean response time and pooled percentiles (from the trials' full latency "
+            "distributions where stored) with their CI bands"]
+    if r_sat_ms is not None:  # the caption names only the marks the chart has
+        said.append("the red dashed line is the saturation threshold R_sat")
+    if k.height:
+        said.append("the dark dashed rules mark the knee: the peak rate λ* (open loop, the "
+                    "highest load whose response time stays ≤ R_sat) or the knee in N "
+                    "(closed loop)")
     return alt.layer(*layers).properties(
         width=WIDTH, height=HEIGHT + 40, title=_title(title),
-        description=("Mean response time and pooled percentiles (from the trials' full latency "
-                     "distributions where stored) with their CI bands; the red dashed line is "
-                     "the saturation threshold R_sat, the black rules the knee: the peak rate "
-                     "lambda* (open loop, the highest load whose response time stays <= R_sat) "
-                     "or the knee in N (closed loop)."),
+        description="; ".join(said) + ".",
     )
 
 

@@ -183,7 +183,8 @@ def order_sections(df: pl.DataFrame, drilldown: str | None = None) -> list[Secti
     sections.append(Section(
         "Do fixed and random order give the same distribution?",
         "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 2 and 3: the configurations of each campaign sorted by effect size; "
-        "red points reject equal distributions at the family-wise level.", tuple(figures)))
+        "vermillion (red-orange) triangles reject equal distributions at the family-wise "
+        "level.", tuple(figures)))
 
     sections.append(Section(
         "How large are the differences?",
