@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 import altair as alt
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -148,6 +149,28 @@ def _plain(value: object) -> str:
 def unit_title(quantity: str, unit: str | None) -> str:
     """An axis title with its unit, saying so when the unit is unknown."""
     return f"{quantity} ({unit})" if unit else f"{quantity} (unit not recorded)"
+
+
+#: Time units a chart can rescale, in seconds, and the names an axis shows.
+_TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
+               "sec": 1.0, "seconds": 1.0}
+_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def readable_unit(values: Sequence[float | None] | pl.Series, unit: str | None
+                  ) -> tuple[float, str | None]:
+    """The factor to multiply a time series by, and the unit to name on its axis and in
+    its tooltips, so that it reads 31.3 µs rather than 0.0000313 s (issue 40): the
+    largest of s, ms, µs and ns in which the median magnitude is at least 1. A unit that
+    is not a time (ops/s, MB/s, a score) stays as it is (factor 1)."""
+    seconds = _TIME_UNITS.get((unit or "").strip())
+    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    if seconds is None or not finite:
+        return 1.0, unit
+    typical = float(np.median(finite)) * seconds
+    size, name = next(((size, name) for size, name in _TIME_STEPS if typical >= size),
+                      _TIME_STEPS[-1])
+    return float(f"{seconds / size:.12g}"), name
 
 
 def long_label_axis(limit: int = 0) -> alt.Axis:

@@ -14,10 +14,9 @@ import pyarrow as pa
 from perfwarehouse.options import Option
 from perfwarehouse.reports import charts
 from perfwarehouse.reports.base import PNG, Report, ReportData, Request
+from perfwarehouse.reports.columns import CONFIGURATION_COLUMNS, col
 from perfwarehouse.reports.compare_charts import changes_chart
 from perfwarehouse.reports.page import (
-    CONFIGURATION_COLUMNS,
-    Column,
     Figure,
     Notice,
     Page,
@@ -82,7 +81,11 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
     """The page from the rows of one comparison (``report_compare.sql``), its verdict line,
     the display columns ``shown`` (ratio, baseline, contender; one row each) and the
     geometric-mean rows (pure)."""
-    df = pl.concat([charts.labelled(rows), shown], how="horizontal")
+    df = _worse(pl.concat([charts.labelled(rows), shown], how="horizontal"))
+    # a row's campaign when both sides are of one (the site links its drill-down there)
+    df = df.with_columns(campaign=pl.when(
+        pl.col("baseline_campaign") == pl.col("contender_campaign")).then(
+        pl.col("contender_campaign")).otherwise(pl.lit(None, pl.String)))
     first = df.row(0, named=True)
     confidence = float(first["confidence"])
     sides = (f"{_side(first, 'contender')} against {_side(first, 'baseline')}; "
@@ -90,7 +93,7 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
              f"correction {first['correction']}")
     slower = df.filter(pl.col("verdict") == "slower").height
     level: VerdictLevel = "alarm" if slower else "ok"
-    drawn = df.filter(pl.col("ci_low_pct").is_not_null() & pl.col("change_pct").is_finite()
+    drawn = df.filter(pl.col("worse_low_pct").is_not_null() & pl.col("worse_pct").is_finite()
                       ).head(TOP_DRAWN)
     blocks: list[Figure | Notice] = []
     if drawn.height:
@@ -99,7 +102,7 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
     if drawn.height < df.height:
         blocks.append(Notice(f"{df.height - drawn.height} configurations are not drawn (no "
                              "interval, or beyond the largest drawn); the table lists every one."))
-    geo_df = pl.DataFrame(geo) if geo else None
+    geo_df = _worse(pl.DataFrame(geo)) if geo else None
     sections = [Section("Changes", sides, tuple(blocks))]
     if geo_df is not None:
         sections.append(Section("Geometric mean per unit", (
@@ -107,29 +110,39 @@ def build_page(rows: pa.Table, counts: str, shown: pl.DataFrame,
             "mean (benchstat's geomean row), with a Student-t interval over the configurations "
             "of the mean log ratio."), (capped_table(
                 "Geometric mean", "", (
-                    Column("hardware_type", "hardware type", key=True),
-                    Column("metric", "metric", key=True), Column("unit", "unit"),
-                    Column("configurations", "configurations", "int"),
-                    Column("baseline", "baseline"), Column("contender", "contender"),
-                    Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
-                    Column("ci_low_pct", "CI low (%)", "pct"),
-                    Column("ci_high_pct", "CI high (%)", "pct")), geo_df),)))
+                    col("hardware_type", key=True),
+                    col("metric", key=True), col("unit"),
+                    col("configurations"),
+                    col("baseline"), col("contender"),
+                    col("worse_pct"), col("ratio"),
+                    col("worse_low_pct"),
+                    col("worse_high_pct")), geo_df),)))
     table_cols = (*CONFIGURATION_COLUMNS[:4],
-                  Column("baseline", "baseline (median)"),
-                  Column("contender", "contender (median)"),
-                  Column("change_pct", "change (%)", "pct"), Column("ratio", "ratio"),
-                  Column("ci_low_pct", "CI low (%)", "pct"),
-                  Column("ci_high_pct", "CI high (%)", "pct"),
-                  Column("p_adjusted", "p adjusted", "pvalue"), Column("verdict", "verdict"),
-                  Column("more_trials", "more trials", "int"), Column("reason", "why"),
-                  Column("n_baseline", "n baseline", "int"),
-                  Column("n_contender", "n contender", "int"))
+                  col("baseline_median"),
+                  col("contender_median"),
+                  col("worse_pct"), col("ratio"),
+                  col("worse_low_pct"),
+                  col("worse_high_pct"),
+                  col("p_adjusted"), col("verdict"),
+                  col("more_trials"), col("reason_why"),
+                  col("n_baseline"),
+                  col("n_contender"))
     sections.append(Section("Every configuration", "Largest change first.", (
         capped_table("Configurations", "", table_cols, df),)))
     return Page("Compare: " + _side(first, "contender") + " vs " + _side(first, "baseline"),
                 INTRO, tuple(sections),
                 (f"comparison_id {first['comparison_id']} ({first['created_at']})",),
                 name="compare", verdict=Verdict(f"{counts} ({sides}).", level), links=LINKS)
+
+
+def _worse(df: pl.DataFrame) -> pl.DataFrame:
+    """The change and its interval signed + = worse (``worse_pct``, ``worse_low_pct``,
+    ``worse_high_pct``), as on every page of the site (issue 40): a slower contender is +
+    whether the metric is a time or a throughput; the ratio keeps contender/baseline."""
+    if "higher_is_better" not in df.columns:
+        df = df.with_columns(higher_is_better=pl.lit(None, pl.Boolean))
+    return charts.plus_is_worse(df, "change_pct", "ci_low_pct", "ci_high_pct",
+                                ("worse_pct", "worse_low_pct", "worse_high_pct"))
 
 
 def _side(row: dict[str, object], side: str) -> str:

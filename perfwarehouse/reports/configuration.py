@@ -33,19 +33,18 @@ from perfwarehouse.reports import charts
 from perfwarehouse.reports import configuration_charts as ccharts
 from perfwarehouse.reports.base import PNG, Report, ReportData, Request, provenance
 from perfwarehouse.reports.charts import thin_sorted
+from perfwarehouse.reports.columns import col
+from perfwarehouse.reports.configuration_verdict import as_frame, verdict
 from perfwarehouse.reports.page import (
-    Column,
     Figure,
     Missing,
     Notice,
     Page,
     Section,
     Table,
-    Verdict,
     capped_table,
     format_settings,
 )
-from perfwarehouse.reports.render import format_number, format_pvalue, p_statement
 from perfwarehouse.warehouse.lookup import (
     Configuration,
     ConfigurationQuery,
@@ -166,7 +165,7 @@ def build_page(frames: Frames) -> Page:
              ("history", "history.html"), ("all reports", "index.html"))
     return Page(f"Configuration {label} [{c.metric}]", intro, tuple(sections),
                 frames.provenance, name=page_name(c.campaign, c.benchmark, c.config_id),
-                verdict=verdict(frames), links=links)
+                verdict=verdict(frames.config, frames.analyses), links=links)
 
 
 def _direction(higher_is_better: bool | None) -> str:
@@ -175,143 +174,23 @@ def _direction(higher_is_better: bool | None) -> str:
     return "higher is better" if higher_is_better else "lower is better"
 
 
-def _frame(table: pa.Table | Missing) -> pl.DataFrame | None:
-    if isinstance(table, Missing):
-        return None
-    df = pl.from_arrow(table)
-    assert isinstance(df, pl.DataFrame)
-    return df
-
-
-def _names(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def verdict(frames: Frames) -> Verdict:
-    """What the analyses say about the configuration, with their numbers; only the
-    analyses that have rows for it are cited, the others are named as not run."""
-    parts: list[str] = []
-    alarm = False
-    missing = [m.command for m in frames.analyses.values() if isinstance(m, Missing)]
-    order = _frame(frames.analyses["order_effects"])
-    if order is not None:
-        text, hit = _order_verdict(order)
-        parts.append(text)
-        alarm |= hit
-    var = _frame(frames.analyses["variability"])
-    if var is not None:
-        parts.append(_variability_verdict(var))
-    trends = _frame(frames.analyses["trends"])
-    if trends is not None:
-        text, hit = _trend_verdict(trends, frames.config.higher_is_better)
-        parts.append(text)
-        alarm |= hit
-    cps = _frame(frames.analyses["change_points"])
-    if cps is not None:
-        text, hit = _change_verdict(cps, frames.config.higher_is_better)
-        parts.append(text)
-        alarm |= hit
-    if not parts:
-        return Verdict("No analysis has results for this configuration yet: run "
-                       + ", ".join(f"`{m}`" for m in missing)
-                       + ", then write this page again.", "missing")
-    if missing:
-        parts.append("Not analysed yet: " + ", ".join(f"`{m}`" for m in missing) + ".")
-    return Verdict(" ".join(parts), "alarm" if alarm else "ok")
-
-
-def _order_numbers(r: dict[str, object], named: bool = True) -> str:
-    where = f"{r['hardware_type']}: " if named else ""
-    parts = [f"{where}Δ {r['delta_pct']:+.2f} %" if r["delta_pct"] is not None
-             else f"{where}Δ undefined"]
-    if r["kw_p"] is not None:
-        parts.append(p_statement(float(r["kw_p"])))  # type: ignore[arg-type]
-    if r["p_adjusted"] is not None:
-        parts.append(f"adjusted {format_pvalue(float(r['p_adjusted']))}")  # type: ignore[arg-type]
-    return ", ".join(parts)
-
-
-def _order_verdict(df: pl.DataFrame) -> tuple[str, bool]:
-    """Order matters where the configuration's adjusted p is below α (the job's
-    correction over its family, as on the order-effects page)."""
-    hits = df.filter(pl.col("significant").fill_null(False))
-    rest = df.filter(~pl.col("significant").fill_null(False))
-    alpha, correction = df["alpha"][0], df["correction"][0]
-    words = []
-    if hits.height:
-        words.append(f"Order matters on {_names(hits['hardware_type'].to_list())} ("
-                     + "; ".join(_order_numbers(r, hits.height > 1)
-                                 for r in hits.iter_rows(named=True))
-                     + "; Δ > 0: the fixed order's mean is larger)")
-    if rest.height == 1:
-        words.append(("order does not matter" if hits.height else "Order does not matter")
-                     + f" on {rest['hardware_type'][0]} ("
-                     + _order_numbers(rest.row(0, named=True), False) + f"; adjusted p ≥ α = "
-                     f"{alpha:g}, {correction})")
-    elif rest.height:  # the numbers of each are in the table below
-        ps = [p for p in rest["kw_p"].to_list() if p is not None]
-        smallest = f"; smallest {p_statement(min(ps))}" if ps else ""
-        words.append(("order does not matter" if hits.height else "Order does not matter")
-                     + f" on {_names(rest['hardware_type'].to_list())} (adjusted p ≥ α = "
-                     f"{alpha:g}, {correction}{smallest})")
-    return "; ".join(words) + ".", bool(hits.height)
-
-
-def _variability_verdict(df: pl.DataFrame) -> str:
-    ok = df.filter(pl.col("rsd_total_pct").is_not_null()).sort("rsd_total_pct",
-                                                                  descending=True)
-    if ok.height == 0:
-        return "Variability: undefined (" + str(df["reason"][0] or "no values") + ")."
-    items = [f"{r['hardware_type']} {format_number(r['rsd_total_pct'])} %"
-             for r in ok.iter_rows(named=True)]
-    return ("Variability (RSD of all values, most variable first): " + ", ".join(items) + ".")
-
-
-def _trend_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str, bool]:
-    drifting = charts.plus_is_worse(
-        df.filter(pl.col("drifting").fill_null(False)), "slope_pct_per_30d",
-        "ci_low_pct_per_30d", "ci_high_pct_per_30d", ("worse", "worse_low", "worse_high"),
-        pl.lit(higher_is_better))
-    if drifting.height == 0:
-        return (f"No drift over time on {_names(df['hardware_type'].to_list())} (every "
-                "Theil-Sen CI includes 0)."), False
-    items = [f"{r['hardware_type']} {r['worse']:+.2f} % per 30 days (CI "
-             f"{r['worse_low']:+.2f} to {r['worse_high']:+.2f} %)"
-             for r in drifting.iter_rows(named=True)]
-    return "Drifts over time: " + "; ".join(items) + ".", True
-
-
-def _change_verdict(df: pl.DataFrame, higher_is_better: bool | None) -> tuple[str, bool]:
-    changes = df.filter(pl.col("position").is_not_null())
-    if changes.height == 0:
-        return "No change point in any series.", False
-    big = charts.plus_is_worse(
-        changes.sort(pl.col("change_pct").abs(), descending=True).head(1), "change_pct",
-        None, None, ("worse_pct", "", ""), pl.lit(higher_is_better)).row(0, named=True)
-    regressions = changes.filter(pl.col("direction") == "regression").height
-    return (f"{changes.height} change point{'s' if changes.height != 1 else ''} "
-            f"({regressions} regression{'s' if regressions != 1 else ''}); largest "
-            f"{big['worse_pct']:+.2f} %, + = worse ({big['direction']}) on "
-            f"{big['hardware_type']}."), regressions > 0
-
-
 # ---------------------------------------------------------------- sections
 SUMMARY_COLUMNS = (
-    Column("hardware_type", "hardware type", key=True),
-    Column("significant", "order matters (p adjusted < α)", "bool"),
-    Column("delta_pct", "Δ% fixed vs random (%)", "pct"),
-    Column("kw_p", "p (Kruskal-Wallis)", "pvalue"),
-    Column("p_adjusted", "p adjusted", "pvalue"),
-    Column("eta2", "η²_H", "float"),
-    Column("n_fixed", "n fixed", "int"), Column("n_random", "n random", "int"),
-    Column("median_fixed", "median fixed", "float"),
-    Column("median_random", "median random", "float"),
-    Column("rsd_total_pct", "RSD total (%)", "pct"),
-    Column("slope_pct_per_30d", "trend (% per 30 days)", "pct"),
-    Column("ci_low_pct_per_30d", "trend CI low (%)", "pct"),
-    Column("ci_high_pct_per_30d", "trend CI high (%)", "pct"),
-    Column("drifting", "drifting", "bool"),
-    Column("change_points", "change points", "int"),
+    col("hardware_type", key=True),
+    col("significant"),
+    col("delta_pct"),
+    col("kw_p_named"),
+    col("p_adjusted"),
+    col("eta2"),
+    col("n_fixed"), col("n_random"),
+    col("median_fixed"),
+    col("median_random"),
+    col("rsd_total_pct"),
+    col("slope_pct_per_30d"),
+    col("ci_low_pct_per_30d"),
+    col("ci_high_pct_per_30d"),
+    col("drifting"),
+    col("change_points"),
 )
 
 
@@ -326,10 +205,10 @@ def summary_rows(frames: Frames) -> pl.DataFrame:
              "trends": ["slope_pct_per_30d", "ci_low_pct_per_30d", "ci_high_pct_per_30d",
                         "drifting"]}
     for table, cols in picks.items():
-        df = _frame(frames.analyses[table])
+        df = as_frame(frames.analyses[table])
         if df is not None:
             out = out.join(df.select(["hardware_type", *cols]), on="hardware_type", how="left")
-    cps = _frame(frames.analyses["change_points"])
+    cps = as_frame(frames.analyses["change_points"])
     if cps is not None:
         counts = cps.group_by("hardware_type").agg(
             change_points=pl.col("position").is_not_null().sum().cast(pl.Int64))
@@ -423,7 +302,7 @@ def time_section(frames: Frames) -> Section:
                                                                        maintain_order=True)]
     points = pl.concat(parts).with_columns(
         time=pl.col("t").map_elements(_iso, return_dtype=pl.String))
-    trends = _frame(frames.analyses["trends"])
+    trends = as_frame(frames.analyses["trends"])
     blocks: list[Figure | Notice] = [Figure(ccharts.values_over_time(
         points, trend_lines(trends, frames.config.higher_is_better), title="Trial values over time, with the Theil-Sen trend",
         subtitle=f"{c.benchmark} {format_settings(c.settings)} [{c.metric}]",
@@ -452,17 +331,17 @@ def change_points_section(cps: pl.DataFrame, higher_is_better: bool | None) -> S
                      "From the change-points analysis: the change in % of the typical value "
                      "after against before (+ = worse by the metric's direction, as on the "
                      "history page), its CI and the permutation p-value.",
-                     (Column("hardware_type", "hardware type", key=True),
-                      Column("direction", "change"),
-                      Column("worse_pct", "change, + = worse (%)", "pct"),
-                      Column("worse_low_pct", "CI low (%)", "pct"),
-                      Column("worse_high_pct", "CI high (%)", "pct"),
-                      Column("revision_before", "last revision before"),
-                      Column("revision", "first revision after"),
-                      Column("started_at", "first trial after"),
-                      Column("median_before", "median before", "float"),
-                      Column("median_after", "median after", "float"),
-                      Column("p_value", "p", "pvalue")), rows),))
+                     (col("hardware_type", key=True),
+                      col("direction"),
+                      col("worse_pct"),
+                      col("worse_low_pct"),
+                      col("worse_high_pct"),
+                      col("revision_before"),
+                      col("revision"),
+                      col("started_at"),
+                      col("median_before"),
+                      col("median_after"),
+                      col("p_value")), rows),))
 
 
 # ------------------------------------------------------------------ options

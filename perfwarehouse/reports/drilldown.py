@@ -26,6 +26,7 @@ browser by ``assets/viewer.js``.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports.base import ReportData, Request
+from perfwarehouse.reports.columns import col
 from perfwarehouse.reports.configuration import (
     ANALYSES,
     SUMMARY_COLUMNS,
@@ -42,10 +44,18 @@ from perfwarehouse.reports.configuration import (
     page_name,
     summary_rows,
     trend_lines,
-    verdict,
 )
 from perfwarehouse.reports.configuration_charts import viewer_templates
-from perfwarehouse.reports.page import VERDICT_WORDS, Missing, Verdict, format_settings
+from perfwarehouse.reports.configuration_verdict import verdict
+from perfwarehouse.reports.formatting import settings_count, with_hardware
+from perfwarehouse.reports.page import (
+    VERDICT_WORDS,
+    Missing,
+    Page,
+    Table,
+    Verdict,
+    format_settings,
+)
 from perfwarehouse.reports.render import (
     SiteLinks,
     _verdict,
@@ -67,6 +77,43 @@ TIME_POINTS = 60
 """Trials per hardware type drawn over time at most (evenly spaced by time rank; the
 stand-alone page keeps 800). With 25 and 60, the demo's long-term campaign (1,880 series)
 takes 5 MB of data; 40 and 120 took 9.5 MB."""
+
+
+def drilldown_links(df: pl.DataFrame, viewer: str) -> pl.Series:
+    """Each row's drill-down in the site's configuration ``viewer`` (relative to this
+    page): ``viewer#<the configuration page's name>``."""
+    return pl.Series([f"{viewer}#{page_name(c, b, i)}" for c, b, i in
+                      zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
+
+
+def with_drilldowns(page: Page, campaign: str, viewer: str) -> Page:
+    """The page with every table that lists configurations (its rows carry ``campaign``,
+    ``benchmark`` and ``config_id``) linking each row of ``campaign`` to its drill-down in
+    the campaign's ``viewer``, in a column after the columns that name the row (issue 40:
+    only the order-effects page linked them). A table that links them already stays as
+    it is."""
+    sections = []
+    for section in page.sections:
+        blocks = tuple(_linked(b, campaign, viewer) if isinstance(b, Table) else b
+                       for b in section.blocks)
+        sections.append(dataclasses.replace(section, blocks=blocks))
+    return dataclasses.replace(page, sections=tuple(sections))
+
+
+def _linked(table: Table, campaign: str, viewer: str) -> Table:
+    names = table.data.column_names
+    if ("drilldown" in names or not {"campaign", "benchmark", "config_id"} <= set(names)
+            or table.data.num_rows == 0):
+        return table
+    rows = table.data.select(["campaign", "benchmark", "config_id"]).to_pylist()
+    links = [None if r["config_id"] is None or r["benchmark"] is None
+             or r["campaign"] != campaign else
+             f"{viewer}#{page_name(r['campaign'], r['benchmark'], r['config_id'])}"
+             for r in rows]
+    keys = next((i for i, c in enumerate(table.columns) if not c.key), len(table.columns))
+    columns = (*table.columns[:keys], col("drilldown"), *table.columns[keys:])
+    data = table.data.append_column("drilldown", pa.array(links, pa.string()))
+    return dataclasses.replace(table, columns=columns, data=data)
 
 
 def link(campaign: str, benchmark: str, config_id: int) -> str:
@@ -169,7 +216,7 @@ def records(drill: CampaignDrill) -> dict[str, dict[str, Any]]:
             analyses[table] = got if got is not None and got.num_rows else Missing(
                 table, fill, f" for this configuration in campaign {drill.campaign}")
         frames = Frames(c, analyses, empty, empty)
-        said: Verdict = verdict(frames)
+        said: Verdict = verdict(frames.config, frames.analyses)
         summary = summary_rows(frames)
         columns = [col for col in SUMMARY_COLUMNS if col.field in summary.columns]
         types = list(c.hardware_types)
@@ -247,7 +294,8 @@ def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
         '<figcaption id="viewer-ecdf-caption"></figcaption></figure>'
         '<figure><div class="chart" id="viewer-trials"></div>'
         '<figcaption id="viewer-trials-caption"></figcaption></figure></section>',
-        f'<section id="configurations"><h2>Every configuration ({len(recs):,})</h2>'
+        '<section id="configurations"><h2>Every configuration '
+        f'({html.escape(settings_count(len(recs), with_hardware(recs)))})</h2>'
         '<input type="search" id="viewer-filter" placeholder="Filter by name" '
         'aria-label="Filter the configurations">'
         f'<ul class="configurations">{items}</ul></section>',

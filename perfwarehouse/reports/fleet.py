@@ -30,8 +30,8 @@ import pyarrow as pa
 from perfwarehouse.errors import UsageError
 from perfwarehouse.reports import charts, fleet_charts
 from perfwarehouse.reports.base import CAMPAIGN, OUT, PNG, SINCE, UNTIL, Report, ReportData, Request
+from perfwarehouse.reports.columns import col
 from perfwarehouse.reports.page import (
-    Column,
     Figure,
     Notice,
     Page,
@@ -209,16 +209,16 @@ def summary_section(summary: FleetSummary) -> Section:
         "dependent in the previous period, 'resolved' were and are no longer. RSD: the median "
         "over the type's configurations; now vs before: the relative change of that median "
         "(+50 %: 1.5 times as variable as before).",
-        (Column("hardware_type", "hardware type", key=True),
-         Column("configurations", "configurations", "int"),
-         Column("trials_now", "trials (this period)", "int"),
-         Column("trials_prev", "trials (previous)", "int"),
-         Column("drifting", "drifting", "int"),
-         Column("dependent_now", "order-dependent", "int"),
-         Column("new", "of which new", "int"), Column("resolved", "resolved", "int"),
-         Column("rsd_prev", "median RSD before (%)", "pct"),
-         Column("rsd_now", "median RSD now (%)", "pct"),
-         Column("rsd_change", "median RSD now vs before (% of before)", "pct")),
+        (col("hardware_type", key=True),
+         col("configurations"),
+         col("trials_now"),
+         col("trials_prev"),
+         col("drifting_count"),
+         col("dependent_now"),
+         col("new"), col("resolved"),
+         col("rsd_prev"),
+         col("rsd_now"),
+         col("rsd_change")),
         summary.by_type),))
 
 
@@ -262,15 +262,15 @@ def drift_section(now: pl.DataFrame, params: FleetParams,
         "Drifting configurations",
         "Trend in % of the median per 30 days, CI at the family-wise confidence; + = worse by "
         "the metric's direction (a longer time or a lower throughput), − = better.",
-        (Column("benchmark", "benchmark", key=True),
-         Column("settings", "settings", "settings", key=True),
-         Column("hardware_type", "hardware type", key=True), Column("metric", "metric", key=True),
-         Column("campaign", "campaign"), Column("unit", "unit"),
-         Column("higher_is_better", "higher is better", "bool"),
-         Column("n_now", "trials", "int"),
-         Column("worse_pct", "trend, + = worse (%/30 days)", "pct"),
-         Column("worse_low_pct", "CI low", "pct"), Column("worse_high_pct", "CI high", "pct"),
-         Column("level_worse_pct", "median vs previous period, + = worse (%)", "pct")),
+        (col("benchmark", key=True),
+         col("settings", key=True),
+         col("hardware_type", key=True), col("metric", key=True),
+         col("campaign"), col("unit"),
+         col("higher_is_better"),
+         col("n_now"),
+         col("worse_pct_trend"),
+         col("worse_low_pct_short"), col("worse_high_pct_short"),
+         col("level_worse_pct")),
         drifting))
     untested = now.height - with_trend.height
     if untested:
@@ -293,14 +293,14 @@ def order_section(result: pl.DataFrame) -> Section:
             changes, title="Order dependence now and in the previous period"), "order-changes"))
     else:
         blocks.append(Notice("No configuration is order-dependent in either period."))
-    columns = (Column("benchmark", "benchmark", key=True),
-               Column("settings", "settings", "settings", key=True),
-               Column("hardware_type", "hardware type", key=True),
-               Column("metric", "metric", key=True), Column("change", "change"),
-               Column("campaign", "campaign"),
-               Column("n_now", "trials", "int"), Column("p_now", "p now", "pvalue"),
-               Column("p_prev", "p before", "pvalue"), Column("eta2_now", "η²_H", "float"),
-               Column("delta_now_pct", "Δ% fixed vs random (%)", "pct"))
+    columns = (col("benchmark", key=True),
+               col("settings", key=True),
+               col("hardware_type", key=True),
+               col("metric", key=True), col("change"),
+               col("campaign"),
+               col("n_now"), col("p_now"),
+               col("p_prev"), col("eta2_now"),
+               col("delta_now_pct"))
     blocks.append(capped_table(
         "Order-dependent configurations in this period",
         "Fixed- against random-order trials of the period, Kruskal-Wallis p below α/m; Δ% > 0: "
@@ -329,13 +329,13 @@ def variability_section(result: pl.DataFrame, summary: FleetSummary) -> Section:
     blocks.append(capped_table(
         "Configurations by change of RSD",
         "Largest increase first; ratio = RSD now / RSD before.",
-        (Column("benchmark", "benchmark", key=True),
-         Column("settings", "settings", "settings", key=True),
-         Column("hardware_type", "hardware type", key=True), Column("metric", "metric", key=True),
-         Column("campaign", "campaign"), Column("n_prev", "trials before", "int"),
-         Column("n_now", "trials now", "int"),
-         Column("rsd_prev_pct", "RSD before (%)", "pct"),
-         Column("rsd_now_pct", "RSD now (%)", "pct"), Column("ratio", "ratio", "float")),
+        (col("benchmark", key=True),
+         col("settings", key=True),
+         col("hardware_type", key=True), col("metric", key=True),
+         col("campaign"), col("n_prev"),
+         col("n_now_long"),
+         col("rsd_prev_pct"),
+         col("rsd_now_pct"), col("ratio_number")),
         ranked))
     return Section("Variability against the previous period",
                    "The relative standard deviation (100·σ/μ) of each configuration's trials.",

@@ -57,9 +57,9 @@ def drift_overview(data: Frame, *, title: str) -> alt.Chart:
         width=WIDTH, height=alt.Step(26), title=_title(title),
         description=("Each point is one configuration on one hardware type, placed at its trend in "
                      "% of its median per 30 days (+ = worse by the metric's direction); "
-                     "orange triangles drift (the CI of the trend excludes "
-                     "zero and the trend exceeds the threshold), so their results depend on when "
-                     "they were measured."),
+                     "vermillion (red-orange) up-triangles drift (the CI of the trend "
+                     "excludes zero and the trend exceeds the threshold), so their results "
+                     "depend on when they were measured; light-grey circles are stable."),
     )
 
 

@@ -64,3 +64,17 @@ def format_value(col: Column, value: Any) -> str:
     if isinstance(value, (datetime, date)):
         return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
     return str(value)
+
+
+def settings_count(settings: int, with_hardware: int) -> str:
+    """How many configurations a campaign's viewer lists, in units a reader can match
+    with the pages: "446 benchmark settings, 1,880 with hardware type" (a benchmark
+    setting: benchmark, settings and metric; the pages count it once per hardware type,
+    issue 40)."""
+    text = f"{settings:,} benchmark setting{'s' if settings != 1 else ''}"
+    return text + (f", {with_hardware:,} with hardware type" if with_hardware else "")
+
+
+def with_hardware(recs: dict[str, dict[str, Any]]) -> int:
+    """The (benchmark setting, hardware type) pairs of a viewer's records."""
+    return sum(len(r.get("hw") or ()) for r in recs.values())

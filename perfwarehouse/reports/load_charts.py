@@ -33,6 +33,8 @@ from perfwarehouse.reports.charts import (
 
 CONSISTENCY = ("consistent", "inconsistent", "not checked")
 CONSISTENCY_COLORS = ("#4c78a8", "#d62728", "#9e9e9e")
+CONSISTENCY_SHAPES = ("circle", "cross", "square")
+"""The trials' marks also differ in shape (the legend shows them): never colour alone."""
 PERCENTILE_ORDER = ("mean", "p50", "p90", "p99", "p99.9")
 SEEDING = ("without seeding", "with seeding")
 SEEDING_COLORS = (BLUE, ORANGE)
@@ -142,13 +144,17 @@ def latency_curve(curve: Frame, *, title: str, x_field: str, x_title: str,
             y="r_sat:Q"))
         layers.append(alt.Chart(sat).mark_text(align="left", x=4, dy=-7, color="#d62728",
                                                fontSize=11).encode(y="r_sat:Q", text="label:N"))
+    said = ["Mean response time and pooled percentiles (from the trials' full latency "
+            "distributions where stored) with their CI bands"]
+    if r_sat_ms is not None:  # the caption names only the marks the chart has
+        said.append("the red dashed line is the saturation threshold R_sat")
+    if k.height:
+        said.append("the dark dashed rules mark the knee: the peak rate λ* (open loop, the "
+                    "highest load whose response time stays ≤ R_sat) or the knee in N "
+                    "(closed loop)")
     return alt.layer(*layers).properties(
         width=WIDTH, height=HEIGHT + 40, title=_title(title),
-        description=("Mean response time and pooled percentiles (from the trials' full latency "
-                     "distributions where stored) with their CI bands; the red dashed line is "
-                     "the saturation threshold R_sat, the black rules the knee: the peak rate "
-                     "lambda* (open loop, the highest load whose response time stays <= R_sat) "
-                     "or the knee in N (closed loop)."),
+        description="; ".join(said) + ".",
     )
 
 
@@ -170,6 +176,8 @@ def consistency_scatter(checks: Frame, *, title: str, tolerance_pct: float, x_ti
         x=x, y=alt.Y("residual_pct:Q", title="law residual (%)"),
         color=alt.Color("status:N", title="trial", scale=alt.Scale(
             domain=list(CONSISTENCY), range=list(CONSISTENCY_COLORS))),
+        shape=alt.Shape("status:N", title="trial", scale=alt.Scale(
+            domain=list(CONSISTENCY), range=list(CONSISTENCY_SHAPES))),
         tooltip=["family_label:N", "run_id:N", alt.Tooltip("position:Q", title="position"),
                  alt.Tooltip("x:Q", title="load"), "law:N",
                  alt.Tooltip("residual_pct:Q", format="+.1f", title="residual (%)"), "reason:N"])
@@ -177,9 +185,10 @@ def consistency_scatter(checks: Frame, *, title: str, tolerance_pct: float, x_ti
         width=WIDTH, height=HEIGHT, title=_title(title),
         description=(f"One point per trial: the relative residual of its operational law "
                      f"(closed loop X(R+Z)/N - 1, open loop completions/arrivals - 1); the "
-                     f"green band is the tolerance (±{tolerance_pct:g} %). Red points break "
-                     "the law: a client bottleneck, a saturated open-loop run or a wrong "
-                     "setting; they are left out of the curves and the peak."),
+                     f"green band is the tolerance (±{tolerance_pct:g} %); blue circles keep "
+                     "the law; red crosses break it (a client bottleneck, a saturated "
+                     "open-loop run or a wrong setting: they are left out of the curves and "
+                     "the peak); grey squares were not checked."),
     )
 
 

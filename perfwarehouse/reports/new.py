@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 import polars as pl
 
 from perfwarehouse.reports.base import OUT, Report, ReportData, Request
+from perfwarehouse.reports.columns import col
 from perfwarehouse.reports.page import (
-    Column,
     Notice,
     Page,
     Section,
@@ -86,13 +86,13 @@ def build_page(rows: list[dict[str, object]]) -> Page:
     if found:
         df = pl.DataFrame([{k: f.get(k) for k in FINDING_SCHEMA} for f in found],
                           schema=FINDING_SCHEMA).with_columns(pl.col("kind").replace(KIND_NAME))
-        cols = (Column("kind", "what", key=True), Column("benchmark", "benchmark", key=True),
-                Column("settings", "settings", "settings"),
-                Column("hardware_type", "hardware type"), Column("campaign", "campaign"),
-                Column("metric", "metric"), Column("change_pct", "change (%)", "pct"),
-                Column("low_pct", "CI low (%)", "pct"), Column("high_pct", "CI high (%)", "pct"),
-                Column("revision", "revision"), Column("revision_before", "revision before"),
-                Column("link", "page", "link"))
+        cols = (col("kind", key=True), col("benchmark", key=True),
+                col("settings"),
+                col("hardware_type"), col("campaign"),
+                col("metric"), col("change_pct"),
+                col("low_pct"), col("high_pct"),
+                col("revision_short"), col("revision_before_short"),
+                col("link"))
         sections.append(Section(f"New at the refresh of {when}", (
             f"New since {latest['since']}. Regressions first, then by campaign and the size of the change; drifts in % "
             "per 30 days."), (capped_table("New findings", "", cols, df),)))
@@ -108,10 +108,10 @@ def build_page(rows: list[dict[str, object]]) -> Page:
         "Every refresh, newest first: what it found new, the ingest batches that landed "
         "since the refresh before it, the analyses it ran (those whose inputs changed) and "
         "the campaigns whose pages it wrote."), (capped_table("Refreshes", "", (
-            Column("refresh_id", "refresh", "int", key=True),
-            Column("finished", "finished (UTC)"), Column("found", "found new"),
-            Column("batches", "new batches", "int"), Column("job_runs", "analyses run", "int"),
-            Column("since", "new since"), Column("campaigns", "pages written for")),
+            col("refresh_id", key=True),
+            col("finished"), col("found"),
+            col("batches"), col("job_runs"),
+            col("since"), col("campaigns_written")),
             history),)))
     return Page("What is new", INTRO, tuple(sections), name="new", verdict=verdict,
                 links=LINKS)

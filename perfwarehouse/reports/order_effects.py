@@ -16,10 +16,13 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts, order_effects_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
-from perfwarehouse.reports.configuration import page_name
+from perfwarehouse.reports.columns import CONFIGURATION_COLUMNS, col
+from perfwarehouse.reports.drilldown import drilldown_links
+from perfwarehouse.reports.order_predecessors import polluter_leaderboard as polluter_leaderboard
+from perfwarehouse.reports.order_predecessors import predecessor_data as predecessor_data
+from perfwarehouse.reports.order_predecessors import predecessor_frames, predecessor_section
+from perfwarehouse.reports.order_predecessors import prepare_predecessors as prepare_predecessors
 from perfwarehouse.reports.page import (
-    CONFIGURATION_COLUMNS,
-    Column,
     Figure,
     Missing,
     Notice,
@@ -29,11 +32,9 @@ from perfwarehouse.reports.page import (
     Verdict,
     VerdictLevel,
     capped_table,
-    format_settings,
 )
 
 MAX_CAMPAIGN_CHARTS = 8
-POLLUTERS_PER_TYPE = 5
 ADVICE = "randomise the order of the tests or reset the machine between tests"
 
 INTRO = (
@@ -182,7 +183,8 @@ def order_sections(df: pl.DataFrame, drilldown: str | None = None) -> list[Secti
     sections.append(Section(
         "Do fixed and random order give the same distribution?",
         "Duplyakin et al. (OrderSage, USENIX ATC 2023) Figures 2 and 3: the configurations of each campaign sorted by effect size; "
-        "red points reject equal distributions at the family-wise level.", tuple(figures)))
+        "vermillion (red-orange) triangles reject equal distributions at the family-wise "
+        "level.", tuple(figures)))
 
     sections.append(Section(
         "How large are the differences?",
@@ -243,22 +245,15 @@ def summary_table(df: pl.DataFrame) -> Table:
     )
     return Table(
         "Campaigns", "α/m is the Bonferroni threshold for the campaign's m configurations.",
-        (Column("campaign", "campaign"), Column("hardware_types", "hardware types", "int"),
-         Column("configurations", "configurations", "int"),
-         Column("significant", "p < α/m (count)", "int"),
-         Column("significant_pct", "p < α/m (%)", "pct"),
-         Column("alpha_family", "α/m", "pvalue"),
-         Column("median_abs_delta", "median |Δ%| (%)", "pct"),
-         Column("max_abs_delta", "max |Δ%| (%)", "pct"),
-         Column("case1_pct", "CI case 1 (%)", "pct")),
+        (col("campaign"), col("hardware_types"),
+         col("configurations"),
+         col("significant_count"),
+         col("significant_pct"),
+         col("alpha_family"),
+         col("median_abs_delta"),
+         col("max_abs_delta"),
+         col("case1_pct")),
         summary.to_arrow())
-
-
-def drilldown_links(df: pl.DataFrame, viewer: str) -> pl.Series:
-    """Each row's drill-down in the site's configuration ``viewer`` (relative to this
-    page): ``viewer#<the configuration page's name>``."""
-    return pl.Series([f"{viewer}#{page_name(c, b, i)}" for c, b, i in
-                      zip(df["campaign"], df["benchmark"], df["config_id"])], dtype=pl.String)
 
 
 def configuration_table(df: pl.DataFrame, drilldown: str | None = None) -> Table:
@@ -267,7 +262,7 @@ def configuration_table(df: pl.DataFrame, drilldown: str | None = None) -> Table
         ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldown))
     keys = tuple(c for c in CONFIGURATION_COLUMNS if c.key)
     rest = tuple(c for c in CONFIGURATION_COLUMNS if not c.key)
-    link = ((Column("drilldown", "drill-down", "link"),) if "drilldown" in ordered.columns
+    link = ((col("drilldown"),) if "drilldown" in ordered.columns
             else ())
     return capped_table(
         "Configurations",
@@ -277,150 +272,18 @@ def configuration_table(df: pl.DataFrame, drilldown: str | None = None) -> Table
         "and its values over time; written alone with `perfwarehouse report configuration "
         "--campaign C --benchmark B --metric M --settings 'k=v ...'`).",
         (*keys, *link, *rest,
-         Column("n_fixed", "n fixed", "int"), Column("n_random", "n random", "int"),
-         Column("kw_p", "p", "pvalue"), Column("significant", "p < α/m", "bool"),
-         Column("eta2", "η²_H", "float"), Column("delta_pct", "Δ% (%)", "pct"),
-         Column("delta_median_pct", "Δ% of medians (%)", "pct"),
-         Column("median_fixed", "median fixed", "float"),
-         Column("ci_fixed_low", "CI fixed low", "float"),
-         Column("ci_fixed_high", "CI fixed high", "float"),
-         Column("median_random", "median random", "float"),
-         Column("ci_random_low", "CI random low", "float"),
-         Column("ci_random_high", "CI random high", "float"),
-         Column("ci_case", "CI case", "int")),
+         col("n_fixed"), col("n_random"),
+         col("kw_p"), col("significant_family"),
+         col("eta2"), col("delta_pct_short"),
+         col("delta_median_pct"),
+         col("median_fixed"),
+         col("ci_fixed_low"),
+         col("ci_fixed_high"),
+         col("median_random"),
+         col("ci_random_low"),
+         col("ci_random_high"),
+         col("ci_case")),
         ordered)
-
-
-# ------------------------------------------------------------- predecessors
-def predecessor_name(benchmark: str | None, settings: str | None, run_start: bool | None) -> str:
-    """The full name of a predecessor test: the benchmark and all its settings (k=v)."""
-    if run_start:
-        return "the start of the run"
-    if benchmark is None:
-        return "?"
-    text = format_settings(settings)
-    return f"{benchmark} {text}" if text else str(benchmark)
-
-
-def predecessor_data(data: ReportData, request: Request
-                     ) -> tuple[pl.DataFrame | Missing, pl.DataFrame | None]:
-    """The predecessor rows (with the full predecessor name, the shift made "+ = worse" by
-    the metric's direction, and whether the predecessor is a significant polluter) and the
-    polluter leaderboard; a :class:`Missing` and None when the job has not run."""
-    return predecessor_frames(data.results("predecessor_effects", "predecessor_effects",
-                                           "perfwarehouse analyze predecessor-effects", request))
-
-
-def predecessor_frames(rows: pa.Table | Missing
-                       ) -> tuple[pl.DataFrame | Missing, pl.DataFrame | None]:
-    """:func:`predecessor_data` from the rows already read (pure)."""
-    if isinstance(rows, Missing):
-        return rows, None
-    df = prepare_predecessors(charts.labelled(rows))
-    return df, polluter_leaderboard(df)
-
-
-def prepare_predecessors(df: pl.DataFrame) -> pl.DataFrame:
-    names = [predecessor_name(b, s, r) for b, s, r in zip(
-        df["worst_predecessor_benchmark"], df["worst_predecessor_settings"],
-        df["worst_is_run_start"])]
-    sign = pl.when(pl.col("higher_is_better").fill_null(False)).then(-1.0).otherwise(1.0)
-    hib = pl.col("higher_is_better").fill_null(False)
-    return df.with_columns(predecessor=pl.Series(names, dtype=pl.String)).with_columns(
-        worse_pct=pl.col("shift_pct") * sign,
-        worse_low_pct=pl.when(hib).then(-pl.col("high_pct")).otherwise(pl.col("low_pct")),
-        worse_high_pct=pl.when(hib).then(-pl.col("low_pct")).otherwise(pl.col("high_pct")),
-        polluted=((pl.col("mwu_p_adjusted") < pl.col("alpha")).fill_null(False)
-                  & (pl.col("shift_pct") * sign > 0).fill_null(False)))
-
-
-POLLUTER_GATE = (
-    "A configuration is a victim of the test that ran just before it when its trials after "
-    "that test are worse (by the metric's direction) than after any other test, with the "
-    "Mann-Whitney p-value of that test against the rest, multiplied by the number of "
-    "candidate predecessors tried (Bonferroni for having picked the worst), below α. The "
-    "Kruskal-Wallis test across all predecessors is not required: with ~150 predecessors of "
-    "a few trials each it has almost no power (on the demo's long-term campaign it rejects "
-    "for none of 1,880 configurations at α/m, while a planted polluter slows its followers "
-    "by 8-20 %). About α of the configurations without a polluter pass by chance, spread "
-    "over all their predecessors, so a chance polluter has one victim; the worst polluter "
-    "is the test with the most victims in the campaign.")
-"""How a victim is decided, as the page says it (:func:`prepare_predecessors`)."""
-
-
-def polluter_leaderboard(df: pl.DataFrame) -> pl.DataFrame:
-    """Per hardware type, each test that is the significant worst predecessor of some
-    configurations ("victims", :data:`POLLUTER_GATE`: the worst-vs-rest Mann-Whitney p
-    times the candidates is below α and the median after it is worse by the metric's
-    direction), most victims first."""
-    victims = df.filter(pl.col("polluted") & ~pl.col("worst_is_run_start").fill_null(False))
-    return (victims.group_by(["hardware_type", "predecessor"])
-            .agg(victims=pl.len(), median_worse_pct=pl.col("worse_pct").median(),
-                 max_worse_pct=pl.col("worse_pct").max(),
-                 campaigns=pl.col("campaign").unique().sort().str.join(", "),
-                 worst_victim=pl.col("config").sort_by("worse_pct", descending=True).first())
-            .sort(["hardware_type", "victims", "median_worse_pct"],
-                  descending=[False, True, True]))
-
-
-def predecessor_section(df: pl.DataFrame | Missing, polluters: pl.DataFrame | None,
-                        drilldown: str | None = None) -> Section:
-    title = "Which test slows the next one? The polluter leaderboard (predecessor effects)"
-    intro = ("Beyond the paper (its future work): within random-order runs, each configuration's "
-             "trials are grouped by the test that ran immediately before; when the median after "
-             "one predecessor is significantly worse than after any other, that predecessor "
-             "leaves state behind (a polluter) and the configuration is its victim. Worse is "
-             "by the metric's direction: a longer time or a lower throughput. "
-             + POLLUTER_GATE)
-    if isinstance(df, Missing):
-        return Section(title, intro, (df.notice(),))
-    assert polluters is not None
-    blocks: list[Figure | Table | Notice] = []
-    top = polluters.group_by("hardware_type", maintain_order=True).head(POLLUTERS_PER_TYPE)
-    if top.height:
-        blocks.append(Figure(order_effects_charts.polluters(
-            top, title=f"The worst polluters per hardware type (up to {POLLUTERS_PER_TYPE} "
-                       "each)"), "polluters"))
-        blocks.append(Table(
-            "Polluters", "One row per hardware type and predecessor test with at least one "
-            "significant victim; median/max worse: how much worse the victims' median is after "
-            "this test than after any other (% of the latter, + = worse).",
-            (Column("hardware_type", "hardware type", key=True),
-             Column("predecessor", "polluter (test that ran just before)", key=True),
-             Column("victims", "victims", "int"),
-             Column("median_worse_pct", "median worse (%)", "pct"),
-             Column("max_worse_pct", "max worse (%)", "pct"),
-             Column("worst_victim", "worst victim"), Column("campaigns", "campaigns")),
-            polluters.to_arrow()))
-    else:
-        blocks.append(Notice("No test is a significant worst predecessor of another (after "
-                             "the family-wise correction): no polluter found."))
-    ordered = df.sort(["polluted", "worse_pct"], descending=True, nulls_last=True)
-    link: tuple[Column, ...] = ()
-    if "config_id" in ordered.columns and drilldown:
-        ordered = ordered.with_columns(drilldown=drilldown_links(ordered, drilldown))
-        link = (Column("drilldown", "drill-down", "link"),)
-    blocks.append(capped_table(
-        "Predecessor effects of every configuration",
-        "One row per configuration: the Kruskal-Wallis test across predecessors and the "
-        "predecessor after which the median moves most, in % of the median after any other test "
-        "(+ = worse by the metric's direction; CI: the CI of the median after that predecessor, "
-        "on the same scale); adjusted p: the Mann-Whitney test of that predecessor against the "
-        "rest, times the candidates tried; polluted: adjusted p below α and worse; p: the "
-        "Kruskal-Wallis test across every predecessor (shown, not required).",
-        (Column("config", "configuration", key=True),
-         Column("hardware_type", "hardware type", key=True), *link,
-         Column("campaign", "campaign"),
-         Column("predecessor", "worst predecessor"),
-         Column("polluted", "polluted", "bool"),
-         Column("n_predecessors", "predecessors", "int"), Column("kw_p", "p", "pvalue"),
-         Column("worse_pct", "median worse (%)", "pct"),
-         Column("worse_low_pct", "CI low (%)", "pct"),
-         Column("worse_high_pct", "CI high (%)", "pct"),
-         Column("mwu_p_adjusted", "adjusted p (worst vs rest)", "pvalue"),
-         Column("ci_case", "CI case", "int")),
-        ordered))
-    return Section(title, intro, tuple(blocks))
 
 
 REPORT = Report(

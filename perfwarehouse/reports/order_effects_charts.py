@@ -84,7 +84,7 @@ def order_pvalues_effects(data: Frame, *, alpha_family: float, title: str,
     ).properties(
         title=_title(title),
         description=("Each point is one configuration, sorted left to right by its effect size "
-                     "η²_H; points below the dashed line (α/m, Bonferroni) are orange "
+                     "η²_H; points below the dashed line (α/m, Bonferroni) are vermillion "
                      "triangles: for them the fixed and random orders give different distributions, and the right panel "
                      "shows how large that difference is."),
     )

@@ -53,21 +53,15 @@ class Column:
     a relative file name, shown as a link whose text is the column's label).
 
     ``key`` columns name the row; the leading key columns of a table stay frozen on the
-    left while the reader scrolls it sideways."""
+    left while the reader scrolls it sideways. ``description`` says what the column
+    holds (the header's tooltip). Pages take their columns from the one table of
+    :mod:`perfwarehouse.reports.columns`."""
 
     field: str
     label: str
     format: ColumnFormat = "text"
     key: bool = False
-
-
-#: The columns that name a configuration, first in every per-configuration table
-#: (benchmark, settings, hardware type and metric, the key of a row, frozen when the table
-#: scrolls sideways: issue 40 found 1,163 px wide tables whose metric scrolled away).
-CONFIGURATION_COLUMNS = (
-    Column("benchmark", "benchmark", key=True), Column("settings", "settings", "settings", key=True),
-    Column("hardware_type", "hardware type", key=True), Column("metric", "metric", key=True),
-    Column("campaign", "campaign"), Column("unit", "unit"))
+    description: str = ""
 
 
 @dataclass(frozen=True)

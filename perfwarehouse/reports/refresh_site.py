@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from perfwarehouse.progress import Reporter
 from perfwarehouse.reports.base import ReportData, Request
@@ -28,12 +29,23 @@ from perfwarehouse.warehouse.store import Warehouse
 
 
 def missing_from(warehouse: Warehouse, out_dir: Path) -> list[str]:
-    """The campaigns whose pages the site under ``out_dir`` does not hold (no manifest)."""
-    from perfwarehouse.reports.site import campaign_slug
-
+    """The campaigns whose pages the site under ``out_dir`` does not hold (no manifest in
+    the campaign's directory, or one of another campaign: a new campaign may have moved
+    the directories of those whose names it shares, :func:`~perfwarehouse.reports.campaigns.campaign_folders`)."""
     with warehouse.catalog() as con:
-        names = [c.name for c in read_campaigns(ReportData(con))]
-    return [n for n in names if not (out_dir / campaign_slug(n) / MANIFEST).is_file()]
+        campaigns = read_campaigns(ReportData(con))
+    return [c.name for c in campaigns if _kept(out_dir / c.slug / MANIFEST, c.name) is None]
+
+
+def _kept(path: Path, campaign: str) -> dict[str, Any] | None:
+    """The manifest at ``path`` if it is ``campaign``'s (None: none, or another's)."""
+    if not path.is_file():
+        return None
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    return kept if isinstance(kept, dict) and kept.get("campaign") == campaign else None
 
 
 def update_site(warehouse: Warehouse, out_dir: Path, campaigns: Sequence[str], *,
@@ -48,23 +60,21 @@ def update_site(warehouse: Warehouse, out_dir: Path, campaigns: Sequence[str], *
 
 def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
     """The site's ``index.html`` over every campaign whose pages are in the site."""
-    from perfwarehouse.reports.site import campaign_slug
-
     write_assets(out_dir / "assets")
     with warehouse.catalog() as con:
         campaigns = read_campaigns(ReportData(con))
     order = list(KINDS)
     done = []
     for c in sorted(campaigns, key=lambda c: (order.index(c.kind), c.name.lower())):
-        path = out_dir / campaign_slug(c.name) / MANIFEST
-        if not path.is_file():
+        kept = _kept(out_dir / c.slug / MANIFEST, c.name)
+        if kept is None:
             continue
-        kept = json.loads(path.read_text(encoding="utf-8"))
         pages = [Written(p["href"], Page(
             p["title"], "", (), name=p["href"].removesuffix(".html"),
             verdict=None if p["verdict"] is None else Verdict(*p["verdict"])))
             for p in kept["pages"]]
-        done.append(CampaignPages(c, pages, int(kept["configurations"])))
+        done.append(CampaignPages(c, pages, int(kept["configurations"]),
+                                  int(kept.get("with_hardware", 0))))
     return write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
 
 

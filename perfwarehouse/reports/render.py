@@ -23,7 +23,6 @@ resources the page fetched and of policy violations.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
@@ -44,7 +43,6 @@ from perfwarehouse.reports.formatting import format_value as format_value
 from perfwarehouse.reports.formatting import p_statement as p_statement
 from perfwarehouse.reports.page import (
     VERDICT_WORDS,
-    Column,
     Figure,
     Notice,
     Page,
@@ -53,6 +51,11 @@ from perfwarehouse.reports.page import (
     Verdict,
     VerdictLevel,
 )
+from perfwarehouse.reports.render_tables import PAGE_ROWS as PAGE_ROWS
+from perfwarehouse.reports.render_tables import escape as _e
+from perfwarehouse.reports.render_tables import file_slug as _slug
+from perfwarehouse.reports.render_tables import relative_href as _relative_href
+from perfwarehouse.reports.render_tables import table_html as _table
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -158,10 +161,6 @@ def chart_spec(figure: Figure) -> dict[str, Any]:
 
 
 
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
-
-
 def head(title: str, site: SiteLinks | None, extra_style: str = "") -> list[str]:
     """The document's start up to ``<body>``: the policy, the title and the style (the
     site's shared file, or inline for a stand-alone page)."""
@@ -231,13 +230,6 @@ def render_html(page: Page, site: SiteLinks | None = None) -> str:
     return "\n".join(out)
 
 
-def _relative_href(href: str) -> str:
-    """Only plain relative file names are linked (never a scheme such as javascript:)."""
-    if ":" in href or href.startswith(("/", "\\")):
-        raise ValueError(f"links must be relative file names, got {href!r}")
-    return href
-
-
 class _Ids:
     def __init__(self, page: str = "report") -> None:
         self.page = page
@@ -283,108 +275,6 @@ def _figure(figure: Figure, number: int) -> str:
     )
 
 
-_NUMERIC = {"int", "float", "pct", "pvalue"}
-
-
-def _filter_example(table: Table) -> str:
-    """The filter box's placeholder, with a condition on a column this table has (issue 40:
-    it suggested p<0.01 on tables without a p column)."""
-    shown = [c for c in table.columns if c.field in table.data.column_names]
-    numeric = next((c for c in shown if c.format in ("pvalue", "pct", "float", "int")), None)
-    text = next((c for c in shown if c.format == "text" and c is not numeric), None)
-    examples = ["words"]
-    if numeric is not None:
-        name = re.sub(r"\s*\([^)]*\)\s*$", "", numeric.label).strip()
-        examples.append(f"{name} < 0.01" if numeric.format == "pvalue" else f"{name} > 5")
-    if text is not None:
-        value = next((str(v) for v in table.data.column(text.field).to_pylist() if v), None)
-        if value and len(value) <= 20:
-            examples.append(f"{text.label}={value}")
-    return "Filter: " + ", or ".join(examples)
-
-
-PAGE_ROWS = 100
-"""Rows a table shows at a time. A longer table is paged: the rows after the first page
-are written as the text of a ``<script type="text/html">`` data block inside the table's
-body (the file holds every row as HTML, but the browser makes no element of them while
-loading; every value in them is escaped, so no ``</script>`` can end the block early),
-and ``tables.js`` turns them into rows when the reader first sorts, filters, pages or
-downloads, then sorts and filters all rows and shows one page of them. The demo-sized
-order-effects page (four tables, two of 1,880 rows) took 2.8 s of main-thread CPU time with
-every row in the document, 0.7-0.8 s paged (``benchmarks/bench_page_main_thread.py``)."""
-
-
-def _table(table: Table, number: int, page: str = "report") -> str:
-    tid = f"table-{number}"
-    rows = table.data.to_pylist()
-    # the leading key columns stay frozen on the left (sticky) when the table scrolls
-    frozen = 0
-    for col in table.columns:
-        if not col.key:
-            break
-        frozen += 1
-    if frozen == 0 and len(table.columns) > 1:
-        frozen = 1  # no key declared: the first column names the row, it stays in view
-    csv_name = f"{_slug(page)}-{_slug(table.title)}.csv"
-    count = f"{len(rows):,} row" + ("" if len(rows) == 1 else "s")
-    parts = [f'<div class="table-block"><h3>{_e(table.title)}</h3>',
-             f'<p class="intro">{_e(table.caption)}</p>',
-             '<div class="table-tools">',
-             f'<input type="search" class="table-search" data-table="{tid}" '
-             f'data-counter="{tid}-count" placeholder="{_e(_filter_example(table))}" '
-             f'aria-label="Filter the rows of {_e(table.title)}">'
-             f'<span class="table-count" id="{tid}-count">{count}</span>'
-             f'<button type="button" class="csv" data-table="{tid}" data-file="{_e(csv_name)}">'
-             "Download CSV</button></div>"]
-    if table.omitted:
-        parts.append(f'<p class="notice">{table.omitted:,} more rows are not shown; '
-                     "query the warehouse for all of them.</p>")
-    parts.append(f'<div class="table-scroll"><table class="sortable" id="{tid}" '
-                 f'data-frozen="{frozen}"><thead><tr>')
-    for i, col in enumerate(table.columns):
-        kind = "num" if col.format in _NUMERIC else "text"
-        parts.append(f'<th data-type="{kind}" data-field="{_e(col.field)}" scope="col"'
-                     f'{_key_class(i, frozen)}><button type="button">'
-                     f"{_e(col.label)}</button></th>")
-    parts.append("</tr></thead><tbody>")
-    for n, row in enumerate(rows):
-        if n == PAGE_ROWS:  # the other pages' rows: text until the reader needs them
-            parts.append('<script type="text/html" class="more-rows">')
-        parts.append("<tr>")
-        for i, col in enumerate(table.columns):
-            parts.append(_cell(col, row.get(col.field), _key_class(i, frozen)))
-        parts.append("</tr>")
-    if len(rows) > PAGE_ROWS:
-        parts.append("</script>")
-    parts.append("</tbody></table></div>")
-    if len(rows) > PAGE_ROWS:
-        parts.append(f'<div class="pager" data-table="{tid}" data-page-rows="{PAGE_ROWS}">'
-                     '<button type="button" class="page-prev" disabled>\u2039 previous</button>'
-                     f'<span class="page-shown" aria-live="polite">rows 1\u2013{PAGE_ROWS:,} of {len(rows):,}'
-                     '</span><button type="button" class="page-next">next \u203a</button>'
-                     '</div>')
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def _key_class(i: int, frozen: int) -> str:
-    if i >= frozen:
-        return ""
-    return ' class="key last-key"' if i == frozen - 1 else ' class="key"'
-
-
-def _cell(col: Column, value: Any, attrs: str = "") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return f'<td data-v=""{attrs}></td>' if col.format in _NUMERIC else f"<td{attrs}></td>"
-    if col.format == "link":  # a relative file name (data-v: what the CSV gets)
-        href = _e(_relative_href(str(value)))
-        return f'<td data-v="{href}"{attrs}><a href="{href}">{_e(col.label)}</a></td>'
-    if col.format in _NUMERIC:  # data-v: the number to sort by (and, in CSS, right-aligned)
-        return (f'<td data-v="{float(value):.17g}"{attrs}>'
-                f"{_e(format_value(col, value))}</td>")
-    return f"<td{attrs}>{_e(format_value(col, value))}</td>"
-
-
 # ------------------------------------------------------------------- writing
 def write_report(page: Page, out: Path, png_dir: Path | None = None,
                  site: SiteLinks | None = None) -> Path:
@@ -425,10 +315,6 @@ def write_assets(directory: Path) -> Path:
     for name in ASSETS:
         write_text(directory / name, asset(name))
     return directory
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
 
 
 INDEX_STYLE = "ul.index{list-style:none;padding:0}ul.index h2{margin-top:1.6rem}"

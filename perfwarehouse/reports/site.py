@@ -26,12 +26,9 @@ own files (:data:`~perfwarehouse.reports.render.SITE_CONTENT_SECURITY_POLICY`).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import html
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +36,14 @@ from perfwarehouse.errors import UsageError
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.reports import drilldown
 from perfwarehouse.reports.base import Report, ReportData, Request, check_period
+from perfwarehouse.reports.campaigns import KINDS as KINDS
+from perfwarehouse.reports.campaigns import LONG_TERM_DAYS as LONG_TERM_DAYS
+from perfwarehouse.reports.campaigns import Campaign as Campaign
+from perfwarehouse.reports.campaigns import campaign_slug as campaign_slug
+from perfwarehouse.reports.campaigns import classify as classify
+from perfwarehouse.reports.campaigns import pages_of as pages_of
+from perfwarehouse.reports.campaigns import read_campaigns as read_campaigns
+from perfwarehouse.reports.formatting import settings_count, with_hardware
 from perfwarehouse.reports.page import Page, Verdict, VerdictLevel
 from perfwarehouse.reports.render import (
     SiteLinks,
@@ -50,99 +55,6 @@ from perfwarehouse.reports.render import (
     write_text,
 )
 from perfwarehouse.warehouse.store import Warehouse
-
-LONG_TERM_DAYS = 30.0
-"""A campaign of fixed- and random-order runs that spans at least this many days is a
-long-term campaign (drift and a fleet period make sense); a shorter one is an order study
-(the OrderSage fixtures span hours to days, the generated long-term campaign 270 days)."""
-
-#: The kinds of campaign, the pages that apply to each (in the order shown), and what
-#: the index says of the kind.
-KINDS: dict[str, tuple[tuple[str, ...], str]] = {
-    "long-term": (("fleet", "order-effects", "variability", "triscale", "history"),
-                  "fixed- and random-order runs over months: drift, order effects, "
-                  "variability"),
-    "order study": (("order-effects", "variability", "triscale"),
-                    "fixed- and random-order runs of a short study: does the order matter?"),
-    "load test": (("load",), "load levels of a load test: peak, knee, latency under load"),
-    "revisions": (("history", "compare", "variability"),
-                  "runs of several revisions of the software under test: when did it change?"),
-    "measurements": (("variability", "triscale", "history"),
-                     "runs without order kinds, revisions or load levels"),
-}
-
-@dataclass(frozen=True)
-class Campaign:
-    """One campaign of the warehouse and what tells its kind (``report_campaigns.sql``)."""
-
-    name: str
-    runs: int
-    fixed_runs: int
-    random_runs: int
-    revisions: int
-    first_at: datetime | None
-    last_at: datetime | None
-    rows: int
-    hardware_types: int
-    load_test: bool
-
-    @property
-    def days(self) -> float:
-        if self.first_at is None or self.last_at is None:
-            return 0.0
-        return (self.last_at - self.first_at).total_seconds() / 86400.0
-
-    @property
-    def kind(self) -> str:
-        return classify(self)
-
-    @property
-    def slug(self) -> str:
-        return campaign_slug(self.name)
-
-
-def classify(c: Campaign) -> str:
-    """The campaign's kind: a load test if it holds load-test trials, else revisions if its
-    runs carry two or more revisions, else long-term or an order study if it has both
-    fixed- and random-order runs (by its span, :data:`LONG_TERM_DAYS`), else
-    measurements."""
-    if c.load_test:
-        return "load test"
-    if c.revisions >= 2:
-        return "revisions"
-    if c.fixed_runs and c.random_runs:
-        return "long-term" if c.days >= LONG_TERM_DAYS else "order study"
-    return "measurements"
-
-
-def campaign_slug(name: str) -> str:
-    """The campaign's directory in the site: the name itself when it is at most 40
-    lower-case ASCII letters, digits and single inner ``-``; else those characters of it
-    (cut at 40) followed by ``--`` and 128 bits of the name's SHA-256.
-
-    A plain directory never holds ``--`` and a hashed one always does, and two names
-    hash alike only by a SHA-256 collision: two names never share a directory, whatever
-    their case (``Foo``, ``foo``) or common prefix, where a 24-bit hash after 40
-    characters let ``Foo`` and ``foo-201a6b`` share one (issue 44, H8)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower())[:40].strip("-") or "campaign"
-    if slug == name:
-        return slug
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return f"{slug}--{digest}"
-
-
-def read_campaigns(data: ReportData, campaign: str | None = None) -> list[Campaign]:
-    rows = data.query("campaigns", campaign=campaign).to_pylist()
-    return [Campaign(r["campaign"], int(r["runs"]), int(r["fixed_runs"]), int(r["random_runs"]),
-                     int(r["revisions"]), r["first_at"], r["last_at"], int(r["rows"]),
-                     int(r["hardware_types"]), bool(r["load_test"])) for r in rows]
-
-
-def pages_of(kind: str, available: Sequence[str]) -> list[str]:
-    """The pages that apply to a campaign of ``kind``, among the ``available`` reports
-    (the registered reports that need no selection, ``Report.in_all``)."""
-    return [name for name in KINDS[kind][0] if name in available]
-
 
 # ------------------------------------------------- a page written alone
 CAMPAIGN_PAGES = frozenset(n for pages, _text in KINDS.values() for n in pages) - {"compare"}
@@ -246,6 +158,8 @@ class CampaignPages:
     configurations: int = 0
     """The configurations in the campaign's drill-down viewer (0: no viewer,
     :mod:`~perfwarehouse.reports.drilldown`)."""
+    with_hardware: int = 0
+    """... counted once per hardware type, as the pages count them."""
 
 
 def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = None,
@@ -284,7 +198,10 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     except UsageError as exc:  # a page that needs a selection: no page
                         say(f"{c.name}: no {name} page ({exc})")
                     else:
-                        built.append(Written(f"{name}.html", scoped(page, c.name)))
+                        page = scoped(page, c.name)
+                        if viewer:  # every configuration a page lists links its drill-down
+                            page = drilldown.with_drilldowns(page, c.name, drilldown.VIEWER)
+                        built.append(Written(f"{name}.html", page))
                     task.advance(1)
                 files = {w.href for w in built} | {"index.html"}
                 files |= {drilldown.VIEWER} if viewer else set()
@@ -293,10 +210,10 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 for w in built:
                     write_report(keep_links(w.page, files), out_dir / c.slug / w.href, site=nav)
                     say(f"wrote {out_dir / c.slug / w.href}")
-                count = 0
+                count = hardware = 0
                 if viewer:
                     recs = drilldown.records(drilldown.read(data, c.name))
-                    count = len(recs)
+                    count, hardware = len(recs), with_hardware(recs)
                     write_text(out_dir / c.slug / drilldown.DATA,
                                drilldown.data_script(c.name, recs))
                     see = [(w.href.removesuffix(".html").replace("-", " "), w.href)
@@ -306,7 +223,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     say(f"wrote {out_dir / c.slug / drilldown.VIEWER} ({len(recs):,} "
                         "configurations)")
                 task.advance(1)
-                done.append(CampaignPages(c, built, count))
+                done.append(CampaignPages(c, built, count, hardware))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
                 write_text(out_dir / c.slug / MANIFEST, manifest(done[-1]))
     index = write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
@@ -331,6 +248,7 @@ def manifest(cp: CampaignPages) -> str:
     import json
 
     return json.dumps({"campaign": cp.campaign.name, "configurations": cp.configurations,
+                       "with_hardware": cp.with_hardware,
                        "pages": [{"href": w.href, "title": w.page.title,
                                   "verdict": None if w.page.verdict is None else
                                   [w.page.verdict.text, w.page.verdict.level]}
@@ -376,7 +294,7 @@ def campaign_level(pages: list[Written]) -> VerdictLevel:
 def _drilldowns(cp: CampaignPages, prefix: str) -> str:
     n = cp.configurations
     return (f'Every configuration of the campaign, one by one: <a href="{_e(prefix)}'
-            f'{drilldown.VIEWER}">{n:,} configuration{"s" if n != 1 else ""}</a>')
+            f'{drilldown.VIEWER}">{_e(settings_count(n, cp.with_hardware))}</a>')
 
 
 def campaign_html(cp: CampaignPages) -> str:

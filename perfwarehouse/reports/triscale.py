@@ -25,9 +25,8 @@ import pyarrow as pa
 
 from perfwarehouse.reports import charts, triscale_charts
 from perfwarehouse.reports.base import Report, ReportData, Request, provenance
+from perfwarehouse.reports.columns import CONFIGURATION_COLUMNS, col
 from perfwarehouse.reports.page import (
-    CONFIGURATION_COLUMNS,
-    Column,
     Figure,
     Missing,
     Notice,
@@ -221,10 +220,10 @@ def kpi_section(rows: pa.Table | Missing) -> Section:
     blocks.append(capped_table(
         "KPIs", "One row per series; n required: the runs needed for a bound at this "
         "confidence when there are too few.",
-        (*CONFIGURATION_COLUMNS, Column("series", "series"),
-         Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
-         Column("kpi", "KPI", "float"), Column("n_runs", "runs", "int"),
-         Column("independent", "runs independent", "bool"), Column("n_required", "n required", "int")),
+        (*CONFIGURATION_COLUMNS, col("series"),
+         col("percentile"), col("confidence"),
+         col("kpi"), col("n_runs"),
+         col("independent_runs"), col("n_required")),
         df))
     return Section(title, intro, tuple(blocks))
 
@@ -251,10 +250,10 @@ def variability_section(rows: pa.Table | Missing) -> Section:
     blocks.append(capped_table(
         "Variability scores", "score = high − low, relative = score / the midpoint.",
         (*CONFIGURATION_COLUMNS,
-         Column("percentile", "percentile", "float"), Column("confidence", "confidence", "float"),
-         Column("low", "low", "float"), Column("high", "high", "float"),
-         Column("score", "score", "float"), Column("relative_pct", "relative (%)", "pct"),
-         Column("n_series", "series", "int"), Column("independent", "KPIs independent", "bool")),
+         col("percentile"), col("confidence"),
+         col("low"), col("high"),
+         col("score"), col("relative_pct"),
+         col("n_series"), col("independent_kpis")),
         df))
     return Section(title, intro, tuple(blocks))
 
@@ -307,10 +306,10 @@ def profile_section(profiles: pa.Table | Missing, acf: pl.DataFrame | None) -> S
         "Seasonal periods per hardware type",
         "step: the grid of the series; converged: the convergence test over time; periods: "
         "the lags whose autocorrelation peaks above the band (perfwarehouse analyze profile).",
-        (Column("campaign", "campaign"), Column("hardware_type", "hardware type"),
-         Column("node", "node"), Column("trials", "trials", "int"),
-         Column("step_h", "step (hours)", "float"), Column("converged", "converged", "bool"),
-         Column("periods", "seasonal periods")), table))
+        (col("campaign"), col("hardware_type"),
+         col("node"), col("trials"),
+         col("step_h"), col("converged"),
+         col("periods")), table))
     return Section(title, intro, tuple(blocks))
 
 

@@ -88,7 +88,7 @@ def kpi_chart(data: Frame, *, title: str) -> Layered:
     return alt.layer(*layers).properties(
         width=WIDTH - 220, height=alt.Step(18), title=_title(title),
         description=(f"{what}, a bound that the chosen percentile of the runs stays on one side "
-                     "of with the stated confidence; an orange cross instead of a blue diamond "
+                     "of with the stated confidence; a vermillion cross instead of a blue diamond "
                      "marks a KPI whose runs failed the independence test, to be read as "
                      "descriptive only."),
     )
@@ -119,7 +119,8 @@ def variability_scores(data: Frame, *, title: str) -> alt.Chart:
         width=WIDTH - 220, height=alt.Step(18), title=_title(title),
         description=("Each bar spans the interval that holds the chosen percentile range of the "
                      "KPIs of repeated series, relative to its midpoint: the wider the bar, the "
-                     "less reproducible the result across time."),
+                     "less reproducible the result across time; blue bars are of independent "
+                     "KPIs, vermillion ones (also marked \"not independent\") are not."),
     )
 
 

@@ -81,21 +81,25 @@ def hardware_ranking(data: Frame, *, title: str) -> Layered:
     df = frame(data, ["hardware_type", "median_rsd_pct", "p90_rsd_pct", "configurations"])
     df = with_order(df, "hardware_type", by="median_rsd_pct", descending=True)
     y = alt.Y("hardware_type:N", sort=by_order(), title="hardware type (most variable first)")
-    bars = alt.Chart(df).mark_bar(color=BLUE).encode(
+    marks = ["median (bar)", "90th percentile (tick)"]  # a legend, not colour unexplained
+    color = alt.Color("mark:N", title="RSD of the configurations",
+                      scale=alt.Scale(domain=marks, range=[BLUE, VERMILLION]))
+    bars = alt.Chart(df).transform_calculate(mark=f"'{marks[0]}'").mark_bar().encode(
         y=y, x=alt.X("median_rsd_pct:Q", title="RSD of the configurations: median bar, "
-                     "90th percentile tick (%)"),
+                     "90th percentile tick (%)"), color=color,
         tooltip=["hardware_type:N",
                  alt.Tooltip("median_rsd_pct:Q", format=".3g", title="median RSD (%)"),
                  alt.Tooltip("p90_rsd_pct:Q", format=".3g", title="90th percentile RSD (%)"),
                  alt.Tooltip("configurations:Q")])
-    ticks = alt.Chart(df).mark_tick(color=VERMILLION, thickness=3, size=18).encode(
-        y=y, x="p90_rsd_pct:Q")
+    ticks = alt.Chart(df).transform_calculate(mark=f"'{marks[1]}'").mark_tick(
+        thickness=3, size=18).encode(y=y, x="p90_rsd_pct:Q", color=color)
     text = alt.Chart(df).mark_text(align="left", dx=4, fontSize=10).encode(
         y=y, x="median_rsd_pct:Q", text=alt.Text("median_rsd_pct:Q", format=".2g"))
     return alt.layer(bars, ticks, text).properties(
         width=WIDTH - 120, height=alt.Step(22), title=_title(title),
-        description=("Each bar is the median relative standard deviation of one hardware type's "
-                     "configurations (the number at its end) and the tick its 90th percentile; "
+        description=("Each blue bar is the median relative standard deviation of one hardware "
+                     "type's configurations (the number at its end) and the vermillion tick its "
+                     "90th percentile; "
                      "the top rows are the noisiest machines, where a regression must be "
                      "largest to be seen."),
     )

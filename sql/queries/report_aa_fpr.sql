@@ -1,13 +1,9 @@
 -- report_aa_fpr: A/A false-positive rates (Laaber et al. (PeerJ Preprints 2018), §4.2.1) from the
 -- latest `aa-fpr` job run of each campaign (table aa_fpr), fp_rate in percent.
 -- Parameters: $campaign (NULL: every campaign).
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'aa-fpr' AND ($campaign IS NULL OR campaign = $campaign)
-)
 SELECT
     a.campaign, a.hardware_type, a.benchmark, a.settings, a.metric,
     a.strategy, a.n_nodes, a.draws, a.alpha, a.fp_rate * 100 AS fp_rate_pct, a.reason
 FROM aa_fpr AS a
-JOIN latest AS l ON a.campaign = l.campaign AND a.job_run_id = l.job_run_id
+WHERE ($campaign IS NULL OR a.campaign = $campaign)
 ORDER BY a.campaign, a.strategy, a.n_nodes, a.hardware_type, a.benchmark

@@ -3,13 +3,9 @@
 -- from the latest `detectable-regression` job run of each campaign (table
 -- detectable_regression). status: detectable | none | insufficient.
 -- Parameters: $campaign (NULL: every campaign).
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'detectable-regression' AND ($campaign IS NULL OR campaign = $campaign)
-)
 SELECT
     d.campaign, d.hardware_type, d.benchmark, d.settings, d.metric, d.unit, d.higher_is_better,
     d.strategy, d.n_nodes, d.trials_per_node, d.detectable_pct, d.status, d.reason
 FROM detectable_regression AS d
-JOIN latest AS l ON d.campaign = l.campaign AND d.job_run_id = l.job_run_id
+WHERE ($campaign IS NULL OR d.campaign = $campaign)
 ORDER BY d.campaign, d.strategy, d.benchmark, d.settings, d.metric, d.n_nodes, d.hardware_type

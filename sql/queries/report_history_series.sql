@@ -3,14 +3,11 @@
 -- `change-points` job run (then the longest series without one, so that a page with few
 -- or no change points still draws its series), numbered as the job ordered them (idx: by revision time then
 -- start when ordered_by = 'revision', else by start). Parameters: $campaign, $top.
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'change-points' AND ($campaign IS NULL OR campaign = $campaign)
-), top AS (
+WITH top AS (
     SELECT c.campaign, c.hardware_type, c.config_id, any_value(c.ordered_by) AS ordered_by,
            max(abs(c.change_pct)) AS size, max(c.n_points) AS n_points
     FROM change_points AS c
-    JOIN latest AS l ON c.campaign = l.campaign AND c.job_run_id = l.job_run_id
+    WHERE ($campaign IS NULL OR c.campaign = $campaign)
     GROUP BY ALL
     ORDER BY size DESC NULLS LAST, n_points DESC, c.campaign, c.hardware_type, c.config_id
     LIMIT $top

@@ -1,10 +1,6 @@
 -- report_load_law_checks: the rows of table load_law_checks (job `load`, perfwarehouse/loadtest/curve.py)
 -- from the latest `load` job run of each campaign. Parameters: $campaign (NULL: every campaign).
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'load' AND ($campaign IS NULL OR campaign = $campaign)
-)
 SELECT t.* EXCLUDE (job_run_id)
 FROM load_law_checks AS t
-JOIN latest AS l ON t.campaign = l.campaign AND t.job_run_id = l.job_run_id
+WHERE ($campaign IS NULL OR t.campaign = $campaign)
 ORDER BY t.campaign, t.hardware_type, t.benchmark, t.family, t.loop, t.load, t.run_id, t.position

@@ -2,10 +2,6 @@
 -- one row per configuration and hardware type from the latest
 -- `order-effects` job run of each campaign (table order_effects, declared in perfwarehouse/warehouse/contracts.py).
 -- Parameters: $campaign (NULL: every campaign).
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'order-effects' AND ($campaign IS NULL OR campaign = $campaign)
-)
 SELECT
     o.campaign, o.hardware_type, o.config_id, o.benchmark, o.settings, o.metric,
     o.unit, o.higher_is_better, o.family,
@@ -15,5 +11,5 @@ SELECT
     o.median_random, o.ci_random_low, o.ci_random_high, o.ci_case,
     o.alpha, o.m, o.ci_confidence
 FROM order_effects AS o
-JOIN latest AS l ON o.campaign = l.campaign AND o.job_run_id = l.job_run_id
+WHERE ($campaign IS NULL OR o.campaign = $campaign)
 ORDER BY o.campaign, o.hardware_type, o.benchmark, o.settings, o.metric

@@ -3,10 +3,6 @@
 -- latest `predecessor-effects` job run of each campaign (table predecessor_effects,
 -- declared in perfwarehouse/warehouse/contracts.py), with the worst predecessor's median CI as % of the median after
 -- any other test. Parameters: $campaign (NULL: every campaign).
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'predecessor-effects' AND ($campaign IS NULL OR campaign = $campaign)
-)
 SELECT
     p.campaign, p.hardware_type, p.config_id, p.benchmark, p.settings, p.metric, p.unit,
     p.higher_is_better, p.alpha, p.m,
@@ -17,5 +13,5 @@ SELECT
     (p.worst_ci_high - p.rest_median) / nullif(abs(p.rest_median), 0) * 100 AS high_pct,
     p.ci_case, p.mwu_p_adjusted
 FROM predecessor_effects AS p
-JOIN latest AS l ON p.campaign = l.campaign AND p.job_run_id = l.job_run_id
+WHERE ($campaign IS NULL OR p.campaign = $campaign)
 ORDER BY p.campaign, p.hardware_type, p.benchmark, p.settings, p.metric

@@ -1,12 +1,8 @@
 -- report_triscale_profile: the environment profiles (Jacob et al. (TriScale, JSys 2021), §4.6) of the latest
 -- `profile` job run of each campaign: one row per hardware type (or node), with its
 -- seasonal periods. Parameters: $campaign (NULL: every campaign).
-WITH latest AS (
-    SELECT campaign, job_run_id FROM latest_job_runs
-    WHERE job = 'profile' AND ($campaign IS NULL OR campaign = $campaign)
-)
 SELECT p.campaign, p.hardware_type, p.node, p.job_run_id, p.trials, p.n_bins, p.step_s,
        p.converged, p.band, p.seasonal_periods, p.seasonal_period_s
 FROM triscale_profile AS p
-JOIN latest AS l ON p.campaign = l.campaign AND p.job_run_id = l.job_run_id
+WHERE ($campaign IS NULL OR p.campaign = $campaign)
 ORDER BY len(p.seasonal_periods) DESC, p.campaign, p.hardware_type, p.node

@@ -166,7 +166,7 @@ def test_search_results_are_not_load_levels_and_the_verdict_stays_short(
     """The result record of each search (settings with search_policy, no load) is not a
     trial of `analyze load`; with more families than VERDICT_FAMILIES the verdict opens
     with a count and names only the first ones, each with its campaign."""
-    from perfwarehouse.reports.load import VERDICT_FAMILIES
+    from perfwarehouse.reports.load_verdict import VERDICT_FAMILIES
 
     warehouse, spool = workbench_warehouse
     trials = {(r["run_id"], r["position"]) for r in spool

@@ -25,7 +25,7 @@ from perfwarehouse.ingest.service import ingest_jsonl
 from perfwarehouse.jobs import get, run_job
 from perfwarehouse.reports import Request
 from perfwarehouse.reports import get as get_report
-from perfwarehouse.reports.load import short_name
+from perfwarehouse.reports.load_labels import short_name
 from perfwarehouse.reports.render import render_html
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import REPO
@@ -242,7 +242,8 @@ def test_a_family_without_a_peak_draws_without_a_library_warning(analysed: dict)
     family whose peak is unknown (every level inconsistent) has no marks, silently."""
     import polars as pl
 
-    from perfwarehouse.reports.load import _with_labels, curve_sections
+    from perfwarehouse.reports.load import curve_sections
+    from perfwarehouse.reports.load_labels import with_labels as _with_labels
 
     curve = _with_labels(pl.from_arrow(analysed["load_curve"]))
     peaks = _with_labels(pl.from_arrow(analysed["peak_rate"])).with_columns(

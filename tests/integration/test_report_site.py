@@ -14,6 +14,8 @@ import html
 import html.parser
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -47,13 +49,17 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     (root / "longterm.jsonl").write_text(text)
     generate_to_file("load-campaign", root / "load.jsonl", seed=3, scale=0.5)
     recs = revision_records(campaign="hist", benchmarks=10, revisions=8, trials=4,
-                            noise=0.01, slowdowns={3: [(4, 0.08)]}, seed=3)
+                            noise=0.01, slowdowns={3: [(4, 0.08)], 4: [(4, 0.08)]}, seed=3)
     ingest_jsonl(wh, [root / "longterm.jsonl", root / "load.jsonl",
                       write(root / "hist.jsonl", recs)])
     ingest_ordersage(wh, [ORDERSAGE_DIRS["npbench"]], campaign="NPB")
     analyse(wh, "order-effects", "predecessor-effects", "variability")
     run_job(wh, get_job("change-points"), get_job("change-points").params(min_change=3.0))
     run_job(wh, get_job("load"), get_job("load").params(r_sat="5"))
+    # a kept comparison of the revisions around the planted slowdown (the compare page)
+    subprocess.run([sys.executable, "-m", "perfwarehouse", "--warehouse", str(wh.root),
+                    "compare", "--campaign", "hist", "--baseline", "r003", "--contender",
+                    "r004"], check=True, capture_output=True)
     return wh
 
 
@@ -347,3 +353,113 @@ def test_the_viewer_draws_a_linked_configuration_offline(site: Path) -> None:
     assert status.get("drawn") == "2" and status.get("violations") == "0", status
     title = viewer_data(folder / "configurations.js")["configurations"][key]["title"]
     assert html.escape(f"Configuration {title}", quote=False) in loaded.dom
+
+
+# ------------------------------------------------ one sign, drill-downs everywhere
+class _Tables(html.parser.HTMLParser):
+    """Every sortable table of a page: its columns' fields and its rows, each cell as
+    (text, href of its link or None)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[tuple[list[str], list[list[tuple[str, str | None]]]]] = []
+        self._cell: list[str] | None = None
+        self._href: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and "sortable" in (a.get("class") or ""):
+            self.tables.append(([], []))
+        elif tag == "th" and self.tables and a.get("data-field"):
+            self.tables[-1][0].append(str(a["data-field"]))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag == "td" and self.tables:
+            self._cell, self._href = [], None
+        elif tag == "a" and self._cell is not None:
+            self._href = a.get("href")
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._cell is not None and self.tables:
+            self.tables[-1][1][-1].append(("".join(self._cell), self._href))
+            self._cell = None
+
+
+def tables_of(page: Path) -> list[list[dict[str, tuple[str, str | None]]]]:
+    """The page's tables, each as its rows (field -> (text, href))."""
+    parser = _Tables()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return [[dict(zip(fields, row)) for row in rows if row] for fields, rows in parser.tables]
+
+
+def sign(text: str) -> int:
+    value = float(text.replace("−", "-").replace(",", ""))
+    return (value > 0) - (value < 0)
+
+
+def test_each_change_has_one_sign_on_every_page_and_every_listing_links_drill_downs(
+        site: Path) -> None:
+    """Issue 40: the same change read on every page of the site that shows it (the history
+    page, the compare page of the revisions that bracket it, the configuration viewer's
+    verdict) has one sign, + = worse, and agrees with the word beside it (regression /
+    slower: +); every table that lists configurations (benchmark and metric) of a
+    campaign with a viewer links each row's drill-down."""
+
+    history: dict[tuple[str, str, str], list[tuple[float, str, str]]] = {}
+    compared: list[tuple[str, str, str, int]] = []
+    listing = 0
+    for folder in sorted(p for p in site.iterdir() if (p / "configurations.js").is_file()):
+        for page in sorted(folder.glob("*.html")):
+            if page.name in ("configuration.html", "index.html"):
+                continue
+            for rows in tables_of(page):
+                if not rows or not {"benchmark", "metric"} <= set(rows[0]):
+                    continue
+                listing += 1
+                assert "drilldown" in rows[0], (page, list(rows[0]))
+                for row in rows:
+                    href = row["drilldown"][1]
+                    assert href and href.startswith("configuration.html#"), (page, row)
+                    key = (folder.name, href.split("#", 1)[1], row["hardware_type"][0])
+                    if "worse_pct" not in row or not row["worse_pct"][0]:
+                        continue
+                    value = float(row["worse_pct"][0].replace("−", "-").replace(",", ""))
+                    s = sign(row["worse_pct"][0])
+                    word = (row.get("direction") or row.get("verdict") or ("", None))[0]
+                    if word.split()[-1:] in (["regression"], ["slower"]):
+                        assert s > 0, (page, row)
+                    if word.split()[-1:] in (["improvement"], ["faster"]):
+                        assert s < 0, (page, row)
+                    if page.name == "history.html":
+                        history.setdefault(key, []).append(
+                            (value, row["revision_before"][0], row["revision"][0]))
+                    elif page.name == "compare.html":
+                        compared.append((*key, s))
+    assert listing >= 8 and history and compared
+    # the compare page's sides: hist@r004 vs hist@r003 (contender vs baseline)
+    title = (site / "hist" / "compare.html").read_text(encoding="utf-8")
+    contender, baseline = re.search(r"hist@(\w+) vs hist@(\w+)", title).groups()  # type: ignore[union-attr]
+    agreed = 0
+    for folder, key, hw, s in compared:
+        for h, before, after in history.get((folder, key, hw), []):
+            if (before, after) == (baseline, contender):  # the same change, on two pages
+                assert s == (h > 0) - (h < 0), (key, hw, s, h)
+                agreed += 1
+    assert agreed >= 2  # both metrics of the slowed benchmark: a time and a throughput
+    # the viewer's verdict names the largest change of a configuration, with its sign
+    viewer = 0
+    for folder, key in {(f, k) for f, k, _hw in history}:
+        record = viewer_data(site / folder / "configurations.js")["configurations"][key]
+        said = re.search(r"largest ([+-][0-9.]+) %, \+ = worse \((\w+)\) on (\S+?)\.(?: |$)",
+                         record["verdict"])
+        assert said is not None, record["verdict"]
+        value, hw = float(said.group(1)), said.group(3)
+        assert said.group(2) == ("regression" if value > 0 else "improvement")
+        assert any(abs(h - value) <= 0.01 + 1e-3 * abs(value)
+                   for h, _b, _a in history.get((folder, key, hw), [])), (key, record["verdict"])
+        viewer += 1
+    assert viewer >= 3

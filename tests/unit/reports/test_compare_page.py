@@ -45,3 +45,13 @@ def test_page_opens_with_the_verdict_and_draws_each_change() -> None:
     assert len(layers) == 3 and "interval" in fig.caption
     assert [s.title for s in page.sections] == ["Changes", "Geometric mean per unit",
                                                 "Every configuration"]
+
+
+def test_the_chart_has_a_colour_and_a_shape_for_every_verdict_compare_gives() -> None:
+    """Issue 40: "no significant change" rows were drawn without colour or shape (the
+    scale's domain lacked it), and the legend did not list them."""
+    from perfwarehouse.compare.results import VERDICTS as GIVEN
+    from perfwarehouse.reports.compare_charts import COLORS, SHAPES, VERDICTS
+
+    assert set(GIVEN) <= set(VERDICTS)
+    assert len(set(COLORS)) == len(set(SHAPES)) == len(VERDICTS)

@@ -8,7 +8,8 @@ import numpy as np
 import pyarrow as pa
 
 from perfwarehouse.jobs.change_points import ChangePointParams, compute
-from perfwarehouse.reports.history import LABEL_CHAR_PX, LABEL_GAP_PX, build_page, label_fits
+from perfwarehouse.reports.history import build_page
+from perfwarehouse.reports.history_charts import LABEL_CHAR_PX, LABEL_GAP_PX, label_fits
 from perfwarehouse.reports.page import Figure, Table
 from perfwarehouse.reports.render import render_html, write_report
 from tests.unit.jobs.test_change_points_job import partition

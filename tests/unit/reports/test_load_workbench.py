@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from perfwarehouse.jobs.surface import SurfaceParams, compute
-from perfwarehouse.reports import load
+from perfwarehouse.reports import workbench as load  # the workbench sections moved (issue 37)
 from perfwarehouse.reports.load import LoadFrames, build_page
 from perfwarehouse.reports.page import Figure, Missing, Notice, Page, Table
 from perfwarehouse.reports.render import render_html

@@ -16,6 +16,7 @@ from perfwarehouse.reports import (
     triscale_charts,
     variability,
     variability_charts,
+    variability_detect,
 )
 
 
@@ -69,7 +70,7 @@ def test_heatmap_rows_per_configuration() -> None:
 
 
 def test_heatmap_rows_aggregate_to_the_median_configuration(monkeypatch) -> None:
-    monkeypatch.setattr(variability, "MAX_HEATMAP_CONFIGS", 2)
+    monkeypatch.setattr(variability_detect, "MAX_HEATMAP_CONFIGS", 2)
     rows, aggregated = variability.heatmap_rows(detect_rows([
         ("etcd", "a", 5.0, "detectable"), ("etcd", "b", None, "none"),
         ("etcd", "c", None, "none"), ("bleve", "a", 5.0, "detectable"),
@@ -212,4 +213,5 @@ def test_variability_verdict_ranks_hardware_types() -> None:
     assert v.text == ("The most variable hardware type is aws (median RSD 20 % over 2 "
                       "configurations), the least bm (0.5 %); compare performance only within "
                       "one hardware type. With trial-based sampling on 20 nodes, the median "
-                      "configuration detects a 5 % slowdown; 1 of 2 cannot detect even 100 %.")
+                      "configuration detects a 5 % slowdown; 1 of 2 benchmark settings with "
+                      "hardware type cannot detect even 100 %.")

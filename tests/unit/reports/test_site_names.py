@@ -1,5 +1,6 @@
 """Names in a report site cannot collide (issue 44, H8 and H14): campaign directories
-(names that differ by case, share 40 characters, or spell another's hashed directory)
+(names that differ by case, share long prefixes, or spell another's directory: readable
+names, told apart by ``-2``, ``-3`` among the site's campaigns)
 and the viewer's configuration keys (a 32-bit hash lost 124 of 10^6 drill-downs); the
 viewer says "no such configuration" for ``#__proto__``, ``#constructor`` and broken
 percent-escapes instead of staying at "drawing"."""
@@ -15,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from perfwarehouse.reports.campaigns import campaign_folders, campaign_slug
 from perfwarehouse.reports.configuration import page_name
 from perfwarehouse.reports.drilldown import DATA, VIEWER, data_script, viewer_html
 from perfwarehouse.reports.render import SiteLinks, write_assets
-from perfwarehouse.reports.site import campaign_slug
 from tests import browser
 
 
@@ -32,26 +33,42 @@ def test_names_that_shared_a_directory_do_not_any_more() -> None:
     long = "nightly-regression-suite-on-the-arm-fleet"  # 41 characters
     pairs = [("Foo", _old_slug("Foo")),  # "foo-201a6b": a clean name, taken as it is
              (long + "-a", long + "-b"), (long, long[:40]), ("NPB", "npb"), ("a b", "a-b"),
-             ("x" * 200, "x" * 201)]
+             ("x" * 200, "x" * 201), ("assets", "Assets")]
     assert _old_slug("Foo") == "foo-201a6b"
     for a, b in pairs:
-        assert campaign_slug(a) != campaign_slug(b), (a, b)
-    # nor does a name that spells another's new directory
-    assert campaign_slug(campaign_slug("Foo")) != campaign_slug("Foo")
+        folders = campaign_folders([a, b])
+        assert folders[a] != folders[b], (a, b)
+        assert "assets" not in folders.values()  # the site's own directory
+    # nor does a name that spells another's directory take it from that one
+    folders = campaign_folders(["Foo", "foo", "foo-2"])
+    assert folders == {"foo": "foo", "foo-2": "foo-2", "Foo": "foo-3"}
 
 
-def test_directories_are_distinct_for_names_sharing_prefixes_and_differing_by_case() -> None:
+def test_directories_are_readable_distinct_and_deterministic_for_shared_prefixes_and_case(
+) -> None:
+    """Issue 44 H8, without hashed names (issue 40: ``npb-d2a1e6/``): each directory is
+    its name made readable (plus ``-k`` when names share it), distinct, lower case (so a
+    case-insensitive file system keeps them apart), whatever the order of the names."""
     rng = random.Random(8)
-    stem = "campaign-with-a-long-shared-prefix-of-forty"
+    stem = "campaign-with-a-long-shared-prefix-of-sixty-characters-and-more"
     names = {stem[:k] + "".join(rng.choice("aA-_ .Zz09") for _ in range(rng.randint(0, 6)))
-             for k in (0, 5, 38, 39, 40, 41, 43) for _ in range(300)}
+             for k in (0, 5, 38, 39, 40, 41, 43, 59, 60, 61) for _ in range(300)}
     names |= {n.upper() for n in list(names)} | {"", "-", "--", "campaign", "Campaign"}
-    slugs = {campaign_slug(n): n for n in names}
-    assert len(slugs) == len(names)
-    for slug in slugs:  # safe as a directory name, lower case, at most 40 + 2 + 32
-        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*(--[0-9a-f]{32})?", slug), slug
-        assert len(slug) <= 74
-    assert campaign_slug("ordersage-longterm") == "ordersage-longterm"  # clean names stay
+    folders = campaign_folders(names)
+    assert set(folders) == names
+    assert len(set(folders.values())) == len(names)
+    for name, folder in folders.items():
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", folder), folder
+        base = campaign_slug(name)
+        assert folder == base or re.fullmatch(rf"{re.escape(base)}-[0-9]+", folder), (name, folder)
+        assert not re.search(r"[0-9a-f]{6}", folder.removeprefix(base))  # no hash
+    shuffled = list(names)
+    rng.shuffle(shuffled)
+    assert campaign_folders(shuffled) == folders
+    # clean names stay as they are, and a name alone is never numbered
+    assert campaign_folders(["ordersage-longterm", "NPB"]) == {
+        "ordersage-longterm": "ordersage-longterm", "NPB": "npb"}
+    assert campaign_slug("Nightly ARM fleet (Zürich)") == "nightly-arm-fleet-zurich"
 
 
 def _old_key(campaign: str, benchmark: str, config_id: int) -> str:
