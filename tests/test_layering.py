@@ -157,7 +157,7 @@ def side_violations(module: str, tree: ast.Module) -> list[str]:
             target = ours(name)
             if target is not None and (not covers(allowed, target) or covers(denied, target)):
                 found.append(f"{module} imports perfwarehouse.{target} ({side} may not: "
-                             "the worker side meets the warehouse side only at protocol.py"
+                             "the worker side meets the warehouse side only at protocol.py)"
                              if side == "agent" else
                              f"{module} imports perfwarehouse.{target} ({side} may not import "
                              f"{', '.join(denied)})")

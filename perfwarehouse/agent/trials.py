@@ -26,6 +26,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -130,15 +131,15 @@ class TrialSession:
         self.stop_requests = 0
         self.env = node_environment()
         self._found = spool.Resumable([])
-        self._lock: Any = None
+        self._lock: AbstractContextManager[None] | None = None
 
     def __enter__(self) -> TrialSession:
-        self._lock = spool.spool_lock(self.spool_dir)
-        self._lock.__enter__()
+        lock = self._lock = spool.spool_lock(self.spool_dir)
+        lock.__enter__()
         try:
             self._found = spool.resumable(self.spool_dir, self.campaign, self.node, self.resume)
         except BaseException:
-            self._lock.__exit__(None, None, None)
+            lock.__exit__(None, None, None)
             raise
         self.session = self._found.session or uuid.uuid4().hex[:8]
         self.writer = spool.SegmentWriter(self.spool_dir, self.campaign, self.node,
@@ -149,7 +150,9 @@ class TrialSession:
         try:
             self.writer.close()
         finally:
-            self._lock.__exit__(*exc)
+            if self._lock is not None:
+                self._lock.__exit__(None, None, None)
+                self._lock = None
 
     @property
     def resumed(self) -> bool:
