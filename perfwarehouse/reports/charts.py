@@ -173,6 +173,13 @@ def readable_unit(values: Sequence[float | None] | pl.Series, unit: str | None
     return float(f"{seconds / size:.12g}"), name
 
 
+def time_axis() -> alt.Axis:
+    """A time axis whose every label says the day and the time ("Jan 05, 12:00"), never
+    only "12 PM" (Vega's default for ticks inside a day), and drops labels that would
+    overlap."""
+    return alt.Axis(format="%b %d, %H:%M", labelOverlap="greedy", labelSeparation=8)
+
+
 def long_label_axis(limit: int = 0) -> alt.Axis:
     """A y axis for long category names: labels never cut (``labelLimit`` 0; names are
     already at most 80 characters, :func:`config_labels`) unless a ``limit`` in pixels is

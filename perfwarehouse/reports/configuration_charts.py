@@ -13,7 +13,15 @@ from functools import cache
 import altair as alt
 import polars as pl
 
-from perfwarehouse.reports.charts import BLUE, ORANGE, Frame, _title, frame, unit_title
+from perfwarehouse.reports.charts import (
+    BLUE,
+    ORANGE,
+    Frame,
+    _title,
+    frame,
+    time_axis,
+    unit_title,
+)
 
 ORDER_KINDS = ("fixed", "random")
 ORDER_COLORS = (BLUE, ORANGE)
@@ -103,7 +111,7 @@ def values_over_time(points: Frame, trends: Frame, *, title: str, metric: str,
     panels = []
     for hardware_type in pts["hardware_type"].unique(maintain_order=True).to_list():
         part = pts.filter(pl.col("hardware_type") == hardware_type)
-        x = alt.X("time:T", title="start of the trial (UTC)")
+        x = alt.X("time:T", title="start of the trial (UTC)", axis=time_axis())
         dots = alt.Chart(part).mark_point(size=36, filled=True, opacity=0.75).encode(
             x=x, y=alt.Y("value:Q", title=unit_title(metric, unit), scale=alt.Scale(zero=False)),
             color=_order_color(), shape=_order_shape(),
@@ -151,7 +159,7 @@ def viewer_templates() -> dict[str, dict[str, object]]:
         facet=facet, columns=COLUMNS).resolve_scale(x="independent").properties(
         title=_title("The values in fixed and in random order (ECDF), per hardware type", " "),
         description=ECDF_CAPTION)
-    x = alt.X("time:T", title="start of the trial (UTC)")
+    x = alt.X("time:T", title="start of the trial (UTC)", axis=time_axis())
     trials = alt.Chart(alt.NamedData("trials"))
     dots = trials.mark_point(size=36, filled=True, opacity=0.75).encode(
         x=x, y=alt.Y("value:Q", title=UNIT_TITLE, scale=alt.Scale(zero=False)),

@@ -40,7 +40,7 @@ def plain_series_chart(points: pl.DataFrame, row: dict, *, title: str | list[str
     median = float(cast(float, pts["value"].median()))
     pts = charts.frame(charts.thin_sorted(pts, MAX_POINTS), ["x", "value", "commit", "date"])
     x = alt.X("x:T", title="revision (by commit time)" if by_revision else "trial start (UTC)",
-              scale=alt.Scale(nice=False))
+              scale=alt.Scale(nice=False), axis=charts.time_axis())
     y = alt.Y("value:Q", title=charts.unit_title(row["metric"] or "value", row["unit"]),
               scale=alt.Scale(zero=False))
     dots = alt.Chart(pts).mark_circle(size=14, color="#7f7f7f", opacity=0.6).encode(
@@ -139,7 +139,7 @@ def series_chart(points: pl.DataFrame, cps: pl.DataFrame, *, title: str | list[s
     pts = charts.frame(charts.thin_sorted(pts, MAX_POINTS),
                        ["x", "value", "commit", "date", "segment_median"])
     x = alt.X("x:T", title="revision (by commit time)" if by_revision else "trial start (UTC)",
-              scale=alt.Scale(nice=False))
+              scale=alt.Scale(nice=False), axis=charts.time_axis())
     y_title = charts.unit_title(first["metric"] or "value", unit)
     dots = alt.Chart(pts).mark_circle(size=14, color="#7f7f7f", opacity=0.6).encode(
         x=x, y=alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False)),
