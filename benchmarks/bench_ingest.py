@@ -17,8 +17,8 @@ benchmarks/out/, then, ``--repeat`` times and alternating, in fresh processes:
 
 Each process times its own work (interpreter start-up excluded) and reports its peak
 resident memory and CPU seconds (``wait4``; DuckDB reads with every core, so on a
-shared machine CPU seconds say more than wall seconds). Prints medians and the ratios
-to the baselines.
+shared machine CPU seconds say more than wall seconds). Prints medians, the ratios
+to the baselines and the range of the load average while measuring.
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ def main() -> None:
     if not args.no_table:
         cases["perfwarehouse ingest table (parquet)"] = (INGEST, parquet, None)
     results: dict[str, list[dict[str, float]]] = {name: [] for name in cases}
+    loads = [os.getloadavg()[0]]  # the machine is shared: say how loaded it was
     with tempfile.TemporaryDirectory(dir=out) as tmp:
         for i in range(args.repeat):
             for name, (code, source, checkout) in cases.items():
@@ -119,6 +120,7 @@ def main() -> None:
                                          else target.with_suffix(".duckdb"), checkout))
                 shutil.rmtree(target, ignore_errors=True)
                 target.with_suffix(".duckdb").unlink(missing_ok=True)
+                loads.append(os.getloadavg()[0])
 
     anchor = "duckdb read_json, typed (anchor)"
     base = statistics.median(r["seconds"] for r in results[anchor])
@@ -133,6 +135,7 @@ def main() -> None:
         print(f"{name:40s} {med:9.2f} {med / base:6.2f} {cpu:7.2f} {cpu / base_cpu:6.2f} "
               f"{peak:8.0f}   " + " ".join(f"{s:.2f}" for s in seconds))
     print("(ratios to the typed read; CPU s of the whole process, interpreter included)")
+    print(f"load average (1 min) while measuring: {min(loads):.1f}-{max(loads):.1f}")
     trials = results["perfwarehouse ingest jsonl"][0].get("trials", 0)
     print(f"trials ingested per run: {trials:,.0f}")
 

@@ -25,7 +25,7 @@ from perfwarehouse.ingest.service import (
     read_input,
     without_preamble,
 )
-from perfwarehouse.ingest.stage import unit_factor
+from perfwarehouse.ingest.units import unit_factor
 from perfwarehouse.warehouse.store import Warehouse
 from tests.conftest import CliRunner
 from tests.unit.ingest.importer_support import FIXTURES
