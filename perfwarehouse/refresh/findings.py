@@ -1,7 +1,8 @@
 """Findings: what the analyses say at a point, and what is new between two points.
 
 A finding is one row of ``sql/queries/refresh_findings.sql``: a change point that is a
-step (a regression or an improvement, ``change_points.shift = 'step'``), a configuration
+step that needs action (a regression or an improvement, ``change_points.shift = 'step'``
+and ``action``: its interval lies beyond +-``--min-effect``), a configuration
 whose order matters (``order_effects.reject_adjusted``, as the order-effects page counts), a drift (``trends.drifting``) or an
 inconclusive row of a kept comparison. Its ``key`` names it across points (a change point
 by its campaign, hardware type, configuration, revision and direction), so the findings

@@ -1,7 +1,9 @@
 -- refresh_findings: what the analyses found, as they stood at a point: for each job and
 -- campaign its newest run with job_run_id <= $job_run and started before $until (NULL:
--- any time), the steps of change-points (shift 'step', or NULL for runs before 081f:
--- regression or improvement), the configurations whose order matters (order-effects:
+-- any time), the steps of change-points that need action (shift 'step', or NULL for runs
+-- before 081f; action: the interval beyond +-min_effect and not a mixed series, NULL for
+-- runs before it: regression or improvement), the configurations whose order matters
+-- (order-effects:
 -- its Kruskal-Wallis test rejects at the family-wise level, as the order-effects page counts)
 -- and those drifting (trends); and the inconclusive rows of the comparisons kept with
 -- comparison_id <= $comparison and created before $until. One row per finding; key
@@ -20,7 +22,7 @@ FROM change_points_history AS c
 JOIN latest AS l ON l.job = 'change-points' AND l.campaign = c.campaign
                 AND l.job_run_id = c.job_run_id
 WHERE c.position IS NOT NULL AND coalesce(c.shift, 'step') = 'step'
-  AND c.direction IN ('regression', 'improvement')
+  AND coalesce(c.action, true) AND c.direction IN ('regression', 'improvement')
 UNION ALL
 SELECT 'order-dependence', o.campaign, o.hardware_type, o.benchmark, o.config_id,
        o.settings, o.metric, NULL, NULL, o.delta_median_pct, NULL, NULL, o.job_run_id,
