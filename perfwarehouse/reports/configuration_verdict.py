@@ -8,14 +8,9 @@ import polars as pl
 import pyarrow as pa
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.page import (
-    Missing,
-    Verdict,
-)
-from perfwarehouse.reports.render import format_number, format_pvalue, p_statement
-from perfwarehouse.warehouse.lookup import (
-    Configuration,
-)
+from perfwarehouse.reports.formatting import format_number, format_pvalue, p_statement
+from perfwarehouse.reports.page import Missing, Verdict
+from perfwarehouse.warehouse.lookup import Configuration
 
 
 def as_frame(table: pa.Table | Missing) -> pl.DataFrame | None:

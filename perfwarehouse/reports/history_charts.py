@@ -14,9 +14,7 @@ import numpy as np
 import polars as pl
 
 from perfwarehouse.reports import charts
-from perfwarehouse.reports.page import (
-    format_settings,
-)
+from perfwarehouse.reports.page import format_settings
 
 MAX_POINTS = 1200
 """Trial values drawn per series at most (evenly thinned by position beyond)."""

@@ -8,13 +8,7 @@ import polars as pl
 
 from perfwarehouse.reports.columns import col
 from perfwarehouse.reports.load_labels import family_parts, short_number
-from perfwarehouse.reports.page import (
-    Block,
-    Notice,
-    Section,
-    Verdict,
-    capped_table,
-)
+from perfwarehouse.reports.page import Block, Notice, Section, Verdict, capped_table
 
 
 # ------------------------------------------------------------------ verdict

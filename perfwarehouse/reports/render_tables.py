@@ -10,15 +10,8 @@ import math
 import re
 from typing import Any
 
-from perfwarehouse.reports.formatting import P_SMALLEST as P_SMALLEST
-from perfwarehouse.reports.formatting import format_number as format_number
-from perfwarehouse.reports.formatting import format_pvalue as format_pvalue
-from perfwarehouse.reports.formatting import format_value as format_value
-from perfwarehouse.reports.formatting import p_statement as p_statement
-from perfwarehouse.reports.page import (
-    Column,
-    Table,
-)
+from perfwarehouse.reports.formatting import format_value
+from perfwarehouse.reports.page import Column, Table
 
 
 def escape(text: Any) -> str:
