@@ -196,19 +196,23 @@ def _plan_series(table: pa.Table, spans: list[tuple[int, int]], prior: Prior | N
     last change points), or None (searched whole)."""
     if prior is None:
         return [None] * len(spans)
-    hardware = table.column("hardware_type").to_pylist()
-    config = table.column("config_id").to_pylist()
-    runs = table.column("run_id").to_pylist()
+    import numpy as np
+    import pyarrow.compute as pc
+
+    runs = table.column("run_id")
+    is_new = pc.fill_null(pc.is_in(runs, value_set=pa.array(sorted(prior.new_runs),
+                                                             runs.type)), False)
+    new = np.asarray(is_new.to_numpy(zero_copy_only=False), dtype=bool)
     out: list[pa.Table | Stored | None] = []
     for s, e in spans:
-        key = (hardware[s], config[s])
-        new = [i for i in range(s, e) if runs[i] in prior.new_runs]
+        key = (table.column("hardware_type")[s].as_py(), table.column("config_id")[s].as_py())
         known = prior.stored.get(key)
+        count = int(new[s:e].sum())
         if known is None:
             out.append(None)
-        elif not new and known.n == e - s and key in prior.rows:
+        elif not count and known.n == e - s and key in prior.rows:
             out.append(prior.rows[key])
-        elif known.n + len(new) == e - s and new == list(range(s + known.n, e)):
+        elif known.n + count == e - s and new[s + known.n:e].all():
             out.append(known)
         else:  # a new trial among the old ones (or an old one gone): search it whole
             out.append(None)

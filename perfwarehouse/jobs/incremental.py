@@ -33,6 +33,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -50,9 +51,9 @@ from perfwarehouse.jobs.framework import (
     compute_rows,
     plan_job,
     prepare_piece,
-    read_piece,
     write_results,
 )
+from perfwarehouse.jobs.row_order import in_row_order
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse.contracts import contract
 from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow
@@ -184,23 +185,49 @@ def _of_partition(table: pa.Table, piece: Piece) -> pa.Table:
 
 def _piece(job: Job, plan: Plan, piece: Piece, stored: dict[str, pa.Table],
            new: NewData) -> Tables:
-    table = read_piece(job, plan, piece)
-    if table.num_rows == 0:
-        return {}
-    if job.name == "change-points":
-        from perfwarehouse.jobs.change_points import compute_reusing
-
-        return compute_reusing(table, plan.params, _prior(_of_partition(
-            stored["change_points"], piece), new))
-    keys = _keys(table)
-    changed = pa.array([k in new.configurations for k in keys])
-    out = compute_rows(job, plan, table.filter(changed))
-    kept = set(keys) - new.configurations
+    """One piece: the rows of its configurations with new trials computed (only those
+    are read), the stored rows of its other configurations kept."""
+    table = _read_changed(job, plan, piece, sorted({c for _h, c in new.configurations}))
+    kept: dict[str, pa.Table] = {}
     for name, rows in stored.items():
         rows = _of_partition(rows, piece)
-        mask = pa.array([k in kept for k in _keys(rows)], pa.bool_())
-        out[f"stored:{name}"] = rows.filter(mask)
+        keys = _keys(rows)
+        k = piece.config_slice
+        kept[name] = rows.filter(pa.array(
+            [key not in new.configurations and (k is None or key[1] % k[1] == k[0])
+             for key in keys], pa.bool_()))
+    if job.name == "change-points":
+        from perfwarehouse.jobs.change_points import OUTPUT, SCHEMA, compute_reusing
+
+        out = (compute_reusing(table, plan.params, _prior(_of_partition(
+            stored[OUTPUT], piece), new)) if table.num_rows else {})
+        reused = pa.Table.from_pylist(kept[OUTPUT].select(SCHEMA.names).to_pylist(),
+                                      schema=SCHEMA)
+        return {OUTPUT: pa.concat_tables([out[OUTPUT], reused]) if OUTPUT in out else reused}
+    out = compute_rows(job, plan, table)
+    for name, rows in kept.items():
+        out[f"stored:{name}"] = rows
     return out
+
+
+def _read_changed(job: Job, plan: Plan, piece: Piece, configs: list[int]) -> pa.Table:
+    """The rows of one piece (:func:`~perfwarehouse.jobs.framework.read_piece`) of the
+    configurations ``configs`` only (none read when there are none)."""
+    if not configs:
+        return pa.table({})
+    warehouse = Warehouse(Path(plan.root))
+    con = plan.reader(job, piece.files)
+    try:
+        con.register("_changed", pa.table({"config_id": pa.array(configs, pa.uint64())}))
+        con.execute("CREATE OR REPLACE TEMP VIEW measurements AS SELECT * FROM ("
+                    + warehouse.measurements_sql(piece.files, piece.config_slice)
+                    + ") WHERE config_id IN (SELECT config_id FROM _changed)")
+        bound = dict(zip(piece.partition_by, piece.key)) | dict(plan.extra)
+        used = {k: v for k, v in bound.items() if f"${k}" in plan.query}
+        table = fetch_arrow(con, plan.query, used or None)
+    finally:
+        con.close()
+    return in_row_order(table, job.row_order) if table.num_rows else table
 
 
 def _keys(table: pa.Table) -> list[tuple[str, int]]:
