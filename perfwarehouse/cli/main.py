@@ -68,13 +68,19 @@ def init(ctx: click.Context) -> None:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--scale", type=float, default=1.0, show_default=True,
               help="Fraction of the full size to generate.")
+@click.option("--extend-days", type=click.IntRange(1, 3650), default=None, metavar="N",
+              help="Write only the N days after the campaign (same --seed and --scale) "
+                   "ended, to ingest on top of it: one more night is --extend-days 1 "
+                   "(ordersage-longterm; the first days are the same whatever N).")
 @click.pass_context
-def generate(ctx: click.Context, name: str, out: Path, seed: int, scale: float) -> None:
+def generate(ctx: click.Context, name: str, out: Path, seed: int, scale: float,
+             extend_days: int | None) -> None:
     """Write a realistic synthetic campaign with its ground truth (OUT.truth.json)."""
     from perfwarehouse.generate import generate_to_file
 
     start = time.monotonic()
-    n, truth = generate_to_file(name, out, seed=seed, scale=scale)
+    n, truth = generate_to_file(name, out, seed=seed, scale=scale,
+                                extend_days=extend_days or 0)
     echo(f"wrote {n:,} trials to {out} and the planted effects to {truth} "
          f"in {time.monotonic() - start:.1f} s")
 

@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from perfwarehouse.progress import Task
 from perfwarehouse.warehouse.store import configure
 
 # Column order of a native record (docs/ingest.md, "The trial log (JSON Lines)").
@@ -52,38 +53,79 @@ def values_column(flat: np.ndarray, per_trial: int | np.ndarray) -> pa.ListArray
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
 
 
-def write_generated(generated: Generated, out: Path) -> Path:
-    """Write records to ``out`` (JSON Lines, or Parquet for ``*.parquet``) and the truth file.
+def write_generated(generated: Generated, out: Path, task: Task | None = None) -> Path:
+    """Write records to ``out`` (JSON Lines, or Parquet for ``*.parquet``) and the truth file;
+    ``task`` (optional) follows the megabytes written, out of an estimate of the file's size.
 
-    Returns the path of the truth file (``out`` + ``.truth.json``).
+    Returns the path of the truth file (``out`` + ``.truth.json``). One DuckDB ``COPY``
+    with one thread writes the file: its JSON writer spent twice the CPU for no gain
+    with two threads (measured at scale 0.3: 1.2 s against 2.0 s).
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect()
-    try:
-        con.register("records", generated.records)
-        if out.suffix == ".parquet":
-            select = "SELECT * EXCLUDE (env), env FROM records"
-            options = "FORMAT parquet, COMPRESSION zstd"
-        else:
-            # JSON-typed columns are written as nested JSON, not as quoted strings.
-            latency = ("CAST(latency AS VARCHAR)::JSON AS latency, "
-                       if "latency" in generated.records.column_names else "")
-            select = (
-                "SELECT * REPLACE (CAST(settings AS VARCHAR)::JSON AS settings, "
-                "CAST(env AS VARCHAR)::JSON AS env, " + latency +
-                "strftime(started_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS started_at) FROM records"
-            )
-            options = "FORMAT json"
-        tmp = out.with_name(out.name + ".tmp")
-        configure(con)
-        con.execute(f"COPY ({select}) TO '{_sql_path(tmp)}' ({options})")
-        tmp.replace(out)
-    finally:
-        con.close()
+    tmp = out.with_name(out.name + ".tmp")
+    records = generated.records
+    if out.suffix == ".parquet":
+        select, options = "SELECT * EXCLUDE (env), env FROM records", "FORMAT parquet, COMPRESSION zstd"
+    else:
+        # JSON-typed columns are written as nested JSON, not as quoted strings.
+        latency = ("CAST(latency AS VARCHAR)::JSON AS latency, "
+                   if "latency" in records.column_names else "")
+        select = ("SELECT * REPLACE (CAST(settings AS VARCHAR)::JSON AS settings, "
+                  "CAST(env AS VARCHAR)::JSON AS env, " + latency +
+                  "strftime(started_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS started_at) FROM records")
+        options = "FORMAT json"
+    if task is None:
+        _copy(records, select, tmp, options)
+    else:
+        _copy_watched(records, select, tmp, options, task)
+    tmp.replace(out)
     truth_path = out.with_name(out.name + ".truth.json")
     truth_path.write_text(json.dumps(generated.truth, indent=1, sort_keys=False) + "\n")
     return truth_path
+
+
+def _copy_watched(records: pa.Table, select: str, path: Path, options: str, task: Task) -> None:
+    """:func:`_copy`, with ``task`` following the file's size (MB) every 0.2 s, out of the
+    size estimated from the first 1,000 records (within 0.2 % on the long-term campaign)."""
+    import threading
+
+    sample = path.with_name(path.name + ".sample")
+    _copy(records.slice(0, 1000), select, sample, options)
+    estimate = (sample.stat().st_size / 1e6 * max(records.num_rows, 1)
+                / max(min(records.num_rows, 1000), 1))
+    sample.unlink()
+    task.update(completed=0, total=estimate)
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.2):
+            try:
+                task.update(completed=min(path.stat().st_size / 1e6, estimate))
+            except OSError:
+                pass
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        _copy(records, select, path, options)
+    finally:
+        done.set()
+        watcher.join()
+    task.update(completed=estimate)
+
+
+def _copy(records: pa.Table, select: str, path: Path, options: str) -> None:
+    """``COPY (select) TO path (options)`` with ``records`` as the table ``records``, by a
+    connection of its own with one thread."""
+    con = duckdb.connect()
+    try:
+        configure(con)
+        con.execute("SET threads = 1")
+        con.register("records", records)
+        con.execute(f"COPY ({select}) TO '{_sql_path(path)}' ({options})")
+    finally:
+        con.close()
 
 
 def _sql_path(path: Path) -> str:

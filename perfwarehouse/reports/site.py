@@ -50,7 +50,6 @@ from perfwarehouse.reports.render import (
     _verdict,
     head,
     nav_bar,
-    write_assets,
     write_report,
     write_text,
 )
@@ -168,6 +167,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
     """Write the whole site under ``out_dir`` (see the module docstring); returns its
     ``index.html``."""
     from perfwarehouse.reports import CATALOG, get
+    from perfwarehouse.reports.site_pool import page_builders
     from perfwarehouse.warehouse.lookup import require
 
     reporter = reporter or SilentReporter()
@@ -175,7 +175,6 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
     available = [e.name for e in CATALOG if e.name != "configuration"
                  and getattr(get(e.name), "in_all", True)]
     out_dir = Path(out_dir)
-    write_assets(out_dir / "assets")
     done: list[CampaignPages] = []
     with warehouse.catalog() as con:
         require(con, "campaign", campaign)
@@ -185,16 +184,15 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                            key=lambda c: (order.index(c.kind), c.name.lower()))
         plan = [(c, pages_of(c.kind, available)) for c in campaigns]
         total = sum(len(names) + 1 for _c, names in plan)
-        with reporter.task("writing the report site", total=total, unit="pages") as task:
+        with (reporter.task("writing the report site", total=total, unit="pages") as task,
+              page_builders(warehouse, data) as pool):
+            pool.start(out_dir, plan)  # the assets, pages and viewers: two at a time if big
             for c, names in plan:
                 viewer = c.kind != "load test"  # a load level has no order or time to drill
-                request = (drilldown.campaign_request(c.name) if viewer
-                           else Request(c.name))
                 built: list[Written] = []
                 for name in names:
-                    report: Report = get(name)
                     try:
-                        page = report.build(data, request)
+                        page = pool.page(c.name, name)
                     except UsageError as exc:  # a page that needs a selection: no page
                         say(f"{c.name}: no {name} page ({exc})")
                     else:
@@ -212,7 +210,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                     say(f"wrote {out_dir / c.slug / w.href}")
                 count = hardware = 0
                 if viewer:
-                    recs = drilldown.records(drilldown.read(data, c.name))
+                    recs = pool.viewer(c.name)
                     count, hardware = len(recs), with_hardware(recs)
                     write_text(out_dir / c.slug / drilldown.DATA,
                                drilldown.data_script(c.name, recs))
@@ -226,6 +224,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 done.append(CampaignPages(c, built, count, hardware))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
                 write_text(out_dir / c.slug / MANIFEST, manifest(done[-1]))
+            pool.finish()
     index = write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
     say(f"wrote {index}")
     return index
