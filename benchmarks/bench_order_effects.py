@@ -128,16 +128,16 @@ def job_cpu(warehouse: Warehouse, params: order_effects.OrderEffectsParams) -> f
     """CPU seconds of what the recorded duration covers (query, prepare, compute, finalize)."""
     snapshot = warehouse.snapshot([CAMPAIGN])
     cpu = time.process_time()
-    compute_job(warehouse, order_effects.JOB, params, snapshot.files, SilentReporter(),
-                snapshot.configurations)
+    compute_job(warehouse, order_effects.JOB, params, snapshot, SilentReporter())
     return time.process_time() - cpu
 
 
 def breakdown(warehouse: Warehouse, params: order_effects.OrderEffectsParams,
               runs: int) -> dict[str, tuple[float, float]]:
     """Median (CPU, wall) seconds of each step of the order-effects job and of the floor."""
-    from perfwarehouse.jobs.framework import _used, write_results
+    from perfwarehouse.jobs.framework import write_results
     from perfwarehouse.warehouse import sqlfiles
+    from perfwarehouse.warehouse.pieces import query_piece
 
     def timed(fn):  # type: ignore[no-untyped-def]
         cpu, wall = time.process_time(), time.perf_counter()
@@ -146,20 +146,21 @@ def breakdown(warehouse: Warehouse, params: order_effects.OrderEffectsParams,
 
     steps: dict[str, list[tuple[float, float]]] = {}
     extra = order_effects.query_params(params)
-    prepare_sql = sqlfiles.load("queries/order_effects_configurations")
+    prepare_sql = sqlfiles.load(f"queries/{order_effects.JOB.prepare_query}")
     query = sqlfiles.load("queries/order_effects")
     for _ in range(runs):
         snapshot = warehouse.snapshot([CAMPAIGN])
+        whole = snapshot.whole()
         con = warehouse.reader(snapshot.files, snapshot.configurations)
         try:
-            counts, t1 = timed(lambda: fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)))
+            counts, t1 = timed(lambda: query_piece(con, whole, prepare_sql, extra))
             prepared, t2 = timed(lambda: order_effects.JOB.prepare(counts, params))
-            table, t3 = timed(lambda: fetch_arrow(con, query, _used(
-                query, {"campaign": CAMPAIGN} | extra)))
+            table, t3 = timed(lambda: query_piece(con, whole, query,
+                                                  {"campaign": CAMPAIGN} | extra))
             result, t4 = timed(lambda: order_effects.compute(table, prepared))
             tables = order_effects.finalize(result, prepared)
             _, t5 = timed(lambda: write_results(warehouse, order_effects.JOB, params,
-                                                snapshot.files, tables,
+                                                snapshot, tables,
                                                 datetime.now(timezone.utc), 0.0))
             paths = [str(warehouse.root / f.path) for f in snapshot.files]
             values, t6 = timed(lambda: con.sql(

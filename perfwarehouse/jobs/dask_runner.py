@@ -28,24 +28,24 @@ import dataclasses
 import hashlib
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from perfwarehouse.errors import AnalysisError, PerfwarehouseError
-from perfwarehouse.jobs.framework import (
-    Job,
-    Piece,
-    Plan,
-    apply_prepare,
-    compute_piece,
-    prepare_piece,
-)
 from perfwarehouse.progress import Reporter
+from perfwarehouse.warehouse.pieces import Piece
+
+if TYPE_CHECKING:
+    from perfwarehouse.jobs.framework import Job, Plan, Tables
+
+#: the work of one piece (``compute_piece``, ``prepare_piece`` of the runner): run on
+#: a worker, passed in by the runner, which this module does not import
+PieceWork = Callable[["Job", "Plan", Piece], Any]
 
 #: How often a piece that raised is tried again (a dead worker is handled by the
 #: scheduler: its piece goes to another worker up to ``allowed-failures`` times).
@@ -92,18 +92,16 @@ def worker_check(root: str) -> dict[str, Any]:
             "sees_warehouse": os.path.isdir(os.path.join(root, "measurements"))}
 
 
-def run_piece(expected: tuple[tuple[str, str], ...], job: Job, plan: Plan,
-              piece: Piece, step: str = "compute") -> dict[str, pa.Table] | pa.Table:
-    """The task of one piece on a worker: the local :func:`compute_piece` (or, with
-    ``step="prepare"``, :func:`prepare_piece`), after checking that this worker (perhaps
-    one that joined after the check) runs the client's code."""
+def run_piece(expected: tuple[tuple[str, str], ...], work: PieceWork, job: Job, plan: Plan,
+              piece: Piece) -> Any:
+    """The task of one piece on a worker: ``work`` (the runner's ``compute_piece`` or
+    ``prepare_piece``), after checking that this worker (perhaps one that joined after
+    the check) runs the client's code."""
     mine = build_fingerprint()
     if mine != expected:
         raise AnalysisError(f"this worker runs {describe(_differences(mine, expected))}, "
                             f"the client {describe(_differences(expected, mine))}")
-    if step == "prepare":
-        return prepare_piece(job, plan, piece)
-    return compute_piece(job, plan, piece)
+    return work(job, plan, piece)
 
 
 def _differences(a: tuple[tuple[str, str], ...],
@@ -178,30 +176,59 @@ def dashboard_link(client: Any) -> str | None:
         return None
 
 
-def compute_pieces_on_cluster(scheduler: Any, job: Job, plan: Plan, reporter: Reporter
-                              ) -> tuple[Plan, list[dict[str, pa.Table]]]:
-    """Compute every piece of ``plan`` on the cluster (after its per-piece ``prepare``
-    step, if the job has one, also on the workers); the plan as prepared and the
-    results in the plan's order."""
-    client, owned = connect(scheduler)
-    try:
-        workers = check_workers(client, plan.root)
-        link = dashboard_link(client)
-        reporter.note(f"{job.name}: {len(plan.pieces)} pieces on {workers} Dask workers"
-                      + (f" (dashboard {link})" if link else ""))
-        run = uuid.uuid4().hex[:8]
-        if plan.prepare_query:
-            parts = _run_pieces(client, job, plan, "prepare", run, workers, reporter)
-            plan = apply_prepare(job, plan, [p for p in parts if isinstance(p, pa.Table)])
-        results = _run_pieces(client, job, plan, "compute", run, workers, reporter)
-        return plan, [r if isinstance(r, dict) else {} for r in results]
-    finally:
-        if owned:
-            client.close()
+class DaskExecutor:
+    """The :class:`~perfwarehouse.jobs.pieces.Executor` of a Dask cluster (a scheduler
+    address, or a ``distributed.Client``): :meth:`prepare` connects, checks the workers
+    and runs the per-piece prepare step there (if the job has one); :meth:`compute` runs
+    one task per piece and yields the results in the plan's order, then lets go of the
+    cluster."""
+
+    def __init__(self, scheduler: Any, compute: PieceWork, prepare: PieceWork,
+                 combine: Callable[[Job, Plan, Sequence[Any]], Plan]) -> None:
+        self.scheduler = scheduler
+        self.work = {"compute": compute, "prepare": prepare}
+        self.combine = combine
+        self._client: Any = None
+        self._owned = False
+        self._workers = 0
+        self._run = ""
+
+    def prepare(self, job: Job, plan: Plan, reporter: Reporter) -> Plan:
+        self._client, self._owned = connect(self.scheduler)
+        try:
+            self._workers = check_workers(self._client, plan.root)
+            link = dashboard_link(self._client)
+            reporter.note(f"{job.name}: {len(plan.pieces)} pieces on {self._workers} Dask "
+                          "workers" + (f" (dashboard {link})" if link else ""))
+            self._run = uuid.uuid4().hex[:8]
+            if plan.prepare_query:
+                parts = _run_pieces(self._client, job, plan, "prepare", self.work["prepare"],
+                                    self._run, self._workers, reporter)
+                plan = self.combine(job, plan, [p for p in parts if isinstance(p, pa.Table)])
+        except BaseException:
+            self._close()
+            raise
+        return plan
+
+    def compute(self, job: Job, plan: Plan, reporter: Reporter) -> Iterator[Tables]:
+        if self._client is None:
+            plan = self.prepare(job, plan, reporter)
+        try:
+            results = _run_pieces(self._client, job, plan, "compute", self.work["compute"],
+                                  self._run, self._workers, reporter)
+        finally:
+            self._close()
+        for result in results:
+            yield result if isinstance(result, dict) else {}
+
+    def _close(self) -> None:
+        if self._owned and self._client is not None:
+            self._client.close()
+        self._client, self._owned = None, False
 
 
-def _run_pieces(client: Any, job: Job, plan: Plan, step: str, run: str, workers: int,
-                reporter: Reporter) -> list[dict[str, pa.Table] | pa.Table | None]:
+def _run_pieces(client: Any, job: Job, plan: Plan, step: str, work: PieceWork, run: str,
+                workers: int, reporter: Reporter) -> list[Any]:
     """One task per piece of ``plan`` (``step`` compute or prepare); their results in the
     plan's order. The first piece that fails stops them with one line naming it."""
     from distributed import KilledWorker, as_completed
@@ -210,11 +237,11 @@ def _run_pieces(client: Any, job: Job, plan: Plan, step: str, run: str, workers:
     expected = build_fingerprint()
     # a compute task keeps the key it always had (the benchmarks read the task stream)
     name = job.name if step == "compute" else f"{job.name}-{step}"
-    futures = [client.submit(run_piece, expected, job, lean, piece, step, pure=False,
+    futures = [client.submit(run_piece, expected, work, job, lean, piece, pure=False,
                              retries=RETRIES, key=f"{name}-{run}-piece-{piece.index}")
                for piece in plan.pieces]
     by_key = {f.key: piece for f, piece in zip(futures, plan.pieces)}
-    results: list[dict[str, pa.Table] | pa.Table | None] = [None] * len(futures)
+    results: list[Any] = [None] * len(futures)
     label = job.name if step == "compute" else f"{job.name}: {step}"
     try:
         with reporter.task(f"{label} on {workers} workers", total=len(futures),

@@ -23,6 +23,10 @@ run on the piece's rows (here, or on the cluster's workers, as the pieces are), 
 ``prepare`` gets the pieces' rows concatenated, so the client never reads all the
 measurements at once.
 
+The pieces come from the warehouse (:mod:`perfwarehouse.warehouse.pieces`); an
+executor runs them (:class:`LocalExecutor`, or a Dask
+cluster's: :mod:`perfwarehouse.jobs.dask_runner`), given to :func:`run_job`.
+
 Results are written to the job's output tables (each declared with its Arrow schema and
 DDL in ``warehouse/contracts.py``) with the ``job_run_id`` of a row
 in ``job_runs`` that records the parameters, the input batches, the code version and
@@ -34,12 +38,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 
@@ -48,16 +50,166 @@ from perfwarehouse.jobs.row_order import in_row_order
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.catalog import record_job_run
-from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow, fetch_one
-
-if TYPE_CHECKING:
-    import duckdb
+from perfwarehouse.warehouse.pieces import (
+    Piece,
+    Reader,
+    Snapshot,
+    catalog_table_ddl,
+    open_piece,
+    query_piece,
+    read_ahead,
+)
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
 
 Tables = dict[str, pa.Table]
 
 #: The most measurements a per-configuration job computes at once (about 0.6 KB
 #: each in the query's result and the kernels' arrays).
 SLICE_ROWS = 2_000_000
+#: The most configurations a per-configuration job computes at once: the per-
+#: configuration results and groupings cost about 1 KB each whatever their rows, so a
+#: partition of a million one-trial configurations is cut by this, not by its rows.
+SLICE_CONFIGURATIONS = 250_000
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a job will compute: the parameters after ``prepare``, the SQL text of its
+    per-piece query with the values it binds besides the partition key, and the pieces in
+    the order their results are concatenated (sorted partitions, then slices)."""
+
+    root: str
+    params: Any
+    query: str
+    extra: Mapping[str, Any]
+    pieces: tuple[Piece, ...]
+    configurations: pa.Table | None
+    catalog_data: Mapping[str, pa.Table] = field(default_factory=dict)
+    # the SQL text of the job's prepare_query when it runs per piece (prepare_by_piece)
+    prepare_query: str = ""
+
+    def reader(self, job: Job, piece: Piece) -> Reader:
+        """A reader of ``piece`` that also sees the job's catalog tables."""
+        con = open_piece(self.root, piece, self.configurations)
+        for name in job.catalog_tables:
+            if name in self.catalog_data:
+                con.register(name, self.catalog_data[name])
+            else:  # temporary: the reader's database is shared by the process's readers
+                con.execute(catalog_table_ddl(name).replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+        return con
+
+
+def plan_job(
+    warehouse: Warehouse, job: Job, params: Any, files: Snapshot | Sequence[Any],
+    configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
+    catalog_data: Mapping[str, pa.Table] | None = None,
+    slice_configurations: int = SLICE_CONFIGURATIONS,
+) -> Plan:
+    """Cut ``job``'s work into pieces (a :class:`Snapshot`, or its data files) and run
+    its ``prepare`` step over all of them, unless it runs by piece: then the plan carries
+    its query for :func:`prepare_piece`."""
+    if isinstance(files, Snapshot):
+        snapshot = files
+        configurations = snapshot.configurations if configurations is None else configurations
+    else:  # no configurations table known: a partition may hold one per row
+        snapshot = Snapshot(list(files), configurations if configurations is not None
+                            else pa.table({}))
+    sliced = job.per_configuration
+    pieces = snapshot.pieces(job.partition_by, slice_rows=slice_rows if sliced else None,
+                             slice_configurations=slice_configurations if sliced else None)
+    query = sqlfiles.load(f"queries/{job.query}")
+    extra = dict(job.query_params(params)) if job.query_params else {}
+    plan = Plan(str(warehouse.root), params, query, extra, pieces, configurations,
+                dict(catalog_data or {}))
+    if job.prepare_query and job.prepare:
+        prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
+        if job.prepare_by_piece:  # run with the pieces: prepare_piece, then apply_prepare
+            return dataclasses.replace(plan, prepare_query=prepare_sql)
+        whole = snapshot.whole()
+        con = plan.reader(job, whole)
+        try:
+            params = job.prepare(query_piece(con, whole, prepare_sql, extra), params)
+        finally:
+            con.close()
+        plan = dataclasses.replace(plan, params=params)
+    return plan
+
+
+def _query(job: Job, plan: Plan, piece: Piece, query: str) -> pa.Table:
+    """``query`` over one piece's rows, bound with its key and the plan's extra values."""
+    con = plan.reader(job, piece)
+    try:
+        return query_piece(con, piece, query, plan.extra)
+    finally:
+        con.close()
+
+
+def read_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
+    """The rows of one piece that ``compute`` takes, in the job's row order."""
+    table = _query(job, plan, piece, plan.query)
+    return in_row_order(table, job.row_order) if table.num_rows else table
+
+
+def compute_rows(job: Job, plan: Plan, table: pa.Table) -> Tables:
+    """``compute`` of one piece's rows (:func:`read_piece`); nothing for no rows."""
+    return dict(job.compute(table, plan.params)) if table.num_rows else {}
+
+
+def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
+    """The pure function of one piece: query its rows and apply ``compute``. Runs
+    wherever the warehouse's files are readable at ``plan.root`` (this process, or a
+    Dask worker)."""
+    return compute_rows(job, plan, read_piece(job, plan, piece))
+
+
+def prepare_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
+    """The rows of the job's per-piece ``prepare_query`` over one piece (a job with
+    ``prepare_by_piece``); :func:`apply_prepare` combines them."""
+    return _query(job, plan, piece, plan.prepare_query)
+
+
+def apply_prepare(job: Job, plan: Plan, parts: Sequence[pa.Table]) -> Plan:
+    """The plan with the parameters ``prepare`` returns for the pieces' prepare rows (in
+    the plan's order)."""
+    if job.prepare is None:
+        return plan
+    return dataclasses.replace(plan, params=job.prepare(concat(list(parts)), plan.params))
+
+
+class Executor(Protocol):
+    """Runs a plan's pieces: the per-piece ``prepare`` step (if the plan has one), then
+    every piece's ``compute``, whose results it yields in the plan's order."""
+
+    def prepare(self, job: Job, plan: Plan, reporter: Reporter) -> Plan: ...
+
+    def compute(self, job: Job, plan: Plan, reporter: Reporter) -> Iterator[Tables]: ...
+
+
+class LocalExecutor:
+    """The pieces in this process, one at a time (the next read ahead on a thread)."""
+
+    def prepare(self, job: Job, plan: Plan, reporter: Reporter) -> Plan:
+        if not plan.prepare_query:
+            return plan
+        parts = []
+        with reporter.task(f"{job.name}: prepare", total=len(plan.pieces), unit="parts") as task:
+            for piece in plan.pieces:
+                parts.append(prepare_piece(job, plan, piece))
+                task.advance()
+        return apply_prepare(job, plan, parts)
+
+    def compute(self, job: Job, plan: Plan, reporter: Reporter) -> Iterator[Tables]:
+        with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
+            for table in read_ahead(plan.pieces, lambda piece: read_piece(job, plan, piece)):
+                yield compute_rows(job, plan, table)
+                task.advance()
+
+
+def concat(parts: list[pa.Table]) -> pa.Table:
+    """The tables one after another (columns unified: a missing one is null)."""
+    if not parts:
+        return pa.table({})
+    return pa.concat_tables(parts, promote_options="permissive")
 
 
 def param(default: Any, help: str, **extra: Any) -> Any:
@@ -132,19 +284,20 @@ class JobResult:
 def run_job(
     warehouse: Warehouse, job: Job, params: Any, *, campaigns: Sequence[str] | None = None,
     reporter: Reporter | None = None, write: bool = True, slice_rows: int = SLICE_ROWS,
-    scheduler: Any = None,
+    scheduler: Any = None, executor: Executor | None = None,
 ) -> JobResult:
     """Run ``job`` over the warehouse's measurements (all campaigns unless given).
 
-    With ``scheduler`` (a Dask scheduler address such as ``tcp://10.0.0.5:8786``, or a
-    ``distributed.Client``) the pieces run on that cluster's workers, which must see the
+    The pieces run on ``executor`` (default: here, :class:`LocalExecutor`). With
+    ``scheduler`` (a Dask scheduler address such as ``tcp://10.0.0.5:8786``, or a
+    ``distributed.Client``) and no executor, on that cluster's workers
+    (:class:`~perfwarehouse.jobs.dask_runner.DaskExecutor`), which must see the
     warehouse at the same path; the results are the same tables as a local run, and
     they are written here, by this process, in one catalog transaction.
     """
     reporter = reporter or SilentReporter()
     snapshot = warehouse.snapshot(campaigns)
-    files = snapshot.files
-    if not files:
+    if not snapshot.files:
         if campaigns and warehouse.exists():  # a misspelt campaign: name the known ones
             from perfwarehouse.warehouse.lookup import require
 
@@ -153,17 +306,23 @@ def run_job(
                     require(con, "campaign", name)
         where = f" of campaign(s) {', '.join(campaigns)}" if campaigns else ""
         raise AnalysisError(f"the warehouse {warehouse.root} has no measurements{where} to analyse")
+    if executor is None and scheduler is not None:
+        from perfwarehouse.jobs.dask_runner import DaskExecutor
+
+        executor = DaskExecutor(
+            scheduler, compute_piece, prepare_piece, apply_prepare)
     started_at = datetime.now(timezone.utc)
     start = time.monotonic()
-    tables = compute_job(warehouse, job, params, files, reporter, snapshot.configurations,
-                         slice_rows, _catalog_tables(warehouse, job, files), scheduler=scheduler)
+    tables = compute_job(warehouse, job, params, snapshot, reporter, None, slice_rows,
+                         _catalog_tables(warehouse, job, snapshot.campaigns),
+                         executor=executor)
     duration = time.monotonic() - start
     summary = job.summarize(tables, params) if job.summarize else []
     if job.over_time(params) if callable(job.over_time) else job.over_time:
         summary += untimed_note(warehouse, job, campaigns)
     if not write:
         return JobResult(0, tables, duration, summary)
-    job_run_id = write_results(warehouse, job, params, files, tables, started_at, duration)
+    job_run_id = write_results(warehouse, job, params, snapshot, tables, started_at, duration)
     return JobResult(job_run_id, tables, duration, summary)
 
 
@@ -181,243 +340,51 @@ def untimed_note(warehouse: Warehouse, job: Job, campaigns: Sequence[str] | None
             "or --path-pattern '...{started_at:FORMAT}...'"]
 
 
-@dataclass(frozen=True)
-class Piece:
-    """One unit of a job's work: a partition (campaign x hardware type, or campaign), or
-    one slice ``config_id mod k = i`` of its configurations, and the exact Parquet files
-    (of the snapshot) that hold the partition. Its result is a pure function of the
-    files, the key, the slice and the job's parameters: computed here or on a worker,
-    the tables are the same."""
-
-    index: int
-    partition_by: tuple[str, ...]
-    key: tuple[str, ...]
-    config_slice: tuple[int, int] | None
-    files: tuple[DataFile, ...]
-
-    @property
-    def label(self) -> str:
-        """``campaign=C hardware_type=H slice 2/5``: how errors and logs name the piece."""
-        text = " ".join(f"{k}={v}" for k, v in zip(self.partition_by, self.key))
-        if self.config_slice is not None:
-            text += f" slice {self.config_slice[0] + 1}/{self.config_slice[1]}"
-        return text
-
-    @property
-    def file_rows(self) -> int:
-        """Measurements in the piece's files (all slices of the partition)."""
-        return sum(f.row_count for f in self.files)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What a job will compute: the parameters after ``prepare``, the SQL text of its
-    per-piece query with the values it binds besides the partition key, and the pieces in
-    the order their results are concatenated (sorted partitions, then slices)."""
-
-    root: str
-    params: Any
-    query: str
-    extra: Mapping[str, Any]
-    pieces: tuple[Piece, ...]
-    configurations: pa.Table | None
-    catalog_data: Mapping[str, pa.Table] = field(default_factory=dict)
-    # the SQL text of the job's prepare_query when it runs per piece (prepare_by_piece)
-    prepare_query: str = ""
-
-    def reader(self, job: Job, files: Sequence[DataFile]) -> duckdb.DuckDBPyConnection:
-        """A reader of ``files`` that also sees the job's catalog tables."""
-        con = Warehouse(Path(self.root)).reader(files, self.configurations)
-        for name in job.catalog_tables:
-            if name in self.catalog_data:
-                con.register(name, self.catalog_data[name])
-            else:  # temporary: the reader's database is shared by the process's readers
-                con.execute(_schema_of(name).replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
-        return con
-
-
-def plan_job(
-    warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile],
-    configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
-    catalog_data: Mapping[str, pa.Table] | None = None,
-) -> Plan:
-    """Split ``job`` into pieces (and run its ``prepare`` step over all ``files``, unless
-    it runs by piece: then the plan carries its query for :func:`prepare_piece`)."""
-    by_key: dict[tuple[str, ...], list[DataFile]] = {}
-    for f in files:
-        by_key.setdefault(tuple(getattr(f, k) for k in job.partition_by), []).append(f)
-    pieces: list[Piece] = []
-    for key in sorted(by_key):
-        part = tuple(by_key[key])
-        rows = sum(f.row_count for f in part)
-        k = -(-rows // max(1, slice_rows)) if job.per_configuration else 1
-        for i in range(k):
-            pieces.append(Piece(len(pieces), job.partition_by, key,
-                                (i, k) if k > 1 else None, part))
-    query = sqlfiles.load(f"queries/{job.query}")
-    extra = dict(job.query_params(params)) if job.query_params else {}
-    plan = Plan(str(warehouse.root), params, query, extra, tuple(pieces), configurations,
-                dict(catalog_data or {}))
-    if job.prepare_query and job.prepare:
-        prepare_sql = sqlfiles.load(f"queries/{job.prepare_query}")
-        if job.prepare_by_piece:  # run with the pieces: prepare_piece, then apply_prepare
-            return dataclasses.replace(plan, prepare_query=prepare_sql)
-        con = plan.reader(job, files)
-        try:
-            params = job.prepare(fetch_arrow(con, prepare_sql, _used(prepare_sql, extra)), params)
-        finally:
-            con.close()
-        plan = dataclasses.replace(plan, params=params)
-    return plan
-
-
-def _query_piece(job: Job, plan: Plan, piece: Piece, query: str) -> pa.Table:
-    """``query`` over one piece's rows (its configuration slice, if any), bound with the
-    piece's key and the plan's extra values."""
-    warehouse = Warehouse(Path(plan.root))
-    con = plan.reader(job, piece.files)
-    try:
-        if piece.config_slice is not None:
-            con.execute("CREATE OR REPLACE TEMP VIEW measurements AS "
-                        + warehouse.measurements_sql(piece.files, piece.config_slice))
-        bound = dict(zip(piece.partition_by, piece.key)) | dict(plan.extra)
-        return fetch_arrow(con, query, _used(query, bound))
-    finally:
-        con.close()
-
-
-def compute_piece(job: Job, plan: Plan, piece: Piece) -> Tables:
-    """The pure function of one piece: query the piece's files (only its
-    configuration slice, if any) and apply ``compute``. Runs wherever the warehouse's
-    files are readable at ``plan.root`` (this process, or a Dask worker)."""
-    return compute_rows(job, plan, read_piece(job, plan, piece))
-
-
-def read_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
-    """The rows of one piece that ``compute`` takes, in the job's row order."""
-    table = _query_piece(job, plan, piece, plan.query)
-    return in_row_order(table, job.row_order) if table.num_rows else table
-
-
-def compute_rows(job: Job, plan: Plan, table: pa.Table) -> Tables:
-    """``compute`` of one piece's rows (:func:`read_piece`); nothing for no rows."""
-    return dict(job.compute(table, plan.params)) if table.num_rows else {}
-
-
-def prepare_piece(job: Job, plan: Plan, piece: Piece) -> pa.Table:
-    """The rows of the job's per-piece ``prepare_query`` over one piece (a job with
-    ``prepare_by_piece``); :func:`apply_prepare` combines them. Runs where
-    :func:`compute_piece` runs."""
-    return _query_piece(job, plan, piece, plan.prepare_query)
-
-
-def apply_prepare(job: Job, plan: Plan, parts: Sequence[pa.Table]) -> Plan:
-    """The plan with the parameters ``prepare`` returns for the pieces' prepare rows (in
-    the plan's order)."""
-    if job.prepare is None:
-        return plan
-    return dataclasses.replace(plan, params=job.prepare(_concat(list(parts)), plan.params))
-
-
 def compute_job(
-    warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], reporter: Reporter,
-    configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
-    catalog_data: Mapping[str, pa.Table] | None = None, *, scheduler: Any = None,
+    warehouse: Warehouse, job: Job, params: Any, files: Snapshot | Sequence[Any],
+    reporter: Reporter, configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
+    catalog_data: Mapping[str, pa.Table] | None = None, *, executor: Executor | None = None,
 ) -> Tables:
-    """Plan the job's pieces, compute each (here, or on the Dask cluster at
-    ``scheduler``), concatenate each output in the plan's order and ``finalize``.
-    The queries see ``measurements`` and, when given, the ``configurations`` table; a
-    per-configuration job sees a partition in slices of at most about ``slice_rows``
-    measurements."""
+    """Plan the job's pieces (of a snapshot, or of its data files), compute each on
+    ``executor`` (default: here), concatenate each output in the plan's order and
+    ``finalize``. The queries see ``measurements`` and, when given, the
+    ``configurations`` table; a per-configuration job sees a partition in slices of at
+    most about ``slice_rows`` measurements."""
+    runner: Executor = executor or LocalExecutor()
     plan = plan_job(warehouse, job, params, files, configurations, slice_rows, catalog_data)
-    if scheduler is not None:
-        from perfwarehouse.jobs.dask_runner import compute_pieces_on_cluster
-
-        plan, results = compute_pieces_on_cluster(scheduler, job, plan, reporter)
-    else:
-        if plan.prepare_query:
-            with reporter.task(f"{job.name}: prepare", total=len(plan.pieces),
-                               unit="parts") as task:
-                parts = []
-                for piece in plan.pieces:
-                    parts.append(prepare_piece(job, plan, piece))
-                    task.advance()
-            plan = apply_prepare(job, plan, parts)
-        results = []
-        with reporter.task(f"{job.name}", total=len(plan.pieces), unit="parts") as task:
-            for table in _read_ahead(job, plan):
-                results.append(compute_rows(job, plan, table))
-                task.advance()
-    return assemble(job, plan, results)
+    plan = runner.prepare(job, plan, reporter)
+    return assemble(job, plan, runner.compute(job, plan, reporter))
 
 
-def _read_ahead(job: Job, plan: Plan) -> Iterator[pa.Table]:
-    """Each piece's rows (:func:`read_piece`) in the plan's order, the next piece read on
-    a thread while the caller computes this one: the reads (DuckDB, 6 % of
-    ``change-points`` on the 10x campaign) overlap the statistics, and at most two
-    pieces are held at once."""
-    with ThreadPoolExecutor(max_workers=1) as reader:
-        pending = None
-        for piece in plan.pieces:
-            following = reader.submit(read_piece, job, plan, piece)
-            if pending is not None:
-                yield pending.result()
-            pending = following
-        if pending is not None:
-            yield pending.result()
-
-
-def assemble(job: Job, plan: Plan, results: Sequence[Mapping[str, pa.Table]]) -> Tables:
+def assemble(job: Job, plan: Plan, results: Iterable[Mapping[str, pa.Table]]) -> Tables:
     """Concatenate the pieces' outputs in the plan's order and apply ``finalize``."""
     parts: dict[str, list[pa.Table]] = {name: [] for name in job.outputs}
     for result in results:
         for name, table in result.items():
             parts[name].append(table)
-    tables = {name: _concat(tables) for name, tables in parts.items()}
+    tables = {name: concat(tables) for name, tables in parts.items()}
     if job.finalize:
         tables = job.finalize(tables, plan.params)
     return tables
 
 
 def _catalog_tables(warehouse: Warehouse, job: Job,
-                    files: Sequence[DataFile]) -> dict[str, pa.Table]:
-    """The job's ``catalog_tables`` rows of the campaigns of ``files`` (one short read)."""
+                    campaigns: Sequence[str]) -> dict[str, pa.Table]:
+    """The job's ``catalog_tables`` rows of ``campaigns`` (one short read)."""
     if not job.catalog_tables:
         return {}
-    campaigns = sorted({f.campaign for f in files})
     out: dict[str, pa.Table] = {}
     with warehouse.catalog() as con:
         present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         for name in job.catalog_tables:
             if name in present:  # names come from the job registry, never from users
                 out[name] = fetch_arrow(
-                    con, f"SELECT * FROM {name} WHERE list_contains(?, campaign)", [campaigns])
+                    con, f"SELECT * FROM {name} WHERE list_contains(?, campaign)", [list(campaigns)])
     return out
 
 
-def _schema_of(table: str) -> str:
-    """The DDL of a catalog table (``sql/schema/NNN_<table>.sql``, or a result table's
-    contract)."""
-    for name, statement in sqlfiles.schema_statements():
-        if name.split("_", 1)[1] == table:
-            return statement
-    raise KeyError(table)
-
-
-def _used(query: str, values: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The named parameters ``query`` actually uses (DuckDB refuses unused ones)."""
-    used = {k: v for k, v in values.items() if f"${k}" in query}
-    return used or None
-
-
-def _concat(parts: list[pa.Table]) -> pa.Table:
-    if not parts:
-        return pa.table({})
-    return pa.concat_tables(parts, promote_options="permissive")
-
-
 def write_results(
-    warehouse: Warehouse, job: Job, params: Any, files: Sequence[DataFile], tables: Tables,
+    warehouse: Warehouse, job: Job, params: Any, snapshot: Snapshot, tables: Tables,
     started_at: datetime, duration: float,
 ) -> int:
     """Insert the result tables and their ``job_runs`` row in one transaction."""
@@ -428,6 +395,5 @@ def write_results(
     with warehouse.writing(f"perfwarehouse analyze {job.name}") as session:
         return record_job_run(
             session, job=job.name, params_json=params_json,
-            campaigns=sorted({f.campaign for f in files}),
-            batches=sorted({f.batch_id for f in files}), version=__version__,
+            campaigns=snapshot.campaigns, batches=snapshot.batches, version=__version__,
             started_at=started_at, duration_s=duration, tables=tables)

@@ -27,8 +27,10 @@ trials are compared with all random-order trials:
 instead (docs/analyses/order-effects.md, "``--ordersage-compat``: OrderSage's own numbers", lists
 each difference).
 
-Speed: the job reads each campaign once (four columns), and the statistics of
-all its configurations come from one packed ``np.sort`` and a few numba passes
+Speed: the job scans the measurements once, each campaign's three columns (its
+prepare step reads the configurations table and the files' partition keys only);
+the configurations, their counts and the family sizes come from those rows, and the
+statistics of all of them from one packed ``np.sort`` and a few numba passes
 (:mod:`perfwarehouse.kernels.order_effects`); no Python loop per configuration.
 """
 
@@ -39,19 +41,20 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from perfwarehouse.errors import AnalysisError
 from perfwarehouse.jobs.configurations import (
+    NO_FAMILY,
     FamilyParams,
     any_in_family,
     block_rows,
-    campaign_block,
     check_alpha,
     confidence_value,
     describe,
+    family_codes,
     family_label,
     family_query_params,
-    label_codes,
-    prepare_families,
     rows_by_family,
     sorted_by_family,
 )
@@ -87,24 +90,119 @@ def query_params(params: OrderEffectsParams) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------ the computation
+@dataclass(frozen=True)
+class Names:
+    """What the prepare step found (``order_effects_names.sql``): the configurations'
+    names by config_id, and each (campaign, hardware type)'s partition key."""
+
+    configurations: pa.Table  # config_id, benchmark, ..., family (attribute families)
+    partitions: pa.Table  # campaign, hardware_type, partition_key
+
+    def __str__(self) -> str:
+        return (f"{self.configurations.num_rows} configurations, "
+                f"{self.partitions.num_rows} partitions")
+
+    __repr__ = __str__
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Names:
+        return self  # immutable; dataclasses.asdict deep-copies parameters
+
+
+def prepare(table: pa.Table, params: OrderEffectsParams) -> OrderEffectsParams:
+    """The names the job needs, from the prepare rows (no measurement is read)."""
+    import dataclasses
+
+    kind = table.column("kind")
+    configs = table.filter(pc.equal(kind, "configuration")).drop_columns(
+        ["kind", "campaign", "hardware_type", "partition_key"]).sort_by("config_id")
+    partitions = table.filter(pc.equal(kind, "partition")).select(
+        ["campaign", "hardware_type", "partition_key"])
+    return dataclasses.replace(params, configurations=Names(configs, partitions))
+
+
+def labels_of(keys: np.ndarray, campaign: str, names: Names, family_by: str) -> pa.Table:
+    """The configurations of one campaign's distinct row keys (``hash(campaign,
+    hardware_type) XOR config_id``): their names and family, sorted by hardware type
+    and config_id, in the columns of :data:`~perfwarehouse.jobs.configurations.NAME_COLUMNS`."""
+    parts = names.partitions.filter(pc.equal(names.partitions.column("campaign"), campaign))
+    config_ids = names.configurations.column("config_id").to_numpy()
+    found = np.full(keys.size, -1, np.int64)
+    hardware = np.full(keys.size, -1, np.int64)
+    for i, pk in enumerate(parts.column("partition_key").to_numpy()):
+        candidate = keys ^ np.uint64(pk)
+        position = np.searchsorted(config_ids, candidate) if config_ids.size else candidate * 0
+        position = np.minimum(position, max(config_ids.size - 1, 0))
+        match = config_ids[position] == candidate if config_ids.size else position < 0
+        if (match & (found >= 0)).any():
+            raise AnalysisError("two configurations share a 64-bit row key (hash(campaign, "
+                                "hardware_type) XOR config_id); please report it")
+        found = np.where(match, position, found)
+        hardware = np.where(match, i, hardware)
+    if (found < 0).any():
+        raise AnalysisError("the measurements changed while the job ran (a configuration "
+                            "appeared that the first pass did not see); run it again")
+    out = names.configurations.take(pa.array(found))
+    hw = parts.column("hardware_type").take(pa.array(hardware))
+    out = out.add_column(0, "hardware_type", hw)
+    out = out.add_column(0, "campaign", pa.array([campaign] * keys.size, pa.string()))
+    family = {"campaign": out.column("campaign"), "hardware_type": hw}.get(
+        family_by, out.column("family"))
+    out = out.set_column(out.schema.get_field_index("family"), "family",
+                         pc.fill_null(family.cast(pa.string()), NO_FAMILY))
+    return out
+
+
 def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
     """One campaign's rows (row_key, grp, value) -> its order_effects rows."""
-    labels, codes = label_codes(table, params)
-    first_code = int(codes[0])  # the framework calls compute with rows only
-    groups = table.column("grp").to_numpy()
+    from perfwarehouse.kernels import order_effects as kernels
+
+    names = params.configurations
+    if not isinstance(names, Names):
+        raise AnalysisError("this job needs its prepare step (run it with run_job)")
+    keys = table.column("row_key").to_numpy()
+    codes, first_row = kernels.dense_codes(keys, keys, keys[:0], keys[:0])
+    campaign = _campaign_of(keys[first_row[0]], names)
+    labels = labels_of(keys[first_row], campaign, names, params.family_by)
+    order = np.lexsort((labels.column("config_id").to_numpy(),
+                        labels.column("hardware_type").to_numpy(zero_copy_only=False)))
+    labels = labels.take(pa.array(order))
+    rank = np.empty(order.size, np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    codes = rank[codes]
+    groups = np.ascontiguousarray(table.column("grp").to_numpy(), dtype=np.uint8)
     values = table.column("value").to_numpy()
-    keep = ~np.isnan(values)
+    # family sizes m from every 'ok' value (NaN and OrderSage's dropped runs, group 2,
+    # included: the configurations compared, as the counts of the data say)
+    counts = np.bincount(codes.astype(np.int64) * 3 + groups, minlength=3 * order.size)
+    counts = counts.reshape(order.size, 3)
+    compared = ((counts[:, 0] + counts[:, 2]) > 0) & (counts[:, 1] > 0)
+    family = family_codes(labels.column("campaign"), labels.column("family"))
+    index = family.indices.to_numpy(zero_copy_only=False)
+    m = np.bincount(index, weights=compared.astype(np.float64)).astype(np.int64)[index]
+    labels = labels.append_column("m", pa.array(m, pa.int64()))
+    keep = ~np.isnan(values) & (groups < 2)
     if not keep.all():
         codes, groups, values = codes[keep], groups[keep], values[keep]
     result = compare_orders(
-        codes, np.ascontiguousarray(groups, dtype=np.uint8), values, labels.num_rows,
-        m=labels.column("m").to_numpy(), alpha=params.alpha,
+        codes, groups, values, labels.num_rows, m=m, alpha=params.alpha,
         ci_confidence=confidence_value(params.ci_confidence), ci_method=params.ci_method,
         ordersage_compat=params.ordersage_compat)
-    rows = (result["n_fixed"].to_numpy(zero_copy_only=False)
-            + result["n_random"].to_numpy(zero_copy_only=False))
-    start, stop = campaign_block(labels, first_code, rows)
-    return {OUTPUT: block_rows(labels, start, stop, params.family_by, result, extra=("m",))}
+    return {OUTPUT: block_rows(labels, 0, labels.num_rows, params.family_by, result,
+                               extra=("m",))}
+
+
+def _campaign_of(key: np.uint64, names: Names) -> str:
+    """The campaign of a row key (a piece holds one campaign: every key of it has the
+    campaign's partition keys)."""
+    config_ids = names.configurations.column("config_id").to_numpy()
+    for campaign, pk in zip(names.partitions.column("campaign").to_pylist(),
+                            names.partitions.column("partition_key").to_numpy()):
+        candidate = key ^ np.uint64(pk)
+        position = int(np.searchsorted(config_ids, candidate))
+        if position < config_ids.size and config_ids[position] == candidate:
+            return str(campaign)
+    raise AnalysisError("the measurements changed while the job ran (a configuration "
+                        "appeared that the first pass did not see); run it again")
 
 
 # ------------------------------------------------------------- across campaigns
@@ -133,12 +231,18 @@ def finalize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> dict[st
 
 
 # ------------------------------------------------------------------ summary
+#: what the summary reads of each row (a third of the table's columns)
+SUMMARY_COLUMNS = ("campaign", "family", "hardware_type", "benchmark", "settings", "metric",
+                   "n_fixed", "n_random", "reject_bonferroni", "reject_adjusted",
+                   "order_matters", "ci_case", "kw_p", "delta_pct", "eta2")
+
+
 def summarize(tables: dict[str, pa.Table], params: OrderEffectsParams) -> list[str]:
     """Per family: configurations compared, rejections at alpha/m, verdict, largest effects."""
     table = tables.get(OUTPUT)
     if table is None or table.num_rows == 0:
         return ["order-effects: no configuration has both fixed- and random-order trials"]
-    rows = table.to_pylist()
+    rows = table.select([c for c in SUMMARY_COLUMNS if c in table.column_names]).to_pylist()
     lines: list[str] = []
     for (campaign, family), members in rows_by_family(rows).items():
         compared = [r for r in members if r["n_fixed"] and r["n_random"]]
@@ -179,6 +283,6 @@ JOB = Job(
     summarize=summarize,
     partition_by=("campaign",),
     query_params=query_params,
-    prepare_query="order_effects_configurations",
-    prepare=prepare_families,
+    prepare_query="order_effects_names",
+    prepare=prepare,
 )

@@ -7,25 +7,25 @@ its pull cursor), runs them inside one :func:`transaction`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
 
-from perfwarehouse.warehouse import sqlfiles
-from perfwarehouse.warehouse.contracts import COMPARISONS, contract
-from perfwarehouse.warehouse.store import (  # noqa: F401 (transaction: used as catalog.transaction)
-    WriteSession,
-    configure,
+from perfwarehouse.warehouse.connection import (  # noqa: F401 (used as catalog.transaction)
     fetch_one,
     fetch_value,
     transaction,
 )
+from perfwarehouse.warehouse.contracts import COMPARISONS, contract
+from perfwarehouse.warehouse.layout import write_empty_schema_file  # noqa: F401 (its old home)
+
+if TYPE_CHECKING:
+    from perfwarehouse.warehouse.store import WriteSession
 
 
 # ------------------------------------------------------------------ batches
@@ -191,24 +191,3 @@ def advance_pull_cursor(
                 [agent, segment, *new, trials_before + added,
                  batch_id if batch_id is not None else last_batch, datetime.now(timezone.utc)])
     return None
-
-
-def write_empty_schema_file(path: Path) -> None:
-    """A zero-row Parquet file with the measurement columns (the types of an empty
-    warehouse's views), written under a temporary name and renamed into place (never
-    seen half-written). The columns come from the same SQL that writes a batch."""
-    tmp = path.with_name(path.name + ".new")
-    con = duckdb.connect()
-    try:
-        configure(con)
-        con.execute(sqlfiles.load("staging/raw_trials"))
-        con.execute(sqlfiles.load("staging/configs"))
-        con.execute(sqlfiles.load("staging/staged_trials"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        query = sqlfiles.load("queries/measurement_rows")
-        con.execute(
-            f"COPY (SELECT * EXCLUDE (campaign, hardware_type) FROM ({query})) "
-            f"TO {sqlfiles.quote_literal(str(tmp))} (FORMAT parquet)", {"batch_id": 0})
-    finally:
-        con.close()
-    os.replace(tmp, path)

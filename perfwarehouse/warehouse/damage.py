@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from perfwarehouse.warehouse.store import DataFile
+    from perfwarehouse.warehouse.layout import DataFile
 
 DATA_DIR = "/measurements/"
 
@@ -69,14 +69,14 @@ def damaged_file_line(exc: BaseException) -> str | None:
     message = damage_message(exc)
     if message is not None:
         return message
-    store = sys.modules.get("perfwarehouse.warehouse.store")
+    views = sys.modules.get("perfwarehouse.warehouse.views")
     module = type(exc).__module__ or ""
-    if store is None or not (isinstance(exc, UnicodeDecodeError)
+    if views is None or not (isinstance(exc, UnicodeDecodeError)
                              or module.split(".")[0] in ("duckdb", "_duckdb", "pyarrow")):
         return None
     if type(exc).__name__ in _QUERY_MISTAKES:  # a typo costs no examination of the files
         return None
-    for root in sorted(store.OPENED):
+    for root in sorted(views.OPENED):
         found = diagnose(root)
         if found is not None:
             return found
@@ -89,15 +89,22 @@ def diagnose(root: Path, files: Sequence[DataFile] | None = None) -> str | None:
     footer, other columns, content other than its checksum - or None when none is."""
     import duckdb
 
-    from perfwarehouse.errors import WarehouseBusy, WarehouseError
-    from perfwarehouse.warehouse.store import Warehouse, _data_files
+    from perfwarehouse.errors import WarehouseBusy
+    from perfwarehouse.warehouse.connection import is_lock_error
+    from perfwarehouse.warehouse.layout import CATALOG, listed_files
+    from perfwarehouse.warehouse.lock import retry_while_locked
     from perfwarehouse.warehouse.verify import first_damage
 
-    if files is None:
+    if files is None:  # the catalog's list, read as a reader would (no recovery: a diagnosis)
+        catalog = str(root / CATALOG)
         try:
-            with Warehouse(root, lock_timeout_s=5.0).catalog(views=False) as con:
-                files = _data_files(con)
-        except (duckdb.Error, WarehouseError, WarehouseBusy, OSError):
+            con = retry_while_locked(lambda: duckdb.connect(catalog, read_only=True),
+                                     f"reading {catalog}", 5.0, is_lock_error)
+            try:
+                files = listed_files(con)
+            finally:
+                con.close()
+        except (duckdb.Error, WarehouseBusy, OSError):
             return None
     return first_damage(root, files)
 

@@ -26,7 +26,7 @@ import duckdb
 from perfwarehouse.errors import UsageError, WarehouseError
 from perfwarehouse.output import file_kind
 from perfwarehouse.warehouse import sqlfiles
-from perfwarehouse.warehouse.store import CATALOG, EMPTY_FILE
+from perfwarehouse.warehouse.layout import CATALOG, EMPTY_FILE
 
 #: a file named with ``--read`` may be this large at most (bytes)
 READ_LIMIT_BYTES = 2 << 30

@@ -22,8 +22,10 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfwarehouse.errors import WarehouseBusy, WarehouseError
+from perfwarehouse.warehouse.connection import fetch_value, transaction
 from perfwarehouse.warehouse.integrity import (
     CONTENT_COLUMNS,
     Adopted,
@@ -32,7 +34,10 @@ from perfwarehouse.warehouse.integrity import (
     stat_problem,
     value_bounds,
 )
-from perfwarehouse.warehouse.store import DATA, DataFile, Warehouse, fetch_value, transaction
+from perfwarehouse.warehouse.layout import DATA, DataFile
+
+if TYPE_CHECKING:
+    from perfwarehouse.warehouse.store import Warehouse
 
 DAMAGED = "_damaged"  # where `check --forget-damaged` moves the files it drops
 #: columns every measurement file has (a Parquet file of other columns is not one)
