@@ -8,7 +8,7 @@ DuckDB's ``enable_external_access = false`` refuses every file and URL not in
 ``allowed_paths`` (``read_blob('/dev/urandom')``, ``read_csv('/etc/passwd')``, ``glob``,
 ``https://``), the extension directory included; ``lock_configuration`` then keeps any
 statement from turning it back on (``sql`` runs queries only, too:
-:func:`perfwarehouse.cli.query.require_query`).
+:func:`perfwarehouse.warehouse.export.require_query`).
 """
 
 from __future__ import annotations
