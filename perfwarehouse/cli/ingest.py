@@ -135,13 +135,13 @@ def ingest_table(ctx: click.Context, paths: tuple[Path, ...], mapping: Path | No
     if keys["node"] is not None and keys["force_node"] is not None:
         raise UsageError("--node fills in the machine where a table names none, --force-node "
                          "replaces it everywhere: give one of them")
-    for name in ("revision_time", "started_at"):
-        value = keys[name]
-        if value is not None and value != ("mtime" if name == "started_at" else None) \
-                and _timestamp(value) is None:
-            raise UsageError(f"--{name.replace('_', '-')} {value!r} is not an RFC 3339 time "
-                             "(e.g. 2024-05-01T10:00:00Z)"
-                             + (" nor `mtime`" if name == "started_at" else ""))
+    if keys["revision_time"] is not None and _timestamp(keys["revision_time"]) is None:
+        raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z)")
+    started = keys["started_at"]
+    if started is not None and started != "mtime" and _timestamp(started) is None:
+        raise UsageError(f"--started-at {started!r} is neither an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
     if path_pattern is not None:
         compile_pattern(path_pattern)  # a bad pattern is refused before any file is read
     options = ImportOptions(settings=settings, path_pattern=path_pattern,  # type: ignore[arg-type]

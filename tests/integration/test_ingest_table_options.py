@@ -117,8 +117,10 @@ order_kind = "fixed"
     ingest_tables(forced, [table], mapping, ImportOptions(force_node="one"))
     assert _rows(forced, "SELECT DISTINCT node, hardware_type FROM measurements") == [
         ("one", "one")]
-    with pytest.raises(TrialParseError, match=r"missing-key.*node"):  # said, not guessed
+    with pytest.raises(TrialParseError, match=r"missing-key.*node"):  # a row without one
         ingest_tables(Warehouse(tmp_path / "wh3"), [table], mapping)
+    with pytest.raises(TrialParseError, match=r"no-node.*pass --node"):  # no machine at all
+        ingest_tables(Warehouse(tmp_path / "wh4"), [LAYOUTS / "commit.csv"], OTAVA)
 
 
 def test_refusals_are_one_line(cli: CliRunner, tmp_path: Path) -> None:

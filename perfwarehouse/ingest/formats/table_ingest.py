@@ -101,7 +101,15 @@ def _read_one(batch: stage.Batch, path: Path, spec: Mapping) -> int:
     refuse_non_tables(path)
     batch.hash_file(path)
     batch.hash_bytes("mapping", repr(spec).encode())
-    if not table.read(batch, path, spec):
+    untimed = table.read(batch, path, spec)
+    row = batch.con.execute("SELECT count(nullif(trim(node), '')), min(line) FROM raw_trials "
+                            "WHERE source = ?",
+                            [str(path)]).fetchone()
+    if row and row[0] == 0 and row[1] is not None:  # (rows without one: per-row problems)
+        raise TrialParseError(str(path), 0, "no-node",
+                              "the table does not name the machine it ran on: pass --node NAME "
+                              "(and --hardware-type TYPE)")
+    if not untimed:
         return 0
     batch.con.execute("INSERT INTO untimed_sources VALUES (?)", [str(path)])
     row = batch.con.execute("SELECT count(*) FROM raw_trials WHERE source = ? "
