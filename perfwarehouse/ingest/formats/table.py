@@ -34,8 +34,12 @@ A mapping may also name ``revision``, ``revision_time`` and ``node`` columns, an
   no column for, e.g. ``run_index``; a constant ``"{file}"`` is the file's name
   without its extension (e.g. the benchmark of a change-point CSV, one file per test).
 
-``ingest table --campaign/--node/--hardware-type/--revision/--revision-time`` set
-those fields for every row, over the mapping.
+What the command line says rides on the mapping (:mod:`.table_mapping`):
+``--campaign/--revision/--revision-time`` (and ``--force-node``) hold for every row;
+``--node/--hardware-type/--started-at`` fill in only where the table gives no value;
+``--setting`` pairs join every row's settings. A row whose table gives no hardware type
+takes its node's name. Optional columns (``optional = [...]``) and several ways of
+reading a time (``[times] started_at = [...]``): see :mod:`.table_mapping`.
 
 CSV is read as text so that every cell can be checked with its line number
 (a non-numeric value is refused as ``file:line: [non-numeric] ...``).
