@@ -36,37 +36,6 @@ _quarantine = click.option(
     help="Land the good records and keep bad ones, with their reason, in the quarantine table.")
 
 
-def table_key_options(function: _Command) -> _Command:
-    """``ingest table``'s key options (as the other importers'): they set the field for
-    every row, over the mapping."""
-    decorators: list[Callable[[_Command], _Command]] = [
-        click.option("--campaign", help="Campaign of every row.  [default: the mapping's]"),
-        click.option("--node", help="Machine of every row.  [default: the mapping's]"),
-        click.option("--hardware-type", help="Hardware type of every row's node.  "
-                                             "[default: the mapping's, else the node name]"),
-        click.option("--revision", help="Revision of the software under test of every row."),
-        click.option("--revision-time", metavar="RFC3339",
-                     help="Time of the revision, e.g. 2024-05-01T10:00:00Z."),
-    ]
-    for decorator in reversed(decorators):
-        function = decorator(function)
-    return function
-
-
-def table_keys(**given: str | None) -> dict[str, str]:
-    """The key options given to ``ingest table`` (field -> value); one line for a bad one."""
-    from perfwarehouse.errors import UsageError
-    from perfwarehouse.policies.timestamps import timestamp_or_none as _timestamp
-
-    keys = {name: value for name, value in given.items() if value is not None}
-    for name, value in keys.items():
-        if not value.strip():
-            raise UsageError(f"--{name.replace('_', '-')} must not be empty")
-    if "revision_time" in keys and _timestamp(keys["revision_time"]) is None:
-        raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time")
-    return keys
-
-
 @ingest.command("ordersage", context_settings=CONTEXT)
 @click.argument("directories", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--campaign", help="Campaign name.  [default: each directory's name]")
@@ -100,22 +69,108 @@ def ingest_jsonl(ctx: click.Context, files: tuple[Path, ...], quarantine: bool) 
     print_summary(summary)
 
 
-@ingest.command("table", context_settings=CONTEXT)
-@click.argument("file", type=click.Path(path_type=Path))
+_TABLE_HELP = """\
+Ingest CSV or Parquet tables of trials or measurements through a mapping.
+
+A mapping (TOML, see ingest/mappings/ and docs/bring-your-own-results.md) says which
+column holds which trial field. All files are one batch (all land or none); a directory
+stands for every .csv, .tsv and .parquet file below it, and a file there that cannot be
+read through the mapping is listed on stderr and skipped (--strict: refused). --node
+and --hardware-type fill in the machine of rows whose table names none (--force-node
+replaces it); a start time is never invented: a table that holds none takes
+--started-at, else the path's (--path-pattern), else is stored without one. --setting
+adds KEY=VALUE to every row's settings. --dry-run parses and validates and says what
+would land, changing nothing."""
+
+
+@ingest.command("table", context_settings=CONTEXT, help=_TABLE_HELP)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--mapping", type=click.Path(path_type=Path),
               help="TOML mapping of columns to trial fields (see ingest/mappings/).  "
                    "[default: the columns already have the native names]")
+@click.option("--campaign", help="Campaign of every row.  [default: the mapping's]")
+@click.option("--node", help="Machine of the rows whose table names none (an empty node "
+                             "cell, or no node column).  [default: the mapping's]")
+@click.option("--force-node", metavar="NODE",
+              help="Machine of every row, over the table's node column.")
+@click.option("--hardware-type", help="Hardware type of --node's or --force-node's machine, "
+                                      "and where the table gives none.  [default: the "
+                                      "mapping's, else the node name]")
+@click.option("--revision", help="Revision of the software under test of every row.")
+@click.option("--revision-time", metavar="RFC3339",
+              help="Time of the revision, e.g. 2024-05-01T10:00:00Z.")
+@click.option("--started-at", metavar="RFC3339|mtime",
+              help="Start time of the rows whose table holds none (a time, or `mtime`: the "
+                   "file's modification time).  [default: from --path-pattern, else none]")
+@click.option("--path-pattern", metavar="PATTERN",
+              help="Take keys from each file's path, matched against its end, e.g. "
+                   "'{node}/{started_at:%Y%m%d}_{revision}.csv' (fields: node, hardware_type, "
+                   "revision, revision_time, started_at, campaign). The command line's "
+                   "options win.")
+@click.option("--strict", is_flag=True,
+              help="Refuse the batch when a file below a directory is skipped.")
+@click.option("--setting", "settings", multiple=True, metavar="KEY=VALUE",
+              callback=lambda ctx, param, value: _parse_setting(ctx, param, value),
+              help="Add KEY to every row's settings (repeatable; VALUE is a number or "
+                   "true/false when it reads as one, else text).")
 @_quarantine
-@table_key_options
+@click.option("--dry-run", is_flag=True,
+              help="Parse and validate; print what would land; change nothing.")
 @click.pass_context
-def ingest_table(ctx: click.Context, file: Path, mapping: Path | None, quarantine: bool,
+def ingest_table(ctx: click.Context, paths: tuple[Path, ...], mapping: Path | None,
+                 quarantine: bool, dry_run: bool, strict: bool,
+                 settings: tuple[tuple[str, object], ...], path_pattern: str | None,
                  **keys: str | None) -> None:
-    """Ingest a CSV or Parquet table of trials or measurements through a mapping."""
-    from perfwarehouse.ingest.service import ingest_table as run
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.ingest.formats.records import ImportOptions
+    from perfwarehouse.ingest.formats.table_ingest import ingest_tables
+    from perfwarehouse.ingest.inputs import Skipped
+    from perfwarehouse.ingest.pathkeys import compile_pattern
+    from perfwarehouse.ingest.stage import Preview
+    from perfwarehouse.policies.timestamps import timestamp_or_none as _timestamp
 
-    summary = run(warehouse(ctx), file, mapping, quarantine=quarantine,
-                  reporter=reporter(ctx), keys=table_keys(**keys))
-    print_summary(summary)
+    for name, value in keys.items():
+        if value is not None and not value.strip():
+            raise UsageError(f"--{name.replace('_', '-')} must not be empty")
+    if keys["node"] is not None and keys["force_node"] is not None:
+        raise UsageError("--node fills in the machine where a table names none, --force-node "
+                         "replaces it everywhere: give one of them")
+    if keys["revision_time"] is not None and _timestamp(keys["revision_time"]) is None:
+        raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z)")
+    started = keys["started_at"]
+    if started is not None and started != "mtime" and _timestamp(started) is None:
+        raise UsageError(f"--started-at {started!r} is neither an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
+    if path_pattern is not None:
+        compile_pattern(path_pattern)  # a bad pattern is refused before any file is read
+    options = ImportOptions(settings=settings, path_pattern=path_pattern,  # type: ignore[arg-type]
+                            **keys)  # type: ignore[arg-type]
+    skipped: list[Skipped] = []
+    try:
+        files, result = ingest_tables(
+            warehouse(ctx), list(paths), mapping, options, quarantine=quarantine,
+            dry_run=dry_run, reporter=reporter(ctx), skipped=skipped, strict=strict)
+    finally:
+        for skip in skipped:
+            click.echo(f"skipped {skip.path}: {skip.reason}", err=True)
+    if any(p.is_dir() for p in paths):
+        tail = f"; skipped {len(skipped):,} (listed above on stderr)" if skipped else \
+            "; skipped 0"
+        echo(f"files: {len(files):,} read{tail}")
+    if result.untimed:
+        echo(f"{result.untimed:,} trial records have no start time (their tables hold none): "
+             "stored without one; pass --started-at or --path-pattern "
+             "'...{started_at:FORMAT}...' to give it")
+    if not isinstance(result, Preview):
+        print_summary(result)
+        return
+    present = (f"; {result.already_present:,} already in the warehouse"
+               if result.already_present else "")
+    echo(f"dry run: would ingest {result.trials:,} trials ({result.values:,} values) of "
+         f"{result.configurations:,} configurations in {result.runs:,} runs on "
+         f"{result.nodes:,} node(s) into campaign(s) {', '.join(result.campaigns)}"
+         f"{present}; nothing was changed")
 
 
 def print_summary(summary: Any) -> None:
@@ -165,7 +220,7 @@ _COMMON_HELP = """\
 All files of one command are one batch (all land or none). `.gz` files are read
 transparently. The mapping of each format is in docs/bring-your-own-results.md. Where
 the file does not name the machine, pass --node (and --hardware-type), or take it from
-the path with --path-pattern. A start time is never invented: a run whose file holds
+the path with --path-pattern; --force-node replaces the machine a file names. A start time is never invented: a run whose file holds
 none takes --started-at, else the path's, else is stored without one (the summary says
 how many). Load levels a load generator's output does not state (e.g. the
 clients of hey) come from --setting (clients=8, rate_rps=500, loop=closed). --dry-run
@@ -183,7 +238,7 @@ read in the format that recognises it, and each file not ingested is listed on s
 with its reason, after one summary line (--strict: any such file is an error). All
 files are one batch (all land or none). `.gz` files are read transparently. Where a
 file does not name the machine, pass --node (and --hardware-type), or take it from the
-path with --path-pattern. A start time is never invented: a run whose file holds none
+path with --path-pattern; --force-node replaces the machine a file names. A start time is never invented: a run whose file holds none
 takes --started-at, else the path's, else is stored without one (the summary says how
 many). --dry-run parses and validates and says what would land, changing nothing."""
 
@@ -215,10 +270,15 @@ def _options(function: _Command) -> _Command:
     decorators: list[Callable[[_Command], _Command]] = [
         click.argument("paths", nargs=-1, required=True, type=click.Path()),
         click.option("--campaign", help="Campaign of every trial.  [default: the format's name]"),
-        click.option("--node", help="Machine the results come from (required where the file "
-                                    "does not name it).  [default: from the file]"),
-        click.option("--hardware-type", help="Hardware type of the node.  [default: from the "
-                                             "file, else the node name]"),
+        click.option("--node", help="Machine of the results whose file does not name one "
+                                    "(required then); a machine a file names stays.  "
+                                    "[default: from the file]"),
+        click.option("--force-node", metavar="NODE",
+                     help="Machine of every result, over the one its file names."),
+        click.option("--hardware-type", help="Hardware type of --node's or --force-node's "
+                                             "machine, and of a file's machine whose type the "
+                                             "file does not say.  [default: from the file, "
+                                             "else the node name]"),
         click.option("--revision", help="Revision of the software under test (commit, tag or "
                                         "version).  [default: from the file, if it says]"),
         click.option("--revision-time", metavar="RFC3339",
@@ -267,7 +327,7 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
          revision_time: str | None, started_at: str | None, path_pattern: str | None,
          columns: str | None, strict: bool, settings: tuple[tuple[str, object], ...],
          quarantine: bool, dry_run: bool,
-         settings_from_attributes: tuple[str, ...] = ()) -> None:
+         settings_from_attributes: tuple[str, ...] = (), force_node: str | None = None) -> None:
     from pathlib import Path
 
     from perfwarehouse.errors import UsageError
@@ -296,7 +356,11 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
             named_layout(columns)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if node is not None and force_node is not None:
+        raise UsageError("--node fills in the machine where a file names none, --force-node "
+                         "replaces it everywhere: give one of them")
     for name, value in (("--campaign", campaign), ("--node", node),
+                        ("--force-node", force_node),
                         ("--hardware-type", hardware_type), ("--revision", revision)):
         if value is not None and not value.strip():
             raise UsageError(f"{name} must not be empty")
@@ -304,7 +368,8 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
                             revision=revision, revision_time=revision_time,
                             settings=settings, started_at=started_at,  # type: ignore[arg-type]
                             path_pattern=path_pattern, columns=columns,
-                            settings_from_attributes=tuple(settings_from_attributes))
+                            settings_from_attributes=tuple(settings_from_attributes),
+                            force_node=force_node)
     quiet = global_settings(ctx).quiet
     skipped: list[Skipped] = []
     notes: list[str] = []

@@ -33,8 +33,9 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
     records through the per-record checks of the native trial log into ``batch``.
 
     Keys a file does not hold come from ``--path-pattern`` (the file's path), then from
-    the command line (which wins over both the file and the path for campaign, node,
-    hardware type and revision). A start time is never invented: the file's own times,
+    the command line (which wins over both the file and the path for campaign and
+    revision; the machine a file names stays, unless ``--force-node``, and a ``--node``
+    it kept is said in ``notes``). A start time is never invented: the file's own times,
     else ``--started-at`` (a time, or ``mtime``: the file's modification time), else the
     path's; a record with none keeps none (its source is marked so that validation lets
     it through). Returns the number of trial records without a start time.
@@ -51,8 +52,10 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
     What a parser noted about a file it read (attribute ``notes`` of its records: bytes
     that are not UTF-8 in a label, ...) is appended to ``notes`` as ``FILE: NOTE``.
     """
+    from dataclasses import replace
+
     from perfwarehouse.ingest.formats import load
-    from perfwarehouse.ingest.formats.records import apply_options
+    from perfwarehouse.ingest.formats.records import apply_options, resolve_machine
     from perfwarehouse.ingest.pathkeys import compile_pattern
 
     batch.hash_bytes("options", repr(options).encode())
@@ -94,21 +97,22 @@ def stage_inputs(batch: stage.Batch, inputs: Sequence[ImportFile], options: Impo
         if task is not None:
             task.advance()
     types = dict(known_types or {})
-    for _source, _fmt, records, opts, _item in parsed:
+    for source, _fmt, records, opts, _item in parsed:
+        named = resolve_machine(records, opts)  # --node fills in, --force-node replaces
+        if named and opts.node is not None and notes is not None:
+            notes.append(f"{source}: the file names its machine ({', '.join(sorted(named))}), "
+                         f"kept over --node {opts.node} (--force-node replaces it)")
         for record in records:
-            node = opts.node or record.get("node")
-            given = opts.hardware_type or record.get("hardware_type")
-            if node and given:
-                types[node] = given
+            if record.get("node") and record.get("hardware_type"):
+                types[record["node"]] = record["hardware_type"]
     kept = []
     for source, fmt, records, opts, item in parsed:
-        if opts.hardware_type is None:
-            for record in records:
-                node = opts.node or record.get("node")
-                if not record.get("hardware_type") and node in types:
-                    record["hardware_type"] = types[node]
+        for record in records:
+            if not record.get("hardware_type") and record.get("node") in types:
+                record["hardware_type"] = types[record["node"]]
         try:
-            apply_options(records, opts, source, default_campaign=fmt)
+            apply_options(records, replace(opts, node=None, force_node=None,
+                                           hardware_type=None), source, default_campaign=fmt)
         except TrialParseError as exc:
             if item.walked and skipped is not None:
                 skipped.append(Skipped(item.path, f"[{exc.rule}] {_named(exc, item).detail}"))

@@ -14,6 +14,7 @@ import duckdb
 from perfwarehouse.errors import UsageError
 from perfwarehouse.ingest import stage
 from perfwarehouse.ingest.formats import jsonl, ordersage
+from perfwarehouse.ingest.formats.records import ImportOptions
 from perfwarehouse.ingest.hardware import load_rules
 from perfwarehouse.ingest.importing import ingest_import, stage_inputs  # noqa: F401  (callers)
 from perfwarehouse.ingest.inputs import (  # noqa: F401  (the names callers import from here)
@@ -134,42 +135,17 @@ def ingest_table(
     reporter: Reporter | None = None, keys: dict[str, str] | None = None,
 ) -> stage.IngestSummary:
     """Ingest a CSV or Parquet table through a TOML mapping (``ingest/mappings/``);
-    ``keys`` (campaign, node, hardware_type, revision, revision_time: the command line's)
-    hold for every row, over the mapping."""
-    from perfwarehouse.ingest.formats import table
+    ``keys`` (campaign, node, hardware_type, revision, revision_time: the command line's,
+    as :class:`ImportOptions`) as ``ingest table`` takes them. Several files, directories
+    and the other options: :func:`perfwarehouse.ingest.formats.table_ingest.ingest_tables`."""
+    from perfwarehouse.ingest.formats.table_ingest import ingest_tables
 
-    reporter = reporter or SilentReporter()
-    if not Path(file).is_file():
-        raise UsageError(f"{file} is not a file")
-    _refuse_non_tables(Path(file))
-    spec = table.load_mapping(mapping)
-    if keys:
-        keys = dict(keys)
-        if "node" in keys and "hardware_type" not in keys and \
-                "hardware_type" not in spec.columns and "hardware_type" not in spec.constants:
-            keys["hardware_type"] = keys["node"]  # as the other importers: else the node's name
-        spec = spec.with_keys(keys)
-    batch = stage.Batch(str(file), "table")
-    try:
-        with reporter.task("reading table", total=None, unit="rows"):
-            batch.hash_file(Path(file))
-            batch.hash_bytes("mapping", repr(spec).encode())
-            table.read(batch, Path(file), spec)
-        return _land(warehouse, batch, quarantine, reporter)
-    finally:
-        batch.close()
+    keys = keys or {}
+    options = ImportOptions(**{name: keys.get(name) for name in  # type: ignore[arg-type]
+                               ("campaign", "node", "hardware_type", "revision", "revision_time")})
+    _files, summary = ingest_tables(warehouse, [Path(file)], mapping, options,
+                                    quarantine=quarantine, reporter=reporter)
+    assert isinstance(summary, stage.IngestSummary)  # not a dry run
+    return summary
 
 
-def _refuse_non_tables(path: Path) -> None:
-    """One line for a file ``ingest table`` must not read as CSV (compressed, or JSON)."""
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    if head[:4] == b"PAR1":
-        return
-    if head[:2] == GZIP_MAGIC:
-        raise UsageError(f"{path} is gzip-compressed: `ingest table` reads plain CSV or Parquet; "
-                         "for results of other tools use `perfwarehouse ingest auto` (it reads "
-                         ".gz), else decompress it first")
-    if head.lstrip()[:1] in (b"{", b"["):
-        raise UsageError(f"{path} holds JSON, not a table: use `perfwarehouse ingest auto` (or "
-                         "`ingest jsonl` for native trial logs)")

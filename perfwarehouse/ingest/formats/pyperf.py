@@ -18,7 +18,7 @@ Mapping (one record per worker run that has values):
 * benchmark = the ``name`` metadata; metric ``time`` in seconds for ``unit`` second
   (the default), else ``memory`` in bytes (``byte``) or ``value`` (``integer``);
   lower is better for time and memory;
-* node = ``hostname``, hardware type = ``cpu_model_name`` (``--node`` and
+* node = ``hostname``, hardware type = ``cpu_model_name`` (``--force-node`` and
   ``--hardware-type`` win); started_at = the run's ``date`` (pyperf writes local time
   without an offset; read as UTC); duration_s = the run's ``duration``;
 * revision = ``commit_id`` (pyperformance writes it), else ``python_version``;

@@ -51,7 +51,10 @@ class ImportOptions:
     """
 
     campaign: str | None = None
+    #: ``--node``: the machine of the records whose file names none (a file's own wins)
     node: str | None = None
+    #: ``--hardware-type``: the type of the machine ``--node``/``--force-node`` give, and of
+    #: a file's machine whose type the file does not say
     hardware_type: str | None = None
     revision: str | None = None
     revision_time: str | None = None  # RFC 3339
@@ -67,15 +70,39 @@ class ImportOptions:
     #: that alternates within a series, as benchseries' ``toolchain``, keeps its groups
     #: apart as configurations)
     settings_from_attributes: tuple[str, ...] = field(default=())
+    #: ``--force-node``: the machine of every record, over the one its file names
+    force_node: str | None = None
+
+
+def resolve_machine(records: list[dict[str, Any]], options: ImportOptions) -> set[str]:
+    """Give each record (in place) the machine it lands on: ``--force-node`` if given (its
+    type ``--hardware-type``, else none yet: the type the file gave its own machine is
+    dropped); else the node its file names, ``--node`` filling in only where it names none.
+    ``--hardware-type`` is the type of a machine of the command line, and of a file's
+    machine whose type the file does not say. With no machine option this changes nothing.
+    Returns the nodes the records name that ``--node`` did not replace (to say so)."""
+    kept: set[str] = set()
+    for record in records:
+        if options.force_node is not None:
+            record["node"], record["hardware_type"] = options.force_node, options.hardware_type
+        elif not record.get("node"):
+            if options.node is not None:
+                record["node"], record["hardware_type"] = options.node, options.hardware_type
+        else:
+            kept.add(record["node"])
+            if not record.get("hardware_type") and options.hardware_type is not None:
+                record["hardware_type"] = options.hardware_type
+    return kept
 
 
 def apply_options(records: list[dict[str, Any]], options: ImportOptions, source: str,
                   default_campaign: str) -> list[dict[str, Any]]:
     """Fill what the command line says into ``records`` (in place) and return them.
 
-    The command line wins over the file for campaign, node, hardware type and
-    revision; ``--setting`` adds to (and overrides) each record's settings, and
-    ``--setting-from-attribute KEY`` moves the attribute KEY into them. A record
+    The command line wins over the file for campaign and revision; the machine is the
+    one the file names, ``--node`` filling in only where it names none and
+    ``--force-node`` replacing it (:func:`resolve_machine`); ``--setting`` adds to (and
+    overrides) each record's settings, and ``--setting-from-attribute KEY`` moves the attribute KEY into them. A record
     still without a node is refused with one line that says to pass ``--node``, and a
     ``--setting`` that gives a load (``clients``, ``rate_rps``, ...) a negative value with
     ``negative``, as the load tools' own numbers are.
@@ -89,11 +116,12 @@ def apply_options(records: list[dict[str, Any]], options: ImportOptions, source:
             non_negative(value, source, 0, f"--setting {key}")
     for record in records:
         record["v"] = 1
-        for key in ("campaign", "node", "hardware_type", "revision", "revision_time"):
+        for key in ("campaign", "revision", "revision_time"):
             given = getattr(options, key)
             if given is not None:
                 record[key] = given
         record["campaign"] = record.get("campaign") or default_campaign
+        resolve_machine([record], options)
         if not record.get("node"):
             raise TrialParseError(
                 source, 0, "no-node",

@@ -34,8 +34,12 @@ A mapping may also name ``revision``, ``revision_time`` and ``node`` columns, an
   no column for, e.g. ``run_index``; a constant ``"{file}"`` is the file's name
   without its extension (e.g. the benchmark of a change-point CSV, one file per test).
 
-``ingest table --campaign/--node/--hardware-type/--revision/--revision-time`` set
-those fields for every row, over the mapping.
+What the command line says rides on the mapping (:mod:`.table_mapping`):
+``--campaign/--revision/--revision-time`` (and ``--force-node``) hold for every row;
+``--node/--hardware-type/--started-at`` fill in only where the table gives no value;
+``--setting`` pairs join every row's settings. A row whose table gives no hardware type
+takes its node's name. Optional columns (``optional = [...]``) and several ways of
+reading a time (``[times] started_at = [...]``): see :mod:`.table_mapping`.
 
 CSV is read as text so that every cell can be checked with its line number
 (a non-numeric value is refused as ``file:line: [non-numeric] ...``).
@@ -43,116 +47,31 @@ CSV is read as text so that every cell can be checked with its line number
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field
+import json
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from perfwarehouse.errors import TrialParseError, UsageError
 from perfwarehouse.ingest import json_policy
+from perfwarehouse.ingest.formats.table_mapping import (  # noqa: F401  (load_mapping: callers')
+    DEFAULTS,
+    FIELDS,
+    NUMERIC,
+    ROW,
+    TIME_FIELDS,
+    UNIX_MAX_S,
+    Mapping,
+    load_mapping,
+)
 from perfwarehouse.ingest.stage import Batch
 from perfwarehouse.warehouse.sqlfiles import quote_literal
 
-FIELDS = ("campaign", "run_id", "node", "hardware_type", "run_index", "order_kind", "seed",
-          "position", "run_size", "benchmark", "settings", "metric", "unit", "higher_is_better",
-          "started_at", "duration_s", "status", "value", "iteration", "values", "v", "env",
-          "revision", "revision_time")
-TIME_FIELDS = ("started_at", "revision_time")
-ROW = "$row"  # pseudo-column: the row's line in the file
-NUMERIC = ("run_index", "position", "run_size", "duration_s", "value", "iteration", "v")
-NOT_ROW = (*TIME_FIELDS, "higher_is_better", "values")  # fields "$row" cannot stand for
-UNIX_MAX_S = 253402300800.0  # 10000-01-01T00:00:00Z: unix times at or past it are refused
-DEFAULTS = {"v": 1, "settings": "{}", "status": "ok", "metric": "result"}
 
-
-@dataclass(frozen=True)
-class Mapping:
-    """A parsed mapping file (or the native identity mapping)."""
-
-    columns: dict[str, str] = field(default_factory=dict)
-    constants: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, str] = field(default_factory=dict)
-    layout: str | None = None
-    format: str | None = None
-    source: str = "native names"
-    times: dict[str, str] = field(default_factory=dict)  # time field -> strptime / unix_s / unix_ms
-    melt: tuple[str, ...] | None = None  # wide table: these columns are metrics ("*": all others)
-    keys: dict[str, str] = field(default_factory=dict)  # the command line's, over all else
-
-    def with_keys(self, keys: dict[str, str]) -> Mapping:
-        """This mapping with ``keys`` (field -> value, from the command line) over whatever
-        the mapping says of those fields (its columns stay columns of the table: a melted
-        table does not take them for metrics)."""
-        from dataclasses import replace
-
-        return replace(self, keys={**self.keys, **keys})
-
-
-def load_mapping(path: Path | None) -> Mapping:
-    """Read and check a mapping file; ``None`` means the native identity mapping."""
-    if path is None:
-        return Mapping()
-    if not path.is_file():
-        raise UsageError(f"mapping {path} does not exist")
-    try:
-        content = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: not valid TOML ({exc})") from None
-    for name in ("columns", "constants", "settings", "times", "melt"):
-        if not isinstance(content.get(name, {}), dict):
-            raise UsageError(f"{path}: {name} must be a table ([{name}]), not "
-                             f"{type(content[name]).__name__} {content[name]!r:.60}")
-    columns = content.get("columns", {})
-    constants = content.get("constants", {})
-    settings = content.get("settings", {})
-    for table_name, table in (("columns", columns), ("constants", constants)):
-        unknown = sorted(set(table) - set(FIELDS))
-        if unknown:
-            raise UsageError(f"{path}: [{table_name}] has unknown field(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(FIELDS)}")
-    for table_name, table in (("columns", columns), ("settings", settings)):
-        for key, column in table.items():
-            if not isinstance(column, str) or not column:
-                raise UsageError(f"{path}: [{table_name}] {key} must name a column (a string), "
-                                 f"not {column!r:.60}")
-    for key, column in columns.items():
-        if column == ROW and key in NOT_ROW:
-            raise UsageError(f"{path}: [columns] {key} = \"{ROW}\": the row's line number "
-                             f"is no value for {', '.join(NOT_ROW)}")
-    for key, value in constants.items():
-        if isinstance(value, dict) or (isinstance(value, list) and key != "values"):
-            raise UsageError(f"{path}: [constants] {key} must be a string, number, boolean or "
-                             f"date, not {type(value).__name__} {value!r:.60}")
-    layout = content.get("layout")
-    if layout not in (None, "measurements", "trials"):
-        raise UsageError(f"{path}: layout must be \"measurements\" or \"trials\"")
-    fmt = content.get("format")
-    if fmt not in (None, "csv", "parquet"):
-        raise UsageError(f"{path}: format must be \"csv\" or \"parquet\"")
-    times = content.get("times", {})
-    for name, how in times.items():
-        if name not in TIME_FIELDS or not isinstance(how, str) or not how:
-            raise UsageError(f"{path}: [times] takes {' and '.join(TIME_FIELDS)} = a strptime "
-                             f"format, \"unix_s\" or \"unix_ms\"; got {name} = {how!r}")
-    melt = content.get("melt", {}).get("metrics") if "melt" in content else None
-    if melt is not None:
-        if melt == "*":
-            melt = ("*",)
-        elif not (isinstance(melt, list) and melt and all(isinstance(m, str) for m in melt)):
-            raise UsageError(f"{path}: [melt] metrics must be a list of column names or \"*\"")
-        clash = sorted({"metric", "value", "values"} & set(columns))
-        if clash:
-            raise UsageError(f"{path}: a melted table's metric and value come from its metric "
-                             f"columns; [columns] must not name {', '.join(clash)}")
-    return Mapping(columns=dict(columns), constants=dict(constants), settings=dict(settings),
-                   layout=layout, format=fmt, source=str(path), times=dict(times),
-                   melt=tuple(melt) if melt is not None else None)
-
-
-def read(batch: Batch, path: Path, mapping: Mapping) -> None:
-    """Load ``path`` through ``mapping`` into the batch's ``raw_trials`` (problems to the batch)."""
+def read(batch: Batch, path: Path, mapping: Mapping) -> bool:
+    """Load ``path`` through ``mapping`` into the batch's ``raw_trials`` (problems to the
+    batch); returns whether the table holds no start time at all (no column, constant or
+    command-line value gives one: its rows are stored without one, never invented)."""
     con = batch.con
     fmt = mapping.format or ("parquet" if path.suffix == ".parquet" else "csv")
     source = str(path)
@@ -168,6 +87,7 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
     except duckdb.Error as exc:
         raise TrialParseError(source, 0, "unreadable", str(exc).splitlines()[0]) from None
     available = [c for c in available if c not in ("file_row_number", "_line")]
+    mapping = mapping.for_table(available)
     if mapping.melt is not None:
         mapping = _melt(con, mapping, available, source, row_line)
         available, row_line = [*available, "__metric", "__value"], "_line"
@@ -189,6 +109,7 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
     if fmt == "csv" or mapping.melt is not None:
         batch.add_problems(_type_problems(con, expressions, columns, source, row_line,
                                           mapping.times))
+    expressions = _with_command_line(expressions, columns, mapping)
     select = ",\n".join(f"{expressions[name]} AS {name}" for name in FIELDS)
     con.execute(f"""CREATE OR REPLACE TEMP VIEW _mapped AS
         SELECT {row_line} AS line, {select} FROM _source""")
@@ -230,6 +151,35 @@ def read(batch: Batch, path: Path, mapping: Mapping) -> None:
                    GROUP BY ALL"""
     con.execute(f"INSERT INTO raw_trials BY NAME SELECT {quote_literal(source)} AS source, * "
                 f"FROM ({query})")
+    return not any("started_at" in given for given in
+                   (columns, mapping.constants, mapping.keys, mapping.fill))
+
+
+def _with_command_line(expressions: dict[str, str], columns: dict[str, str],
+                       mapping: Mapping) -> dict[str, str]:
+    """The fields' SQL with what the command line fills in: ``mapping.fill`` where the
+    table's cell is empty (or it has no column: over a constant of the mapping), a
+    hardware type the table does not give = the node's name, and ``--setting`` pairs
+    merged into the settings. The cells' own checks ran on the SQL before this (a bad
+    cell is a problem, not a cell to fill)."""
+    out = dict(expressions)
+    for name, value in mapping.fill.items():
+        given = f"CAST({quote_literal(value)} AS {_target(name)})"
+        if name in mapping.keys:
+            continue
+        if name in columns and columns[name] != ROW:
+            empty = (f"nullif(trim(CAST({out[name]} AS VARCHAR)), '')"
+                     if _target(name) == "VARCHAR" else out[name])
+            out[name] = f"CAST(COALESCE({empty}, {given}) AS {_target(name)})"
+        else:
+            out[name] = given
+    out["hardware_type"] = (f"COALESCE(nullif(trim({out['hardware_type']}), ''), "
+                            f"{out['node']})")
+    if mapping.extra_settings:
+        extra = quote_literal(json.dumps(dict(mapping.extra_settings), allow_nan=False))
+        out["settings"] = (f"CAST(json_merge_patch(CAST({out['settings']} AS JSON), "
+                           f"CAST({extra} AS JSON)) AS VARCHAR)")
+    return out
 
 
 _REJECTED = {"MISSING COLUMNS": "ragged-row", "TOO MANY COLUMNS": "ragged-row",
@@ -333,7 +283,8 @@ def _check_literals(con: duckdb.DuckDBPyConnection, mapping: Mapping) -> None:
     format DuckDB's strptime cannot read."""
     kinds = {"DOUBLE": "a number", "TIMESTAMPTZ": "an RFC 3339 timestamp",
              "BOOLEAN": "true or false", "DOUBLE[]": "a list of numbers"}
-    for origin, values in (("constants", mapping.constants), ("keys", mapping.keys)):
+    for origin, values in (("constants", mapping.constants), ("keys", mapping.keys),
+                           ("fill", mapping.fill)):
         for name, value in values.items():
             target = _target(name)
             if target == "VARCHAR":
@@ -343,8 +294,8 @@ def _check_literals(con: duckdb.DuckDBPyConnection, mapping: Mapping) -> None:
                 where = (f"{mapping.source}: [constants] {name}" if origin == "constants"
                          else f"--{name.replace('_', '-')}")
                 raise UsageError(f"{where} = {value!r:.80} is not {kinds[target]}")
-    for name, how in mapping.times.items():
-        if how in ("unix_s", "unix_ms"):
+    for name, how in ((n, w) for n, ways in mapping.times.items() for w in ways):
+        if how in ("unix_s", "unix_ms", "rfc3339"):
             continue
         try:
             con.execute(f"SELECT try_strptime('2000', {quote_literal(how)})").fetchall()
@@ -363,15 +314,11 @@ def _expression(name: str, columns: dict[str, str], mapping: Mapping,
         return f"CAST({row_line} AS {target})"
     if name in columns:
         column = _ident(columns[name])
-        how = mapping.times.get(name)
-        if how in ("unix_s", "unix_ms"):
-            # NULL (a bad-timestamp problem of the row) unless 1970 <= time < 10000: NaN,
-            # infinities and 1e300 would make to_timestamp raise for the whole table
-            seconds = f"(TRY_CAST({column} AS DOUBLE){' / 1000.0' if how == 'unix_ms' else ''})"
-            return (f"TRY_CAST(CASE WHEN {seconds} >= 0 AND {seconds} < {UNIX_MAX_S!r} "
-                    f"THEN to_timestamp({seconds}) END AS TIMESTAMPTZ)")
-        if how is not None:
-            return f"TRY_CAST(try_strptime({column}, {quote_literal(how)}) AS TIMESTAMPTZ)"
+        ways = mapping.time_formats(name)
+        if ways:  # the first way that reads the cell wins
+            times = [_time_expression(column, how) for how in ways]
+            return times[0] if len(times) == 1 else \
+                f"TRY_CAST(COALESCE({', '.join(times)}) AS TIMESTAMPTZ)"
         if target == "DOUBLE":  # numbers stay DOUBLE; validation sees fractions
             return f"TRY_CAST({column} AS DOUBLE)"
         return f"TRY_CAST({column} AS {target})"
@@ -382,9 +329,25 @@ def _expression(name: str, columns: dict[str, str], mapping: Mapping,
     return f"CAST(NULL AS {target})"
 
 
+def _time_expression(column: str, how: str) -> str:
+    """SQL reading a time cell one way: ``unix_s``/``unix_ms``, ``rfc3339`` or a strptime
+    format; NULL where it does not read that way."""
+    if how in ("unix_s", "unix_ms"):
+        # NULL (a bad-timestamp problem of the row) unless 1970 <= time < 10000: NaN,
+        # infinities and 1e300 would make to_timestamp raise for the whole table
+        seconds = f"(TRY_CAST({column} AS DOUBLE){' / 1000.0' if how == 'unix_ms' else ''})"
+        return (f"TRY_CAST(CASE WHEN {seconds} >= 0 AND {seconds} < {UNIX_MAX_S!r} "
+                f"THEN to_timestamp({seconds}) END AS TIMESTAMPTZ)")
+    if how == "rfc3339":
+        return (f"TRY_CAST(CASE WHEN regexp_full_match(trim({column}), "
+                f"{quote_literal(json_policy.FAST_TIMESTAMP_RE)}) THEN {column} END "
+                f"AS TIMESTAMPTZ)")
+    return f"TRY_CAST(try_strptime({column}, {quote_literal(how)}) AS TIMESTAMPTZ)"
+
+
 def _type_problems(
     con: duckdb.DuckDBPyConnection, expressions: dict[str, str], columns: dict[str, str],
-    source: str, row_line: str, times: dict[str, str] | None = None,
+    source: str, row_line: str, times: dict[str, tuple[str, ...]] | None = None,
 ) -> list[TrialParseError]:
     """Cells of a CSV whose text does not convert to the field's type."""
     checks = []
@@ -413,10 +376,11 @@ def _type_problems(
     rule = {"started_at": "bad-timestamp", "revision_time": "bad-timestamp",
             "higher_is_better": "wrong-type"}
     kinds = {name: "an RFC 3339 timestamp (offsets up to +-14:00)" for name in TIME_FIELDS}
-    for name, how in times.items():
-        kinds[name] = {"unix_s": "a number of seconds since 1970 (years 1970-9999)",
-                       "unix_ms": "a number of milliseconds since 1970 (years 1970-9999)"}.get(
-                           how, f"a time of the form {how}")
+    said = {"unix_s": "a number of seconds since 1970 (years 1970-9999)",
+            "unix_ms": "a number of milliseconds since 1970 (years 1970-9999)",
+            "rfc3339": "an RFC 3339 timestamp"}
+    for name, ways in times.items():
+        kinds[name] = " nor ".join(said.get(how, f"a time of the form {how}") for how in ways)
     return [TrialParseError(source, line, rule.get(name, "non-numeric"),
                             f"{name} {text!r} is not "
                             f"{kinds.get(name, 'a number' if name in NUMERIC else 'a valid value')}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from perfwarehouse.errors import AgentError
-from perfwarehouse.ingest.pull import _capped
+from perfwarehouse.ingest.agent_client import _capped
 
 
 class _Response:

@@ -46,13 +46,30 @@ def test_a_single_benchmark_file_gzipped_takes_python_version_as_revision() -> N
 
 
 def test_the_command_line_wins_over_the_file() -> None:
-    options = ImportOptions(node="n1", hardware_type="hw", revision="r9", campaign="c",
+    # issue 40: the machine a file names is replaced by --force-node (no longer --node)
+    options = ImportOptions(force_node="n1", hardware_type="hw", revision="r9", campaign="c",
                             settings=(("python", "3.11"), ("jit", True)))
     records = pyperf.parse((GOOD / "suite.json").read_bytes(), "suite.json", options)
     apply_options(records, options, "suite.json", "pyperf")
     assert {(r["node"], r["hardware_type"], r["revision"], r["campaign"]) for r in records} == {
         ("n1", "hw", "r9", "c")}
     assert records[0]["settings"] == {"python": "3.11", "jit": True}
+
+
+def test_node_fills_in_only_where_the_file_names_no_machine() -> None:
+    raw = json.loads((GOOD / "suite.json").read_text())
+    named = (raw["metadata"]["hostname"], raw["metadata"]["cpu_model_name"])
+    records = pyperf.parse(json.dumps(raw).encode(), "suite.json", ImportOptions())
+    apply_options(records, ImportOptions(node="n1", hardware_type="hw"), "suite.json", "pyperf")
+    assert {(r["node"], r["hardware_type"]) for r in records} == {named}
+    del raw["metadata"]["hostname"]
+    records = pyperf.parse(json.dumps(raw).encode(), "suite.json", ImportOptions())
+    apply_options(records, ImportOptions(node="n1", hardware_type="hw"), "suite.json", "pyperf")
+    assert {(r["node"], r["hardware_type"]) for r in records} == {("n1", "hw")}
+    # a forced node without --hardware-type does not keep the type of the file's machine
+    records = pyperf.parse((GOOD / "suite.json").read_bytes(), "suite.json", ImportOptions())
+    apply_options(records, ImportOptions(force_node="n2"), "suite.json", "pyperf")
+    assert {(r["node"], r["hardware_type"]) for r in records} == {("n2", "n2")}
 
 
 def test_units_other_than_seconds_and_unknown_units() -> None:
