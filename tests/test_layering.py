@@ -366,7 +366,8 @@ the lazy modules."""
 # ------------------------------------------------------------------ thin jobs named alike
 #: job modules' shared helpers live in these (non-job) modules of perfwarehouse.jobs
 JOB_HELPERS = ("jobs", "jobs.framework", "jobs.configurations", "jobs.series", "jobs.row_order",
-               "jobs.laaber_rows", "jobs.parallel", "jobs.dask_runner", "jobs.plan")
+               "jobs.laaber_rows", "jobs.parallel", "jobs.dask_runner", "jobs.plan",
+               "jobs.incremental", "jobs.change_point_mixing", "jobs.change_point_pairing")
 
 
 def job_attribute(name: str, jobs_in_module: int) -> str:

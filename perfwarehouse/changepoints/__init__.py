@@ -5,7 +5,8 @@ et al., ICPE 2020, section 3). The method and its calibration: :mod:`.analysis`;
 options: :mod:`.parameters`; the results: :mod:`.results`; the medians and change in
 percent each change point carries: :mod:`.describe`; the exact null of 10 untied points,
 tabulated: :mod:`.exact_null`; which change points are steps and which level shifts of a
-drifting or cycling series: :mod:`.structure` (Schwarz's BIC, Annals of Statistics 1978)."""
+drifting or cycling series: :mod:`.structure` (Schwarz's BIC, Annals of Statistics 1978);
+the search of a series grown at its end from its last change points: :mod:`.incremental`."""
 
 from __future__ import annotations
 

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from perfwarehouse.faults import checkpoint
 from perfwarehouse.jobs.framework import (
     Job,
     JobResult,
@@ -166,7 +165,6 @@ def run_incremental(warehouse: Warehouse, job: Job, params: Any, campaign: str, 
         results = _aligned(results)
     tables = assemble(job, plan, results)
     duration = time.monotonic() - clock
-    checkpoint("incremental-computed")
     summary = job.summarize(tables, plan.params) if job.summarize else []
     job_run_id = write_results(warehouse, job, params, files, tables, started_at, duration)
     return JobResult(job_run_id, tables, duration, summary)

@@ -208,13 +208,23 @@ def _analyse(warehouse: Warehouse, options: RefreshOptions, reporter: Reporter,
             if part:
                 runs.append((run.job, run.params, part))
     ran = []
-    waiting = list(runs)
     for job, result in run_jobs(warehouse, runs, processes=options.processes,
                                 reporter=reporter, scheduler=scheduler, incremental=True):
-        # a job planned twice (campaigns with different parameters): the first unclaimed
-        scope = waiting.pop(next(i for i, r in enumerate(waiting) if r[0] is job))[2]
+        # the campaigns of the run that finished (a job runs once per campaign where it
+        # can start from its previous run, so several of its runs may finish in any order)
+        scope = _campaigns_of(warehouse, result.job_run_id)
         ran.append((job.name, scope, result.job_run_id))
         echo(f"analyses: {job.name} on {_names(scope)} (job_run_id {result.job_run_id}, "
              f"{result.duration_s:.1f} s)")
     return ran
 
+
+
+def _campaigns_of(warehouse: Warehouse, job_run_id: int) -> tuple[str, ...]:
+    """The campaigns a job run read (``job_runs.campaigns``)."""
+    from perfwarehouse.warehouse.store import fetch_value
+
+    with warehouse.catalog() as con:
+        campaigns = fetch_value(con, "SELECT campaigns FROM job_runs WHERE job_run_id = ?",
+                                [job_run_id])
+    return tuple(campaigns or ())

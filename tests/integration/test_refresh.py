@@ -123,10 +123,9 @@ def test_a_killed_refresh_is_redone_with_the_same_new_list(
         first_night: Path, tmp_path: Path,
         uninterrupted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     home = _copy(first_night, tmp_path)
-    # killed in an analysis rerun from its previous run (computed, not written), after its
-    # analyses, then after its pages, then just before its point
-    for kill_at in ("incremental-computed", "refresh-analysed", "refresh-site-written",
-                    "refresh-before-point"):
+    # killed after its analyses (rerun from the first night's runs), then after its pages,
+    # then just before its point
+    for kill_at in ("refresh-analysed", "refresh-site-written", "refresh-before-point"):
         killed = _refresh(home, env={"PERFWAREHOUSE_KILL_AT": kill_at})
         assert killed.returncode == -signal.SIGKILL, (kill_at, killed.stderr)
     after = _refresh(home, "--fail-on", "new-regression")
