@@ -152,7 +152,7 @@ def run_incremental(warehouse: Warehouse, job: Job, params: Any, campaign: str, 
     clock = time.monotonic()
     new = new_data(warehouse, [f for f in files if f.batch_id not in previous.batches])
     stored = stored_rows(warehouse, job, previous, campaign)
-    plan = plan_job(warehouse, job, params, files, snapshot.configurations)
+    plan = plan_job(warehouse, job, params, snapshot, snapshot.configurations)
     if plan.prepare_query:
         plan = apply_prepare(job, plan, [prepare_piece(job, plan, p) for p in plan.pieces])
     results = []
@@ -166,7 +166,7 @@ def run_incremental(warehouse: Warehouse, job: Job, params: Any, campaign: str, 
     tables = assemble(job, plan, results)
     duration = time.monotonic() - clock
     summary = job.summarize(tables, plan.params) if job.summarize else []
-    job_run_id = write_results(warehouse, job, params, files, tables, started_at, duration)
+    job_run_id = write_results(warehouse, job, params, snapshot, tables, started_at, duration)
     return JobResult(job_run_id, tables, duration, summary)
 
 
@@ -214,7 +214,7 @@ def _read_changed(job: Job, plan: Plan, piece: Piece, configs: list[int]) -> pa.
     if not configs:
         return pa.table({})
     warehouse = Warehouse(Path(plan.root))
-    con = plan.reader(job, piece.files)
+    con = plan.reader(job, piece)
     try:
         con.register("_changed", pa.table({"config_id": pa.array(configs, pa.uint64())}))
         con.execute("CREATE OR REPLACE TEMP VIEW measurements AS SELECT * FROM ("
