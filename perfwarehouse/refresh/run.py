@@ -78,8 +78,6 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
             scheduler: object = None) -> RefreshResult:
     """One refresh (the module docstring says the steps); ``echo`` says what each step
     did, ``warn`` the problems (a pull that failed for an agent: what landed is used)."""
-    from perfwarehouse.reports.site import campaign_slug
-
     reporter = reporter or SilentReporter()
     clock = time.monotonic()
     started = datetime.now(timezone.utc)
@@ -102,9 +100,10 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
         index = update_site(warehouse, options.site, written, reporter=reporter)
         echo(f"site: wrote the pages of {_names(written)} and {index}")
         checkpoint("refresh-site-written")
-    now = findings_at(warehouse, campaign_slug)
+    folder = _site_folders(warehouse)
+    now = findings_at(warehouse, folder)
     if options.since is not None:
-        before = findings_at(warehouse, campaign_slug, until=options.since)
+        before = findings_at(warehouse, folder, until=options.since)
         since = f"{options.since:%Y-%m-%d %H:%M} UTC (--since)"
     else:
         before = _findings_at_point(warehouse, previous)
@@ -125,12 +124,19 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
                          index, time.monotonic() - clock)
 
 
-def _findings_at_point(warehouse: Warehouse, point: Point) -> list[Finding]:
-    from perfwarehouse.reports.site import campaign_slug
+def _site_folders(warehouse: Warehouse) -> Callable[[str], str]:
+    """Each campaign's directory in the site, as ``report all`` chooses it among all the
+    warehouse's campaigns (two names that share a slug get different directories)."""
+    from perfwarehouse.reports.campaigns import campaign_folders, campaign_slug
 
+    folders = campaign_folders(warehouse.snapshot().campaigns)
+    return lambda name: folders.get(name) or campaign_slug(name)
+
+
+def _findings_at_point(warehouse: Warehouse, point: Point) -> list[Finding]:
     if point.refresh_id is None:
         return []
-    return findings_at(warehouse, campaign_slug, job_run=point.last_job_run_id,
+    return findings_at(warehouse, _site_folders(warehouse), job_run=point.last_job_run_id,
                        comparison=point.last_comparison_id)
 
 
