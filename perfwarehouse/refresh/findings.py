@@ -143,8 +143,10 @@ def describe(f: Finding) -> str:
     where = f"{f.campaign} / {f.hardware_type}"
     if f.kind in ("regression", "improvement"):
         after = (f" (after {f.revision_before})"
-                 if f.revision_before and f.revision_before != f.revision else "")
-        return f"{what} on {where}: {_pct(f.change_pct)}{_interval(f)} at revision {f.revision}{after}"
+                 if f.revision and f.revision_before and f.revision_before != f.revision
+                 else "")
+        at = f" at revision {f.revision}" if f.revision else " (a series ordered by time)"
+        return f"{what} on {where}: {_pct(f.change_pct)}{_interval(f)}{at}{after}"
     if f.kind == "drift":
         return f"{what} on {where}: {_pct(f.change_pct)} per 30 days{_interval(f)}"
     if f.kind == "order-dependence":

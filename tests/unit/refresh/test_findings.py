@@ -62,6 +62,8 @@ def test_the_formats_say_the_same_findings() -> None:
     lines = text_lines(new, "X")
     assert lines[1] == "regressions (1):"
     assert lines[2] == "  a on c / hw: +14.6 % [+13.6, +15.6] at revision r1 (after r0)"
+    untimed = text_lines([_f("improvement", "a", -2.3, revision=None)], "X")
+    assert untimed[2] == "  a on c / hw: -2.3 % [-3.3, -1.3] (a series ordered by time)"
     md = markdown(new, "X", "https://s/")
     assert md.startswith("**new since X: 1 regression, 1 order dependency**")
     assert "| c | hw | a | +14.6 % [+13.6, +15.6] | r1 | [page](https://s/c/history.html) |" in md
