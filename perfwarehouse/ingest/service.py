@@ -95,6 +95,10 @@ def _read_jsonl(batch: stage.Batch, path: Path, task: Task, offset_mb: float) ->
     # hashing and counting lines ride on the fast reader's own pass over the bytes, beside
     # DuckDB's parse (hashlib releases the GIL): one read of the file instead of two
     digest = batch.file_digest(path)
+    # DuckDB tracks a query's progress only with its progress bar on (printing off):
+    # without it query_progress() is -1 and the bar sat at 0 % for the whole read
+    batch.con.execute("SET enable_progress_bar = true")
+    batch.con.execute("SET enable_progress_bar_print = false")
     done = threading.Event()
     watcher = threading.Thread(target=_watch_progress,
                                args=(batch.con, path.stat().st_size / 1e6, task, offset_mb, done))
@@ -114,14 +118,17 @@ def _read_jsonl(batch: stage.Batch, path: Path, task: Task, offset_mb: float) ->
 
 def _watch_progress(con: duckdb.DuckDBPyConnection, size_mb: float, task: Task,
                     offset_mb: float, done: threading.Event) -> None:
-    """Move the bar along with DuckDB's own progress estimate of the running read."""
+    """Move the bar along with DuckDB's own progress estimate of the running read (the
+    largest yet: the read runs as more than one query, each estimated from 0)."""
+    best = 0.0
     while not done.wait(0.25):
         try:
             percent = con.query_progress()
         except duckdb.Error:
             return
-        if percent and percent > 0:
-            task.update(completed=offset_mb + size_mb * min(percent, 100.0) / 100)
+        if percent and percent > best:
+            best = min(percent, 100.0)
+            task.update(completed=offset_mb + size_mb * best / 100)
     task.update(completed=offset_mb + size_mb)
 
 
