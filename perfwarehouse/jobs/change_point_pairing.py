@@ -5,36 +5,9 @@ says what the option means."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
-
-if TYPE_CHECKING:
-    from perfwarehouse.jobs.change_points import ChangePointParams
-
-
-def prepare_baseline(table: pa.Table, params: ChangePointParams) -> ChangePointParams:
-    """The baseline's value of every run, or of every configuration and start time when
-    ``--baseline KEY=VALUE`` names a setting (query ``change_point_baseline``)."""
-    from perfwarehouse.errors import AnalysisError
-
-    if params.baseline is None:
-        return params
-    if table.num_rows == 0:
-        what = ("that benchmark, or trials with that setting and a start time"
-                if "=" in params.baseline else "that benchmark")
-        raise AnalysisError(f"change-points: --baseline {params.baseline!r}: no trial of "
-                            f"{what} in the data analysed")
-    if "mode" in table.column_names and table.column("mode")[0].as_py() == "setting":
-        key = params.baseline.partition("=")[0]
-        rows = tuple(("setting", r["campaign"], r["hardware_type"], r["benchmark"],
-                      _without(r["settings"], key), r["metric"], r["started_at"],
-                      r["baseline"]) for r in table.to_pylist())
-        return dataclasses.replace(params, baseline_values=rows)
-    rows = tuple(tuple(r.values()) for r in table.select(
-        ["campaign", "hardware_type", "run_id", "metric", "baseline"]).to_pylist())
-    return dataclasses.replace(params, baseline_values=rows)
 
 
 def _without(settings: str | None, key: str) -> str:

@@ -31,6 +31,7 @@ settings and metric at the same start time (tip / that night's baseline).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -41,7 +42,6 @@ from perfwarehouse.jobs.change_point_mixing import mixing_of
 from perfwarehouse.jobs.change_point_pairing import _without as _without
 from perfwarehouse.jobs.change_point_pairing import pair as pair
 from perfwarehouse.jobs.change_point_pairing import pair_by_setting as pair_by_setting
-from perfwarehouse.jobs.change_point_pairing import prepare_baseline
 from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
 from perfwarehouse.warehouse import contracts
 
@@ -87,6 +87,29 @@ class ChangePointParams(JobParams):
                               "interval lies beyond +-this many percent (its change, when "
                               "it has no interval), as compare's --threshold; sort the "
                               "action list by abs_change_pct, largest first.")
+
+
+def prepare_baseline(table: pa.Table, params: ChangePointParams) -> ChangePointParams:
+    """The baseline's value of every run, or of every configuration and start time when
+    ``--baseline KEY=VALUE`` names a setting (query ``change_point_baseline``)."""
+    if params.baseline is None:
+        return params
+    if table.num_rows == 0:
+        what = ("that benchmark, or trials with that setting and a start time"
+                if "=" in params.baseline else "that benchmark")
+        from perfwarehouse.errors import AnalysisError
+
+        raise AnalysisError(f"change-points: --baseline {params.baseline!r}: no trial of "
+                            f"{what} in the data analysed")
+    if "mode" in table.column_names and table.column("mode")[0].as_py() == "setting":
+        key = params.baseline.partition("=")[0]
+        rows = tuple(("setting", r["campaign"], r["hardware_type"], r["benchmark"],
+                      _without(r["settings"], key), r["metric"], r["started_at"],
+                      r["baseline"]) for r in table.to_pylist())
+        return dataclasses.replace(params, baseline_values=rows)
+    rows = tuple(tuple(r.values()) for r in table.select(
+        ["campaign", "hardware_type", "run_id", "metric", "baseline"]).to_pylist())
+    return dataclasses.replace(params, baseline_values=rows)
 
 
 def _direction(change: float, higher_is_better: bool | None) -> str | None:

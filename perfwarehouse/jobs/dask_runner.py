@@ -41,7 +41,7 @@ from perfwarehouse.progress import Reporter
 from perfwarehouse.warehouse.pieces import Piece
 
 if TYPE_CHECKING:
-    from perfwarehouse.jobs.framework import Job, Plan, Tables
+    from perfwarehouse.jobs.model import Job, Plan, Tables
 
 #: the work of one piece (``compute_piece``, ``prepare_piece`` of the runner): run on
 #: a worker, passed in by the runner, which this module does not import

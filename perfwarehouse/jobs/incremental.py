@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,7 +54,8 @@ from perfwarehouse.jobs.framework import (
 from perfwarehouse.jobs.row_order import in_row_order
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse.contracts import contract
-from perfwarehouse.warehouse.store import DataFile, Warehouse, fetch_arrow
+from perfwarehouse.warehouse.pieces import Snapshot, open_piece
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
 if TYPE_CHECKING:
     from perfwarehouse.changepoints.incremental import Stored
@@ -105,11 +105,11 @@ def previous_run(warehouse: Warehouse, job: Job, params: Any, campaign: str
     return Previous(int(rows[0]["job_run_id"]), frozenset(rows[0]["input_batches"]))
 
 
-def new_data(warehouse: Warehouse, files: Sequence[DataFile]) -> NewData:
-    """The configurations and runs of the trials in ``files`` (the new batches' files)."""
-    if not files:
+def new_data(warehouse: Warehouse, snapshot: Snapshot) -> NewData:
+    """The configurations and runs of the trials in ``snapshot`` (the new batches')."""
+    if not snapshot.files:
         return NewData(frozenset(), frozenset())
-    con = warehouse.reader(files)
+    con = open_piece(warehouse.root, snapshot.whole())
     try:
         rows = fetch_arrow(con, "SELECT DISTINCT hardware_type, config_id, run_id "
                                 "FROM measurements").to_pylist()
@@ -144,13 +144,12 @@ def run_incremental(warehouse: Warehouse, job: Job, params: Any, campaign: str, 
     if previous is None:
         return None
     snapshot = warehouse.snapshot([campaign])
-    files = snapshot.files
-    if not files or not previous.batches <= {f.batch_id for f in files}:
+    if not snapshot.files or not previous.batches <= set(snapshot.batches):
         return None
     reporter = reporter or SilentReporter()
     started_at = datetime.now(timezone.utc)
     clock = time.monotonic()
-    new = new_data(warehouse, [f for f in files if f.batch_id not in previous.batches])
+    new = new_data(warehouse, snapshot.without_batches(previous.batches))
     stored = stored_rows(warehouse, job, previous, campaign)
     plan = plan_job(warehouse, job, params, snapshot, snapshot.configurations)
     if plan.prepare_query:

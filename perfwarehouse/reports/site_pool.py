@@ -27,7 +27,7 @@ from perfwarehouse.reports.render import write_assets
 from perfwarehouse.warehouse.store import Warehouse
 
 if TYPE_CHECKING:
-    from perfwarehouse.reports.site import Campaign
+    from perfwarehouse.reports.campaigns import Campaign
 
 PARALLEL_FROM_ROWS = 500_000
 """Measurements from which the pages are built by worker processes."""

@@ -12,17 +12,16 @@ read here or on a Dask worker gives the same table. Nothing here rebuilds a
 :class:`~perfwarehouse.warehouse.store.Warehouse`: a piece needs only the root.
 
 Commands that read some campaigns' measurements with their own queries (``compare``)
-use :func:`read_campaigns`.
+use :mod:`perfwarehouse.warehouse.sides`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -31,9 +30,6 @@ from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.connection import fetch_arrow
 from perfwarehouse.warehouse.layout import DataFile
 from perfwarehouse.warehouse.views import reader
-
-if TYPE_CHECKING:
-    from perfwarehouse.warehouse.store import Warehouse
 
 T = TypeVar("T")
 #: what :func:`open_piece` returns: a DuckDB connection whose ``measurements`` view
@@ -127,6 +123,12 @@ class Snapshot:
                    configurations=self.configurations.num_rows
                    if self.configurations.num_columns else None)
 
+    def without_batches(self, batches: Collection[int]) -> Snapshot:
+        """The snapshot's files of the batches not in ``batches`` (what landed after a
+        job run that read those)."""
+        return Snapshot([f for f in self.files if f.batch_id not in batches],
+                        self.configurations)
+
     def whole(self) -> Piece:
         """One piece of every file (no partition key): what a query over all the
         snapshot's measurements reads."""
@@ -183,28 +185,3 @@ def catalog_table_ddl(table: str) -> str:
         if name.split("_", 1)[1] == table:
             return statement
     raise KeyError(table)
-
-
-@dataclass(frozen=True)
-class CampaignsReader:
-    """A reader over some campaigns' measurements (:func:`read_campaigns`)."""
-
-    con: duckdb.DuckDBPyConnection
-    #: the campaigns asked for that have measurements
-    campaigns: frozenset[str]
-
-    def has(self, campaign: str) -> bool:
-        """Whether ``campaign`` has measurements in the warehouse."""
-        return campaign in self.campaigns
-
-
-@contextmanager
-def read_campaigns(warehouse: Warehouse, campaigns: Sequence[str]) -> Iterator[CampaignsReader]:
-    """A reader whose ``measurements`` view holds the measurements of ``campaigns`` (one
-    short read of the catalog; no lock held while it is used); closed on leaving."""
-    files = warehouse.data_files(sorted(set(campaigns)))
-    con = reader(warehouse.root, files)
-    try:
-        yield CampaignsReader(con, frozenset(f.campaign for f in files))
-    finally:
-        con.close()
