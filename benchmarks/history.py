@@ -260,6 +260,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "record":
         sides = [(short_revision(s.split("=", 1)[0]), Path(s.split("=", 1)[1]))
                  for s in args.side]
+        unknown = [rev for rev, _code in sides if commit_time(rev) is None]
+        if unknown:  # an entry is named by its commit and dated by it
+            parser.error(f"--side {unknown[0]}: git knows no such commit here")
         for path in measure(sides, args.passes, args.out_dir, args.hardware_type):
             print(path)
         return
