@@ -121,29 +121,11 @@ def ingest_table(ctx: click.Context, paths: tuple[Path, ...], mapping: Path | No
                  quarantine: bool, dry_run: bool, strict: bool,
                  settings: tuple[tuple[str, object], ...], path_pattern: str | None,
                  **keys: str | None) -> None:
-    from perfwarehouse.errors import UsageError
     from perfwarehouse.ingest.formats.records import ImportOptions
     from perfwarehouse.ingest.formats.table_ingest import ingest_tables
     from perfwarehouse.ingest.inputs import Skipped
-    from perfwarehouse.ingest.pathkeys import compile_pattern
-    from perfwarehouse.ingest.stage import Preview
-    from perfwarehouse.policies.timestamps import timestamp_or_none as _timestamp
 
-    for name, value in keys.items():
-        if value is not None and not value.strip():
-            raise UsageError(f"--{name.replace('_', '-')} must not be empty")
-    if keys["node"] is not None and keys["force_node"] is not None:
-        raise UsageError("--node fills in the machine where a table names none, --force-node "
-                         "replaces it everywhere: give one of them")
-    if keys["revision_time"] is not None and _timestamp(keys["revision_time"]) is None:
-        raise UsageError(f"--revision-time {keys['revision_time']!r} is not an RFC 3339 time "
-                         "(e.g. 2024-05-01T10:00:00Z)")
-    started = keys["started_at"]
-    if started is not None and started != "mtime" and _timestamp(started) is None:
-        raise UsageError(f"--started-at {started!r} is neither an RFC 3339 time "
-                         "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
-    if path_pattern is not None:
-        compile_pattern(path_pattern)  # a bad pattern is refused before any file is read
+    check_key_options(keys, path_pattern)
     options = ImportOptions(settings=settings, path_pattern=path_pattern,  # type: ignore[arg-type]
                             **keys)  # type: ignore[arg-type]
     skipped: list[Skipped] = []
@@ -158,19 +140,7 @@ def ingest_table(ctx: click.Context, paths: tuple[Path, ...], mapping: Path | No
         tail = f"; skipped {len(skipped):,} (listed above on stderr)" if skipped else \
             "; skipped 0"
         echo(f"files: {len(files):,} read{tail}")
-    if result.untimed:
-        echo(f"{result.untimed:,} trial records have no start time (their tables hold none): "
-             "stored without one; pass --started-at or --path-pattern "
-             "'...{started_at:FORMAT}...' to give it")
-    if not isinstance(result, Preview):
-        print_summary(result)
-        return
-    present = (f"; {result.already_present:,} already in the warehouse"
-               if result.already_present else "")
-    echo(f"dry run: would ingest {result.trials:,} trials ({result.values:,} values) of "
-         f"{result.configurations:,} configurations in {result.runs:,} runs on "
-         f"{result.nodes:,} node(s) into campaign(s) {', '.join(result.campaigns)}"
-         f"{present}; nothing was changed")
+    print_outcome(result, "tables")
 
 
 def print_summary(summary: Any) -> None:
@@ -332,20 +302,12 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
 
     from perfwarehouse.errors import UsageError
     from perfwarehouse.ingest.formats.records import ImportOptions
-    from perfwarehouse.ingest.pathkeys import compile_pattern
     from perfwarehouse.ingest.service import Skipped, ingest_import
-    from perfwarehouse.ingest.stage import Preview
-    from perfwarehouse.policies.timestamps import timestamp_or_none as _timestamp
     from perfwarehouse.progress import default_reporter
 
-    if revision_time is not None and _timestamp(revision_time) is None:
-        raise UsageError(f"--revision-time {revision_time!r} is not an RFC 3339 time "
-                         "(e.g. 2024-05-01T10:00:00Z)")
-    if started_at is not None and started_at != "mtime" and _timestamp(started_at) is None:
-        raise UsageError(f"--started-at {started_at!r} is neither an RFC 3339 time "
-                         "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
-    if path_pattern is not None:
-        compile_pattern(path_pattern)  # a bad pattern is refused before any file is read
+    check_key_options({"campaign": campaign, "node": node, "force_node": force_node,
+                       "hardware_type": hardware_type, "revision": revision,
+                       "revision_time": revision_time, "started_at": started_at}, path_pattern)
     if columns is not None:  # refused before any file is read, as a bad pattern is
         from perfwarehouse.ingest.formats.jmeter_columns import named_layout
 
@@ -356,14 +318,6 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
             named_layout(columns)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    if node is not None and force_node is not None:
-        raise UsageError("--node fills in the machine where a file names none, --force-node "
-                         "replaces it everywhere: give one of them")
-    for name, value in (("--campaign", campaign), ("--node", node),
-                        ("--force-node", force_node),
-                        ("--hardware-type", hardware_type), ("--revision", revision)):
-        if value is not None and not value.strip():
-            raise UsageError(f"{name} must not be empty")
     options = ImportOptions(campaign=campaign, node=node, hardware_type=hardware_type,
                             revision=revision, revision_time=revision_time,
                             settings=settings, started_at=started_at,  # type: ignore[arg-type]
@@ -390,22 +344,7 @@ def _run(ctx: click.Context, fmt: str, paths: tuple[str, ...], campaign: str | N
         click.echo(_files_line(inputs, skipped))
     for note in result.notes:
         click.echo(f"unit: {note}")
-    if result.untimed:
-        click.echo(f"{result.untimed:,} trial records have no start time (their files hold "
-                   "none): stored without one; pass --started-at or --path-pattern "
-                   "'...{started_at:FORMAT}...' to give it")
-    if not isinstance(result, Preview):
-        print_summary(result)
-        return
-    from perfwarehouse.output import count
-
-    present = (f"; {result.already_present:,} already in the warehouse"
-               if result.already_present else "")
-    click.echo(f"dry run: would ingest {result.trials:,} trials ({result.values:,} values) of "
-               f"{result.configurations:,} configurations in {result.runs:,} runs on "
-               f"{count(result.nodes, 'node')} into {count(len(result.campaigns), 'campaign')} "
-               f"({', '.join(result.campaigns)})"
-               f"{present}; nothing was changed")
+    print_outcome(result, "files")
 
 
 def _files_line(inputs: list, skipped: list) -> str:
@@ -441,3 +380,51 @@ def add_import_commands(ingest_group: click.Group) -> None:
 
 
 add_import_commands(ingest)  # ingest pyperf, gbench, ..., auto (other tools' results)
+
+
+def check_key_options(keys: dict[str, str | None], path_pattern: str | None) -> None:
+    """One line for a bad key option of an import command, before any file is read: an
+    empty value, ``--node`` with ``--force-node``, a time that is not RFC 3339, a path
+    pattern that does not compile."""
+    from perfwarehouse.errors import UsageError
+    from perfwarehouse.ingest.pathkeys import compile_pattern
+    from perfwarehouse.policies.timestamps import timestamp_or_none
+
+    for name, value in keys.items():
+        if value is not None and not value.strip():
+            raise UsageError(f"--{name.replace('_', '-')} must not be empty")
+    if keys.get("node") is not None and keys.get("force_node") is not None:
+        raise UsageError("--node fills in the machine where a file names none, --force-node "
+                         "replaces it everywhere: give one of them")
+    revision_time, started = keys.get("revision_time"), keys.get("started_at")
+    if revision_time is not None and timestamp_or_none(revision_time) is None:
+        raise UsageError(f"--revision-time {revision_time!r} is not an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z)")
+    if started is not None and started != "mtime" and timestamp_or_none(started) is None:
+        raise UsageError(f"--started-at {started!r} is neither an RFC 3339 time "
+                         "(e.g. 2024-05-01T10:00:00Z) nor `mtime`")
+    if path_pattern is not None:
+        compile_pattern(path_pattern)
+
+
+def print_outcome(result: object, inputs: str) -> None:
+    """What an import landed (its summary) or, for ``--dry-run``, would land; first the
+    trial records stored without a start time because their ``inputs`` (files, tables)
+    hold none."""
+    from perfwarehouse.ingest.stage import Preview
+    from perfwarehouse.output import count
+
+    untimed = getattr(result, "untimed", 0)
+    if untimed:
+        click.echo(f"{untimed:,} trial records have no start time (their {inputs} hold "
+                   "none): stored without one; pass --started-at or --path-pattern "
+                   "'...{started_at:FORMAT}...' to give it")
+    if not isinstance(result, Preview):
+        print_summary(result)
+        return
+    present = (f"; {result.already_present:,} already in the warehouse"
+               if result.already_present else "")
+    click.echo(f"dry run: would ingest {result.trials:,} trials ({result.values:,} values) of "
+               f"{result.configurations:,} configurations in {result.runs:,} runs on "
+               f"{count(result.nodes, 'node')} into {count(len(result.campaigns), 'campaign')} "
+               f"({', '.join(result.campaigns)}){present}; nothing was changed")

@@ -3,7 +3,7 @@
 The line-by-line reference parser (:func:`perfwarehouse.ingest.formats.jsonl.parse`)
 applies this policy to every line; the DuckDB fast path
 (:func:`~perfwarehouse.ingest.formats.jsonl.read_fast`) accepts a file only when
-DuckDB can prove the same rules hold (:data:`FAST_TIMESTAMP_RE`, the type checks
+DuckDB can prove the same rules hold (:data:`~perfwarehouse.policies.timestamps.FAST_TIMESTAMP_RE`, the type checks
 of its SQL), and otherwise defers to the reference parser, so both end with the
 same rows and the same problems. The rules, each with the rule name a problem
 carries:
@@ -35,14 +35,6 @@ from typing import Any
 import orjson
 
 from perfwarehouse.policies import PolicyError
-from perfwarehouse.policies.timestamps import (  # noqa: F401  (the readers' one name space)
-    FAST_TIMESTAMP_RE,
-    MAX_TIME,
-    MIN_TIME,
-    TIMESTAMP_RE,
-    in_range,
-    parse_timestamp,
-)
 
 MAX_DEPTH = 64  # nesting of a record (the record object itself is depth 1)
 

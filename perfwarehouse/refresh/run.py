@@ -106,7 +106,7 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
         before = findings_at(warehouse, folder, until=options.since)
         since = f"{options.since:%Y-%m-%d %H:%M} UTC (--since)"
     else:
-        before = _findings_at_point(warehouse, previous)
+        before = _findings_at_point(warehouse, previous, folder)
         since = (f"the refresh of {_utc(previous.finished_at):%Y-%m-%d %H:%M} UTC"
                  if previous.finished_at is not None else "the start (first refresh)")
     new = new_findings(now, before)
@@ -133,10 +133,11 @@ def _site_folders(warehouse: Warehouse) -> Callable[[str], str]:
     return lambda name: folders.get(name) or campaign_slug(name)
 
 
-def _findings_at_point(warehouse: Warehouse, point: Point) -> list[Finding]:
+def _findings_at_point(warehouse: Warehouse, point: Point,
+                       folder: Callable[[str], str]) -> list[Finding]:
     if point.refresh_id is None:
         return []
-    return findings_at(warehouse, _site_folders(warehouse), job_run=point.last_job_run_id,
+    return findings_at(warehouse, folder, job_run=point.last_job_run_id,
                        comparison=point.last_comparison_id)
 
 
