@@ -58,9 +58,14 @@ def test_a_record_without_revision_or_extra_keys_has_nulls(warehouse: Warehouse,
                            "FROM trials") == [(0, 0, 0)]
 
 
-def test_both_readers_agree_on_revision_and_attributes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kernel_scan", [False, True])
+def test_both_readers_agree_on_revision_and_attributes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel_scan: bool) -> None:
     from perfwarehouse.ingest import stage
     from perfwarehouse.ingest.formats import jsonl
+
+    if kernel_scan:  # the byte scan of large files, on this small one
+        monkeypatch.setattr(jsonl, "KERNEL_SCAN_BYTES", 0)
 
     recs: list = with_revisions(records(runs=3, tests=4, values=3))
     recs[1]["note"] = "odd key"

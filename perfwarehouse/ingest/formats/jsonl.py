@@ -20,9 +20,11 @@ object, so the importers of other tools' formats go through the same checks.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -68,22 +70,22 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
     scan that runs beside DuckDB's read (the batch's content hash and line count take
     the same single pass over the bytes); it has seen the whole file when this returns.
     """
-    # the scan for what DuckDB accepts but the policy refuses runs beside DuckDB's read (a
-    # pass over the bytes in Python, which DuckDB does not wait for); a file it flags is
-    # rolled back and left to the reference parser
-    flagged: list[bool] = []
+    # the scan for what DuckDB accepts but the policy refuses, and for keys without a
+    # column, runs beside DuckDB's read (a pass over the bytes that DuckDB does not wait
+    # for); a file with a trailing comma is rolled back and left to the reference parser
+    scans: list[Scan] = []
     failed: list[OSError] = []
 
     def scan_file() -> None:
         try:
-            flagged.append(_suspicious(path, on_chunk))
+            scans.append(_scan(path, on_chunk))
         except OSError as exc:
             failed.append(exc)
 
     scan = threading.Thread(target=scan_file)
     scan.start()
     try:
-        return _insert_fast(con, path, source, scan, flagged)
+        return _insert_fast(con, path, source, scan, scans)
     finally:
         scan.join()
         if failed:
@@ -91,7 +93,7 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
 
 
 def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
-                 scan: threading.Thread, flagged: list[bool]) -> int | None:
+                 scan: threading.Thread, scans: list[Scan]) -> int | None:
     """The body of :func:`read_fast`, while ``scan`` runs."""
     columns = "{" + ", ".join(f"{quote_literal(k)}: 'JSON'" for k in KNOWN_KEYS_ORDERED) + "}"
     fields = ",\n".join(_fast_field(k) for k in KNOWN_KEYS_ORDERED)
@@ -101,9 +103,9 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
             INSERT INTO raw_trials BY NAME
             SELECT {quote_literal(source)} AS source, {fields}
             FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
-                           columns = {columns}, maximum_object_size = 16777216)""")
+                           columns = {columns}, maximum_object_size = {MAX_RECORD_BYTES})""")
         scan.join()
-        if flagged != [False]:  # suspicious, or the scan failed
+        if not scans or scans[0].trailing_comma:  # or the scan failed
             con.execute("ROLLBACK")
             return None
         # rows keep the file's order, so a record's rank in this insert is its line
@@ -111,7 +113,8 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
         n = fetch_value(con, """UPDATE raw_trials SET line = rowid - (
                                 SELECT min(rowid) FROM raw_trials WHERE line IS NULL) + 1
                              WHERE line IS NULL""")
-        _read_attributes(con, path, source)
+        if scans[0].unknown_keys:
+            _read_attributes(con, path, source)
         con.execute("COMMIT")
     except duckdb.Error:
         con.execute("ROLLBACK")
@@ -120,8 +123,9 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
 
 
 def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
-    """Second pass of :func:`read_fast`: ``attributes`` of the records that have an
-    ``attributes`` key or keys without a column (before line numbers are fixed, so
+    """Second pass of :func:`read_fast`, when the byte scan says a record may have an
+    ``attributes`` key or a key without a column: ``attributes`` of those records
+    (before line numbers are fixed, so
     ``line`` is still the record's rank). An ``attributes`` that is not an object, or a
     key given twice (at the top or in ``attributes``: a map refuses duplicate keys),
     raises: the file falls back to :func:`parse`. Nested values are checked for
@@ -130,7 +134,7 @@ def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) ->
     # again only when some list has a key without a column (or "attributes")
     key_lists = con.execute(
         "SELECT DISTINCT json_keys(json) FROM read_ndjson_objects(?, maximum_object_size = "
-        "16777216)", [str(path)]).fetchall()
+        f"{MAX_RECORD_BYTES})", [str(path)]).fetchall()
     if all(set(keys or ()) <= KNOWN_KEYS for (keys,) in key_lists):
         return
     known = sorted(KNOWN_KEYS)
@@ -151,7 +155,8 @@ def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) ->
                                                   k)),
                         lambda k: {{'k': k, 'v': json_extract(json, {_POINTER})}})))) AS VARCHAR),
                     '{{}}') END AS attributes
-            FROM read_ndjson_objects({quote_literal(str(path))}, maximum_object_size = 16777216)
+            FROM read_ndjson_objects({quote_literal(str(path))},
+                                     maximum_object_size = {MAX_RECORD_BYTES})
                  WITH ORDINALITY
             WHERE NOT list_has_all($known, json_keys(json))
         ) a
@@ -164,25 +169,66 @@ _POINTER = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
 
 
 _TRAILING_COMMA = re.compile(rb",\s*[}\]]")
+# below this size the scan is a regular expression and the keys are always asked of DuckDB
+# (milliseconds), so that a small ingest does not import numba (0.2-0.4 s)
+KERNEL_SCAN_BYTES = 32 << 20
+MAX_RECORD_BYTES = 16 << 20  # DuckDB's maximum_object_size: a longer record is refused
 
 
-def _suspicious(path: Path, on_chunk: Callable[[bytes], None] | None = None) -> bool:
-    """Whether the file may hold what DuckDB accepts but the policy does not (a trailing
-    comma; a false alarm inside a string only costs the slower reader). With
-    ``on_chunk``, every chunk is also given to it (the whole file is read even once
-    flagged)."""
-    found = False
+@dataclass(frozen=True)
+class Scan:
+    """What the pass over a file's bytes found: ``trailing_comma``, if it may hold what
+    DuckDB accepts but the policy does not (a false alarm only costs the slower reader);
+    ``unknown_keys``, if a record may have a top-level key without a column (then DuckDB
+    is asked which: :func:`_read_attributes`)."""
+
+    trailing_comma: bool
+    unknown_keys: bool
+
+
+def _scan(path: Path, on_chunk: Callable[[bytes], None] | None = None) -> Scan:
+    """Scan the file (:mod:`perfwarehouse.kernels.json_lines` from ``KERNEL_SCAN_BYTES``
+    on); every chunk of it is also given to ``on_chunk``, in order."""
+    if path.stat().st_size < KERNEL_SCAN_BYTES:
+        found = False
+        with open(path, "rb") as f:
+            tail = b""
+            while chunk := f.read(1 << 23):
+                if on_chunk is not None:
+                    on_chunk(chunk)
+                found = found or _TRAILING_COMMA.search(tail + chunk) is not None
+                tail = chunk[-64:]
+        return Scan(trailing_comma=found, unknown_keys=True)
+    from perfwarehouse.kernels import json_lines
+
+    known = _known_keys()
+    flags = 0
+    rest = b""  # the start of a line that the last chunk cut
     with open(path, "rb") as f:
-        tail = b""
         while chunk := f.read(1 << 23):
             if on_chunk is not None:
                 on_chunk(chunk)
-            if not found:
-                found = _TRAILING_COMMA.search(tail + chunk) is not None
-                if found and on_chunk is None:
-                    return True
-            tail = chunk[-64:]
-    return found
+            end = chunk.rfind(b"\n") + 1
+            if end == 0 and len(rest) <= MAX_RECORD_BYTES:
+                rest += chunk
+                continue
+            if len(rest) > MAX_RECORD_BYTES:  # DuckDB refuses the file: no need to look
+                flags |= json_lines.TRAILING_COMMA | json_lines.UNKNOWN_KEY
+                rest = b""
+            piece = rest + chunk[:end] if rest else memoryview(chunk)[:end]
+            flags |= json_lines.scan_lines(np.frombuffer(piece, np.uint8), *known)
+            rest = chunk[end:]
+    if rest:
+        flags |= json_lines.scan_lines(np.frombuffer(rest, np.uint8), *known)
+    return Scan(trailing_comma=bool(flags & json_lines.TRAILING_COMMA),
+                unknown_keys=bool(flags & json_lines.UNKNOWN_KEY))
+
+
+@functools.cache
+def _known_keys() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from perfwarehouse.kernels.json_lines import key_table
+
+    return key_table(KNOWN_KEYS_ORDERED)
 
 
 _NUMBER_TYPES = "'BIGINT', 'UBIGINT', 'DOUBLE'"
