@@ -124,12 +124,12 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
 
 def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
     """Second pass of :func:`read_fast`, when the byte scan says a record may have an
-    ``attributes`` key or a key without a column: ``attributes`` of those records
-    (before line numbers are fixed, so
-    ``line`` is still the record's rank). An ``attributes`` that is not an object, or a
-    key given twice (at the top or in ``attributes``: a map refuses duplicate keys),
-    raises: the file falls back to :func:`parse`. Nested values are checked for
-    duplicate keys and depth when validated (``stage._canonicalise_settings``)."""
+    ``attributes`` key or a key without a column: ``attributes`` of those records (before
+    line numbers are fixed, so ``line`` is still the record's rank). An ``attributes``
+    that is not an object, or a key given twice (at the top or in ``attributes``: a map
+    refuses duplicate keys), raises: the file falls back to :func:`parse`. Nested values
+    are checked for duplicate keys and depth when validated
+    (``stage._canonicalise_settings``)."""
     # records of a file share a few key lists: look at each once, and parse every record
     # again only when some list has a key without a column (or "attributes")
     key_lists = con.execute(
