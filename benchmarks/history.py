@@ -1,7 +1,7 @@
 """The project's own speed, kept as native trial logs and compared with its own tools.
 
     # measure the working tree and compare it with the last committed entry (the check
-    # before a change lands; about two minutes on 2 cores)
+    # before a change lands; about four minutes on 2 cores)
     PYTHONPATH=. .venv/bin/python benchmarks/history.py check
 
     # record entries: one file per measured revision in benchmarks/history/, the sides
@@ -20,7 +20,12 @@ process that measures it). The figures, per pass:
 * ``change points``: CPU seconds of ``detect_all`` on one thread over the two sets of
   short stepped histories of ``bench_change_points_histories.py`` (10 series of ~1,000
   points with 20-34 steps; 225 nightly series of 300-480 points), in a process of the
-  side's code, after one small series that loads the numba cache.
+  side's code, after one small series that loads the numba cache;
+* ``campaign``: wall and CPU seconds of ``ingest jsonl`` of the long-term campaign at a
+  fifth of its size (460,000 trials, 210 MB, generated once by this tree's
+  ``perfwarehouse generate ordersage-longterm --scale 0.2``) into an empty warehouse,
+  then of ``analyze order-effects`` on it (issue 38's two headline jobs: the order-effects
+  job tripled between two commits once, unseen).
 
 Every pass of every figure is one trial of the native trial log (``docs/ingest.md``):
 campaign ``perfwarehouse-benchmarks``, the benchmark and metric named as above, unit s,
@@ -38,6 +43,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,10 +139,10 @@ class Side:
             self._run(["ingest", "pyperf", str(PYPERFORMANCE / f"{name}.json"), "--campaign",
                        "pp", "--node", "n1", "--hardware-type", "box", "--revision", name])
 
-    def _run(self, args: list[str]) -> None:
+    def _run(self, args: list[str], warehouse: Path | None = None) -> None:
         subprocess.run([sys.executable, "-m", "perfwarehouse", "--warehouse",
-                        str(self.warehouse), *args], env=self.env, cwd=tempfile.gettempdir(),
-                       check=True, capture_output=True, timeout=600)
+                        str(warehouse or self.warehouse), *args], env=self.env,
+                       cwd=tempfile.gettempdir(), check=True, capture_output=True, timeout=600)
 
     def commands(self) -> dict[str, list[str]]:
         return {
@@ -152,20 +158,35 @@ class Side:
 
     def cli_pass(self) -> list[dict[str, Any]]:
         """One pass of every command: wall and CPU seconds of each process."""
+        return [figure for name, args in self.commands().items()
+                for figure in self._timed(name, args)]
+
+    def campaign_pass(self, campaign: Path) -> list[dict[str, Any]]:
+        """Ingest of the generated campaign into an empty warehouse, then order effects."""
+        warehouse = self.warehouse.with_name(self.warehouse.name + "-campaign")
+        shutil.rmtree(warehouse, ignore_errors=True)
         out = []
-        for name, args in self.commands().items():
-            started = _now()
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            self._run(args)
-            wall = time.perf_counter() - start
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            out += [{"benchmark": name, "metric": "wall", "value": round(wall, 4),
-                     "started_at": started},
-                    {"benchmark": name, "metric": "cpu", "value": round(cpu, 4),
-                     "started_at": started}]
+        for name, args in (("campaign: ingest jsonl, long-term 1/5", ["ingest", "jsonl",
+                                                                       str(campaign)]),
+                           ("campaign: analyze order-effects, long-term 1/5",
+                            ["analyze", "order-effects"])):
+            out += self._timed(name, args, warehouse)
         return out
+
+    def _timed(self, name: str, args: list[str], warehouse: Path | None = None
+               ) -> list[dict[str, Any]]:
+        """One process of ``args``: its wall and CPU seconds as two figures."""
+        started = _now()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        self._run(args, warehouse)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return [{"benchmark": name, "metric": "wall", "value": round(wall, 4),
+                 "started_at": started},
+                {"benchmark": name, "metric": "cpu", "value": round(cpu, 4),
+                 "started_at": started}]
 
     def change_points_pass(self, data: dict[str, Path]) -> list[dict[str, Any]]:
         out = []
@@ -202,11 +223,16 @@ def measure(sides: list[tuple[str, Path]], passes: int, out_dir: Path,
     with tempfile.TemporaryDirectory(prefix="pw-history-") as tmp_name:
         tmp = Path(tmp_name)
         data = histories_files(tmp)
+        campaign = tmp / "longterm.jsonl"
+        subprocess.run([sys.executable, "-m", "perfwarehouse", "generate", "ordersage-longterm",
+                        "--scale", "0.2", "--out", str(campaign)], check=True,
+                       capture_output=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
         prepared = [Side(rev, code, tmp) for rev, code in sides]
         figures: dict[str, list[dict[str, Any]]] = {s.revision: [] for s in prepared}
         for k in range(passes):
             for side in prepared:
-                figures[side.revision] += side.cli_pass() + side.change_points_pass(data)
+                figures[side.revision] += (side.cli_pass() + side.change_points_pass(data)
+                                           + side.campaign_pass(campaign))
                 print(f"pass {k + 1}/{passes}: {side.revision}", file=sys.stderr, flush=True)
         load = os.getloadavg()[0]
         for side in prepared:
