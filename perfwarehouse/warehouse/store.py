@@ -115,8 +115,10 @@ class Warehouse:
             con.close()
 
     def data_files(self, campaigns: Sequence[str] | None = None) -> list[DataFile]:
-        """The current data files (optionally of some campaigns), read from the catalog."""
-        with self.catalog() as con:
+        """The current data files (optionally of some campaigns), read from the catalog
+        (without its views: creating them would read every file's footer; a reader of the
+        files verifies them, :meth:`reader`)."""
+        with self.catalog(views=False) as con:
             return layout.listed_files(con, campaigns)
 
     def snapshot(self, campaigns: Sequence[str] | None = None) -> Snapshot:
