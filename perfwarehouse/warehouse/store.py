@@ -122,8 +122,9 @@ class Warehouse:
             return layout.listed_files(con, campaigns)
 
     def snapshot(self, campaigns: Sequence[str] | None = None) -> Snapshot:
-        """What a job reads, taken in one short read of the catalog."""
-        with self.catalog() as con:
+        """What a job reads, taken in one short read of the catalog (without its views,
+        which would read every file's footer: the job's readers verify its files)."""
+        with self.catalog(views=False) as con:
             return Snapshot(layout.listed_files(con, campaigns),
                             fetch_arrow(con, "SELECT * FROM configurations"))
 
