@@ -18,7 +18,7 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 if TYPE_CHECKING:
     from pathlib import Path
 
-    import duckdb
+    from perfwarehouse.warehouse.pieces import Reader
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[Campai
         return _status(con, warehouse.root, jobs)
 
 
-def _status(con: duckdb.DuckDBPyConnection, root: Path, jobs: tuple[str, ...]
+def _status(con: Reader, root: Path, jobs: tuple[str, ...]
             ) -> list[CampaignStatus]:
     """:func:`warehouse_status` through an open catalog connection (with its views)."""
     campaigns = fetch_arrow(con, sqlfiles.load("queries/status_campaigns")).to_pylist()

@@ -30,9 +30,8 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 if TYPE_CHECKING:
     from pathlib import Path
 
-    import duckdb
-
     from perfwarehouse.jobs.framework import Job
+    from perfwarehouse.warehouse.pieces import Reader
 
 #: Why a job of each ``applies_to`` kind does not apply to a campaign without that kind.
 NOT_APPLICABLE = {
@@ -84,7 +83,7 @@ def campaign_kinds(warehouse: Warehouse) -> dict[str, CampaignKinds]:
         return kinds_in(con, warehouse.root)
 
 
-def kinds_in(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, CampaignKinds]:
+def kinds_in(con: Reader, root: Path) -> dict[str, CampaignKinds]:
     """:func:`campaign_kinds` read through an open catalog connection ``con`` (with its
     views) of the warehouse at ``root``."""
     from perfwarehouse.errors import WarehouseError
