@@ -9,7 +9,8 @@ so its row is left out. ``--against DIR`` adds the compare of another checkout's
 (old against new). Each command runs ``--repeat`` times, all of them once per round
 (alternating); the table gives the median and the fastest wall time and the median CPU
 seconds (user + system of the process), and the time of a Python process that only
-starts (``python -c pass``) for scale. Run:
+starts (``python -c pass``) and of one that only imports the libraries compare needs
+(click, numpy, DuckDB, pyarrow: the floor of any compare) for scale. Run:
 
     PYTHONPATH=$PWD python benchmarks/bench_compare_side_by_side.py \\
         --pyperf-python /tmp/ppvenv/bin/python [--against /tmp/checkout-of-the-base]
@@ -72,7 +73,9 @@ def main() -> None:
                                     rev], env=env, check=True, capture_output=True, timeout=600)
         commands: list[tuple[str, list[str], dict[str, str]]] = [
             ("python -c pass (start-up only)", [sys.executable, "-c", "pass"],
-             envs["this code"])]
+             envs["this code"]),
+            ("the floor: python -c 'import click, numpy, duckdb, pyarrow'",
+             [sys.executable, "-c", "import click, numpy, duckdb, pyarrow"], envs["this code"])]
         for campaign, label in (("crc", "CRC32, 72 rows"), ("pp", "pyperformance, 12 rows")):
             for side, env in envs.items():
                 commands.append((f"perfwarehouse compare, {label} ({side})",

@@ -6,12 +6,19 @@ measurements, the last ingest) and, per campaign, which analyses are missing or 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from perfwarehouse.errors import WarehouseError
-from perfwarehouse.jobs.plan import campaign_kinds
+from perfwarehouse.jobs.plan import kinds_in
 from perfwarehouse.output import count
 from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.layout import listed_files
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from perfwarehouse.warehouse.pieces import Reader
 
 
 @dataclass(frozen=True)
@@ -29,10 +36,16 @@ class CampaignStatus:
 def warehouse_status(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[CampaignStatus]:
     """One :class:`CampaignStatus` per campaign; ``jobs``: every job's name."""
     with warehouse.catalog() as con:
-        campaigns = fetch_arrow(con, sqlfiles.load("queries/status_campaigns")).to_pylist()
-        runs = fetch_arrow(con, sqlfiles.load("queries/status_jobs")).to_pylist()
+        return _status(con, warehouse.root, jobs)
+
+
+def _status(con: Reader, root: Path, jobs: tuple[str, ...]
+            ) -> list[CampaignStatus]:
+    """:func:`warehouse_status` through an open catalog connection (with its views)."""
+    campaigns = fetch_arrow(con, sqlfiles.load("queries/status_campaigns")).to_pylist()
+    runs = fetch_arrow(con, sqlfiles.load("queries/status_jobs")).to_pylist()
     try:
-        kinds = campaign_kinds(warehouse)  # reads the measurements' configurations
+        kinds = kinds_in(con, root)  # reads the measurements' configurations
     except WarehouseError:  # a damaged data file: status names it (DAMAGED) and goes on
         kinds = {}
     out = []
@@ -61,12 +74,14 @@ def status_lines(warehouse: Warehouse, jobs: tuple[str, ...]) -> list[str]:
     """The report ``perfwarehouse status`` prints."""
     from perfwarehouse.warehouse.integrity import damaged_for_reading
 
-    rows = warehouse_status(warehouse, jobs)
+    with warehouse.catalog() as con:  # one open of the catalog for all of it
+        rows = _status(con, warehouse.root, jobs)
+        files = listed_files(con)
     lines = [f"warehouse {warehouse.root}: {count(len(rows), 'campaign')}, "
              f"{count(sum(r.measurements for r in rows), 'measurement')}"]
     # what a query would refuse to read (a stat per file; a hash if its time changed)
     lines += [f"DAMAGED: {line}" for line in
-              damaged_for_reading(warehouse.root, warehouse.data_files()).values()]
+              damaged_for_reading(warehouse.root, files).values()]
     for r in rows:
         lines.append(f"{r.campaign}: {count(r.hardware_types, 'hardware type')}, "
                      f"{count(r.measurements, 'measurement')}, last ingest {r.last_ingest}")

@@ -1,6 +1,6 @@
 """``perfwarehouse compare``: is the contender slower than the baseline, by how much, how sure.
 
-Attached to the main CLI by :mod:`perfwarehouse.cli.main` (``cli.add_command(compare)``). This
+Attached to the main CLI by :mod:`perfwarehouse.cli.main` (imported when named). This
 module parses the options (every check before any heavy import) and prints; the work is
 :func:`perfwarehouse.comparison.compare` (reading both sides, the statistics, keeping the
 result in ``comparisons``) and :func:`perfwarehouse.comparison.render`.

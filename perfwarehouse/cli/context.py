@@ -139,3 +139,36 @@ class LazyGroup(click.Group):
             rows.append(("all", "Every one of the above, in this order."))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+class VerbGroup(click.Group):
+    """A group whose verbs live in other modules of :mod:`perfwarehouse.cli`, imported when
+    a command line names one (``verbs``: name -> (module, attribute)); ``attach``: the
+    commands (module, attribute) each verb group receives from another module, added when
+    the group is built. Listing the verbs (``--help``) builds them all."""
+
+    def __init__(self, *args: Any, verbs: dict[str, tuple[str, str]] | None = None,
+                 attach: dict[str, list[tuple[str, str]]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.verbs = dict(verbs or {})
+        self.attach = dict(attach or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(self.verbs))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = self.commands.get(name)
+        if command is None and name in self.verbs:
+            command = _load(*self.verbs[name])
+            self.add_command(command, name)
+        if command is not None and isinstance(command, click.Group):
+            for module, attribute in self.attach.pop(name, []):
+                command.add_command(_load(module, attribute))
+        return command
+
+
+def _load(module: str, attribute: str) -> Any:
+    """``attribute`` of the module ``perfwarehouse.cli.<module>``."""
+    from importlib import import_module
+
+    return getattr(import_module(f"perfwarehouse.cli.{module}"), attribute)

@@ -3,8 +3,9 @@
 
 Each verb group lives in its own module of this package (``ingest``, ``sql``, ``analyze``,
 ``report``, ``compare``, ``compact``, ``agent``, ``cluster``, ``workbench``), over the shared
-:mod:`perfwarehouse.cli.context`. Modules import only click at start; a command imports
-what it needs when it runs, so ``perfwarehouse --help`` answers fast.
+:mod:`perfwarehouse.cli.context`, and is imported only when a command line names it
+(:class:`~perfwarehouse.cli.context.VerbGroup`). Modules import only click at start; a
+command imports what it needs when it runs, so every verb starts fast.
 
 Exit codes: 0 success, 1 a user error (one line on stderr, no traceback), 2 bad usage,
 3 the verdict ``--fail-on`` asked about, 130 interrupted.
@@ -19,12 +20,12 @@ from pathlib import Path
 import click
 
 from perfwarehouse import __version__
-from perfwarehouse.cli.context import CONTEXT, echo, reporter, settings, warehouse
+from perfwarehouse.cli.context import CONTEXT, VerbGroup, echo, reporter, settings, warehouse
 from perfwarehouse.config import Settings, resolve_warehouse_path
 from perfwarehouse.errors import PerfwarehouseError
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(cls=VerbGroup, context_settings=CONTEXT)
 @click.option("--warehouse", "warehouse_dir", metavar="DIR",
               help="Warehouse directory.  [default: $PERFWAREHOUSE_HOME, else ./warehouse]")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes.")
@@ -138,28 +139,21 @@ def demo(ctx: click.Context, seed: int, scale: float, reports_dir: Path) -> None
              reporter=reporter(ctx), echo=echo, scheduler=settings(ctx).scheduler)
 
 
-# the verb groups, each in its own light module (heavy imports inside the commands)
-from perfwarehouse.cli.agent import agent, pull  # noqa: E402
-from perfwarehouse.cli.analyze import analyze  # noqa: E402
-from perfwarehouse.cli.bisect import bisect  # noqa: E402
-from perfwarehouse.cli.check import check  # noqa: E402
-from perfwarehouse.cli.cluster import cluster  # noqa: E402
-from perfwarehouse.cli.compact import compact  # noqa: E402
-from perfwarehouse.cli.compare import compare  # noqa: E402
-from perfwarehouse.cli.ingest import ingest  # noqa: E402
-from perfwarehouse.cli.refresh import refresh  # noqa: E402
-from perfwarehouse.cli.report import report  # noqa: E402
-from perfwarehouse.cli.sql import export, sql  # noqa: E402
-from perfwarehouse.cli.workbench import agent_surface, peak_rate, plan_surface  # noqa: E402
-
-for command in (ingest, sql, analyze, report, export, agent, cluster, compare, compact, check):
-    cli.add_command(command)
-cli.add_command(bisect)
-cli.add_command(refresh)
-agent.add_command(peak_rate)
-agent.add_command(agent_surface)
-plan.add_command(plan_surface)
-ingest.add_command(pull)
+# the verb groups, each in its own light module, imported when a command line names it
+# (heavy imports inside the commands)
+cli.verbs.update({
+    "agent": ("agent", "agent"), "analyze": ("analyze", "analyze"),
+    "bisect": ("bisect", "bisect"), "check": ("check", "check"),
+    "cluster": ("cluster", "cluster"), "compact": ("compact", "compact"),
+    "compare": ("compare", "compare"), "export": ("sql", "export"),
+    "ingest": ("ingest", "ingest"), "refresh": ("refresh", "refresh"),
+    "report": ("report", "report"), "sql": ("sql", "sql"),
+})
+cli.attach.update({
+    "agent": [("workbench", "peak_rate"), ("workbench", "agent_surface")],
+    "plan": [("workbench", "plan_surface")],
+    "ingest": [("agent", "pull")],
+})
 
 
 GLOBAL_VALUE_OPTIONS = ("--warehouse", "--lock-timeout")

@@ -1,7 +1,7 @@
 """Command-line verbs of the workbench controller: ``agent peak-rate``, ``agent surface``,
 ``plan surface`` (Shivam et al., "Cutting Corners", USENIX ATC 2008).
 
-Attached by :mod:`perfwarehouse.cli.main` (``agent.add_command``, ``plan.add_command``).
+Attached by :mod:`perfwarehouse.cli.main` (``cli.attach``: to ``agent`` and ``plan`` when built).
 Heavy imports happen inside the commands, so ``perfwarehouse --help`` stays fast.
 """
 

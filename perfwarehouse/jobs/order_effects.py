@@ -168,20 +168,18 @@ def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
     labels = labels.take(pa.array(order))
     rank = np.empty(order.size, np.int32)
     rank[order] = np.arange(order.size, dtype=np.int32)
-    codes = rank[codes]
     groups = np.ascontiguousarray(table.column("grp").to_numpy(), dtype=np.uint8)
     values = table.column("value").to_numpy()
     # family sizes m from every 'ok' value (NaN and OrderSage's dropped runs, group 2,
     # included: the configurations compared, as the counts of the data say)
-    counts = np.bincount(codes.astype(np.int64) * 3 + groups, minlength=3 * order.size)
-    counts = counts.reshape(order.size, 3)
+    codes, counts, dropped = kernels.recode_and_count(codes, rank, groups, values)
     compared = ((counts[:, 0] + counts[:, 2]) > 0) & (counts[:, 1] > 0)
     family = family_codes(labels.column("campaign"), labels.column("family"))
     index = family.indices.to_numpy(zero_copy_only=False)
     m = np.bincount(index, weights=compared.astype(np.float64)).astype(np.int64)[index]
     labels = labels.append_column("m", pa.array(m, pa.int64()))
-    keep = ~np.isnan(values) & (groups < 2)
-    if not keep.all():
+    if dropped:
+        keep = ~np.isnan(values) & (groups < 2)
         codes, groups, values = codes[keep], groups[keep], values[keep]
     result = compare_orders(
         codes, groups, values, labels.num_rows, m=m, alpha=params.alpha,

@@ -28,7 +28,10 @@ from perfwarehouse.warehouse.lookup import require_known
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from perfwarehouse.jobs.framework import Job
+    from perfwarehouse.warehouse.pieces import Reader
 
 #: Why a job of each ``applies_to`` kind does not apply to a campaign without that kind.
 NOT_APPLICABLE = {
@@ -76,17 +79,23 @@ class NotApplicable:
 def campaign_kinds(warehouse: Warehouse) -> dict[str, CampaignKinds]:
     """Every campaign's :class:`CampaignKinds`; a damaged data file (the query reads the
     measurements' configurations) is a one-line :class:`WarehouseError`."""
+    with warehouse.catalog() as con:
+        return kinds_in(con, warehouse.root)
+
+
+def kinds_in(con: Reader, root: Path) -> dict[str, CampaignKinds]:
+    """:func:`campaign_kinds` read through an open catalog connection ``con`` (with its
+    views) of the warehouse at ``root``."""
     from perfwarehouse.errors import WarehouseError
     from perfwarehouse.warehouse.damage import damage_message
 
-    with warehouse.catalog() as con:
-        try:
-            rows = fetch_arrow(con, sqlfiles.load("queries/campaign_kinds")).to_pylist()
-        except Exception as exc:  # DuckDB's error, re-raised unless it names a damaged file
-            message = damage_message(exc, warehouse.root)
-            if message is None:
-                raise
-            raise WarehouseError(message) from None
+    try:
+        rows = fetch_arrow(con, sqlfiles.load("queries/campaign_kinds")).to_pylist()
+    except Exception as exc:  # DuckDB's error, re-raised unless it names a damaged file
+        message = damage_message(exc, root)
+        if message is None:
+            raise
+        raise WarehouseError(message) from None
     return {r["campaign"]: CampaignKinds(r["campaign"], bool(r["order_study"]),
                                          bool(r["load"]), bool(r["searches"])) for r in rows}
 
