@@ -23,7 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from perfwarehouse.refresh.findings import ChangePoint, Finding
-from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_value
+from perfwarehouse.warehouse import sqlfiles
+from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
 
 DAY_S = 86400.0
 
@@ -74,32 +75,39 @@ def explained_by_steps(t: np.ndarray, y: np.ndarray, steps: Sequence[float],
 def without_explained_drifts(warehouse: Warehouse, new: list[Finding],
                              points: Sequence[ChangePoint]) -> list[Finding]:
     """``new`` without the drifts of series whose steps explain them
-    (:func:`explained_by_steps`); reads only the series of those drifts that have steps."""
+    (:func:`explained_by_steps`); reads only the series of those drifts that have steps,
+    in one scan."""
+    import pyarrow as pa
+
     steps: dict[tuple[str, str, int], list[float]] = {}
     for p in points:
         if p.shift == "step" and p.started_at is not None:
             steps.setdefault(p.series, []).append(p.started_at.timestamp())
-    candidates = [f for f in new if f.kind == "drift"
-                  and (f.campaign, f.hardware_type, f.config_id) in steps]
+    candidates = {(f.campaign, f.hardware_type, f.config_id): f for f in new
+                  if f.kind == "drift" and (f.campaign, f.hardware_type, f.config_id) in steps}
     if not candidates:
         return new
-    explained = set()
+    keys = pa.table({"campaign": [k[0] for k in candidates],
+                     "hardware_type": [k[1] for k in candidates],
+                     "config_id": pa.array([k[2] for k in candidates], pa.uint64())})
     with warehouse.catalog() as con:
-        for f in candidates:
-            series = (f.campaign, f.hardware_type, f.config_id)
-            key = list(series)
-            confidence = fetch_value(
-                con, "SELECT confidence FROM trends_history WHERE campaign = ? AND "
-                     "hardware_type = ? AND config_id = ? ORDER BY job_run_id DESC LIMIT 1", key)
-            rows = fetch_arrow(
-                con, "SELECT epoch(min(started_at)) AS t, median(value) AS y "
-                     "FROM measurements WHERE campaign = ? AND hardware_type = ? AND "
-                     "config_id = ? AND status = 'ok' AND started_at IS NOT NULL "
-                     "GROUP BY run_id, run_index", key)
-            if confidence is None or rows.num_rows < 2:
-                continue
-            t = rows.column("t").to_numpy(zero_copy_only=False).astype(float)
-            y = rows.column("y").to_numpy(zero_copy_only=False).astype(float)
-            if explained_by_steps(t, y, steps[series], float(confidence)):
-                explained.add(f.key)
+        con.register("_drifts", keys)
+        levels = fetch_arrow(con, sqlfiles.load("queries/refresh_drift_levels")).to_pylist()
+        rows = fetch_arrow(con, sqlfiles.load("queries/refresh_drift_series"))
+    confidence = {(r["campaign"], r["hardware_type"], int(r["config_id"])): r["confidence"]
+                  for r in levels}
+    series = list(zip(rows.column("campaign").to_pylist(),
+                      rows.column("hardware_type").to_pylist(),
+                      [int(c) for c in rows.column("config_id").to_pylist()]))
+    t = rows.column("t").to_numpy(zero_copy_only=False).astype(float)
+    y = rows.column("y").to_numpy(zero_copy_only=False).astype(float)
+    at: dict[tuple[str, str, int], list[int]] = {}
+    for i, key in enumerate(series):
+        at.setdefault(key, []).append(i)
+    explained = set()
+    for key, f in candidates.items():
+        level, where = confidence.get(key), at.get(key, [])
+        if level is not None and len(where) >= 2 and explained_by_steps(
+                t[where], y[where], steps[key], float(level)):
+            explained.add(f.key)
     return [f for f in new if f.key not in explained]
