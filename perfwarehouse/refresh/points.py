@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from perfwarehouse.refresh.findings import Finding, findings_of
+from perfwarehouse.refresh.findings import ChangePoint, Finding, change_points_of, findings_of
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_value, transaction
 
@@ -39,7 +39,7 @@ class Point:
 
 def previous_point(warehouse: Warehouse) -> Point:
     """The latest refresh point, else the origin (a first refresh finds everything new)."""
-    with warehouse.catalog() as con:
+    with warehouse.catalog(views=False) as con:
         rows = fetch_arrow(con, sqlfiles.load("queries/refresh_previous")).to_pylist()
     if not rows:
         return Point(None, None, *ORIGIN)
@@ -50,7 +50,7 @@ def previous_point(warehouse: Warehouse) -> Point:
 
 def current_ids(warehouse: Warehouse) -> tuple[int, int, int]:
     """(last_batch_id, last_job_run_id, last_comparison_id) now."""
-    with warehouse.catalog() as con:
+    with warehouse.catalog(views=False) as con:
         r = fetch_arrow(con, sqlfiles.load("queries/refresh_point")).to_pylist()[0]
     return int(r["last_batch_id"]), int(r["last_job_run_id"]), int(r["last_comparison_id"])
 
@@ -60,17 +60,27 @@ def findings_at(warehouse: Warehouse, slug: Any, *, job_run: int = NOW,
     """The findings of the latest job runs with id <= ``job_run`` (and started before
     ``until``), and of the comparisons with id <= ``comparison`` (created before
     ``until``)."""
-    with warehouse.catalog() as con:
+    with warehouse.catalog(views=False) as con:
         rows = fetch_arrow(con, sqlfiles.load("queries/refresh_findings"),
                            {"job_run": job_run, "comparison": comparison,
                             "until": until}).to_pylist()
     return findings_of(rows, slug)
 
 
+def change_points_at(warehouse: Warehouse, *, job_run: int = NOW,
+                     until: datetime | None = None) -> list[ChangePoint]:
+    """Every change point (any kind) of the latest change-points runs with id <=
+    ``job_run`` (and started before ``until``)."""
+    with warehouse.catalog(views=False) as con:
+        rows = fetch_arrow(con, sqlfiles.load("queries/refresh_change_points"),
+                           {"job_run": job_run, "until": until}).to_pylist()
+    return change_points_of(rows)
+
+
 def changed_since(warehouse: Warehouse, point: Point) -> tuple[list[str], list[int]]:
     """The campaigns that received a batch or a job run after ``point``, and the batches
     that landed after it."""
-    with warehouse.catalog() as con:
+    with warehouse.catalog(views=False) as con:
         campaigns = fetch_arrow(con, sqlfiles.load("queries/refresh_changed_campaigns"),
                                 {"batch": point.last_batch_id,
                                  "job_run": point.last_job_run_id}).column(0).to_pylist()
@@ -98,7 +108,7 @@ def write_point(warehouse: Warehouse, *, started_at: datetime, finished_at: date
 
 def history(warehouse: Warehouse, limit: int = 30) -> list[dict[str, Any]]:
     """The latest ``limit`` refreshes, newest first, their findings decoded."""
-    with warehouse.catalog() as con:
+    with warehouse.catalog(views=False) as con:
         rows = fetch_arrow(con, sqlfiles.load("queries/refresh_history"),
                            {"limit": limit}).to_pylist()
     for r in rows:

@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from perfwarehouse.faults import checkpoint
 from perfwarehouse.progress import Reporter, SilentReporter
+from perfwarehouse.refresh.drifts import without_explained_drifts
 from perfwarehouse.refresh.findings import Finding, new_findings
 from perfwarehouse.refresh.points import (
     Point,
+    change_points_at,
     changed_since,
     current_ids,
     findings_at,
@@ -102,14 +104,19 @@ def refresh(warehouse: Warehouse, options: RefreshOptions, *,
         checkpoint("refresh-site-written")
     folder = _site_folders(warehouse)
     now = findings_at(warehouse, folder)
+    points_now = change_points_at(warehouse)
     if options.since is not None:
         before = findings_at(warehouse, folder, until=options.since)
+        points_before = change_points_at(warehouse, until=options.since)
         since = f"{options.since:%Y-%m-%d %H:%M} UTC (--since)"
     else:
         before = _findings_at_point(warehouse, previous, folder)
+        points_before = (change_points_at(warehouse, job_run=previous.last_job_run_id)
+                         if previous.refresh_id is not None else [])
         since = (f"the refresh of {_utc(previous.finished_at):%Y-%m-%d %H:%M} UTC"
                  if previous.finished_at is not None else "the start (first refresh)")
-    new = new_findings(now, before)
+    new = new_findings(now, before, (points_now, points_before))
+    new = without_explained_drifts(warehouse, new, points_now)
     checkpoint("refresh-before-point")
     _batch, last_run, last_comparison = current_ids(warehouse)
     refresh_id = write_point(
@@ -231,7 +238,7 @@ def _campaigns_of(warehouse: Warehouse, job_run_id: int) -> tuple[str, ...]:
     """The campaigns a job run read (``job_runs.campaigns``)."""
     from perfwarehouse.warehouse.store import fetch_value
 
-    with warehouse.catalog() as con:
+    with warehouse.catalog(views=False) as con:
         campaigns = fetch_value(con, "SELECT campaigns FROM job_runs WHERE job_run_id = ?",
                                 [job_run_id])
     return tuple(campaigns or ())

@@ -14,7 +14,7 @@ from typing import Any
 from perfwarehouse.progress import Reporter
 from perfwarehouse.reports.base import ReportData, Request
 from perfwarehouse.reports.page import Page, Verdict
-from perfwarehouse.reports.render import write_assets, write_text
+from perfwarehouse.reports.render import ASSETS, VEGA_FILE, asset, write_assets, write_text
 from perfwarehouse.reports.site import (
     KINDS,
     MANIFEST,
@@ -51,16 +51,52 @@ def _kept(path: Path, campaign: str) -> dict[str, Any] | None:
 def update_site(warehouse: Warehouse, out_dir: Path, campaigns: Sequence[str], *,
                 reporter: Reporter | None = None,
                 echo: Callable[[str], None] | None = None) -> Path:
-    """Write the pages of ``campaigns`` again, then the index over every campaign;
-    returns the index."""
+    """Write the pages of ``campaigns`` again, the shared assets (the JavaScript bundle
+    only when what makes it changed: :func:`write_shared`), then the index over every
+    campaign; returns the index."""
+    current = bundle_current(out_dir)
     for name in campaigns:
-        write_site(warehouse, out_dir, campaign=name, reporter=reporter, echo=echo)
+        write_site(warehouse, out_dir, campaign=name, reporter=reporter, echo=echo,
+                   assets=False)
+    write_shared(out_dir, current)
     return write_index(warehouse, out_dir)
 
 
+#: Beside the site's assets: what made its JavaScript bundle (vega.js), so that a refresh
+#: makes it again (about 2 CPU s) only when vl-convert or the Vega-Lite version changed.
+STAMP = ".bundle"
+
+
+def _stamp() -> str:
+    from importlib.metadata import version
+
+    from perfwarehouse.reports.render import vega_lite_version
+
+    return f"vl-convert {version('vl-convert-python')}, Vega-Lite {vega_lite_version()}\n"
+
+
+def bundle_current(out_dir: Path) -> bool:
+    """Whether the site's bundle was made by this vl-convert and Vega-Lite version."""
+    assets = out_dir / "assets"
+    return ((assets / VEGA_FILE).is_file() and (assets / STAMP).is_file()
+            and (assets / STAMP).read_text(encoding="utf-8") == _stamp())
+
+
+def write_shared(out_dir: Path, current: bool) -> None:
+    """The site's assets: the small files always, the bundle unless ``current``
+    (then the stamp with it)."""
+    assets = out_dir / "assets"
+    if not current:
+        write_assets(assets)
+        write_text(assets / STAMP, _stamp())
+        return
+    for name in ASSETS:
+        write_text(assets / name, asset(name))
+
+
 def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
-    """The site's ``index.html`` over every campaign whose pages are in the site."""
-    write_assets(out_dir / "assets")
+    """The site's ``index.html`` over every campaign whose pages are in the site (the
+    assets are :func:`update_site`'s)."""
     with warehouse.catalog() as con:
         campaigns = read_campaigns(ReportData(con))
     order = list(KINDS)
@@ -80,7 +116,7 @@ def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
 
 def write_new_page(warehouse: Warehouse, out_dir: Path) -> Path:
     """The site's ``new.html`` (:mod:`perfwarehouse.reports.new`), then the index again
-    (which links it)."""
+    (which links it); after :func:`update_site`, which wrote the assets."""
     from perfwarehouse.reports.new import build
     from perfwarehouse.reports.render import SiteLinks, write_report
 

@@ -163,9 +163,10 @@ class CampaignPages:
 
 def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = None,
                reporter: Reporter | None = None,
-               echo: Callable[[str], None] | None = None) -> Path:
+               echo: Callable[[str], None] | None = None, assets: bool = True) -> Path:
     """Write the whole site under ``out_dir`` (see the module docstring); returns its
-    ``index.html``."""
+    ``index.html``. ``assets``: false leaves the shared assets to the caller
+    (``refresh``: :func:`~perfwarehouse.reports.refresh_site.update_site`)."""
     from perfwarehouse.reports import CATALOG, get
     from perfwarehouse.reports.site_pool import page_builders
     from perfwarehouse.warehouse.lookup import require
@@ -186,7 +187,7 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
         total = sum(len(names) + 1 for _c, names in plan)
         with (reporter.task("writing the report site", total=total, unit="pages") as task,
               page_builders(warehouse, data) as pool):
-            pool.start(out_dir, plan)  # the assets, pages and viewers: two at a time if big
+            pool.start(out_dir, plan, assets)  # the assets, pages and viewers: two at a time if big
             for c, names in plan:
                 viewer = c.kind != "load test"  # a load level has no order or time to drill
                 built: list[Written] = []

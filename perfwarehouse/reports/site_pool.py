@@ -49,10 +49,12 @@ class PageBuilders:
         self._futures: dict[tuple[str, str], Future[Any]] = {}
         self._pool: ProcessPoolExecutor | None = None
 
-    def start(self, out_dir: Path, plan: Sequence[tuple[Campaign, Sequence[str]]]) -> None:
-        """Start on the assets and on each campaign's pages (and viewer, but for a load
-        test: a load level has no order or time to drill)."""
-        tasks: dict[tuple[str, str], Task] = {("", "assets"): ("assets", out_dir / "assets")}
+    def start(self, out_dir: Path, plan: Sequence[tuple[Campaign, Sequence[str]]],
+              assets: bool = True) -> None:
+        """Start on the assets (unless ``assets`` is false) and on each campaign's pages
+        (and viewer, but for a load test: a load level has no order or time to drill)."""
+        tasks: dict[tuple[str, str], Task] = (
+            {("", "assets"): ("assets", out_dir / "assets")} if assets else {})
         for c, names in plan:
             viewer = c.kind != "load test"
             request = drilldown.campaign_request(c.name) if viewer else Request(c.name)
@@ -69,7 +71,8 @@ class PageBuilders:
                              for key, task in tasks.items()}
         else:
             self._tasks = tasks
-            self._take(("", "assets"))
+            if assets:
+                self._take(("", "assets"))
 
     def _take(self, key: tuple[str, str]) -> Any:
         if self._pool is not None:

@@ -7,7 +7,8 @@
 -- its Kruskal-Wallis test rejects at the family-wise level, as the order-effects page counts)
 -- and those drifting (trends); and the inconclusive rows of the comparisons kept with
 -- comparison_id <= $comparison and created before $until. One row per finding; key
--- identifies it across points. Parameters: $job_run, $comparison, $until.
+-- identifies it across points; position: a change point's index in its series (NULL for
+-- the other kinds). Parameters: $job_run, $comparison, $until.
 WITH runs AS (
     SELECT job, unnest(campaigns) AS campaign, job_run_id FROM job_runs
     WHERE job_run_id <= $job_run AND ($until IS NULL OR started_at < $until)
@@ -16,7 +17,7 @@ WITH runs AS (
 )
 SELECT c.direction AS kind, c.campaign, c.hardware_type, c.benchmark, c.config_id,
        c.settings, c.metric, c.revision, c.revision_before, c.change_pct,
-       c.ci_low_pct, c.ci_high_pct, c.job_run_id,
+       c.ci_low_pct, c.ci_high_pct, c.job_run_id, c.position,
        concat_ws('|', c.direction, c.campaign, c.hardware_type, c.config_id, c.revision) AS key
 FROM change_points_history AS c
 JOIN latest AS l ON l.job = 'change-points' AND l.campaign = c.campaign
@@ -25,7 +26,7 @@ WHERE c.position IS NOT NULL AND coalesce(c.shift, 'step') = 'step'
   AND coalesce(c.action, true) AND c.direction IN ('regression', 'improvement')
 UNION ALL
 SELECT 'order-dependence', o.campaign, o.hardware_type, o.benchmark, o.config_id,
-       o.settings, o.metric, NULL, NULL, o.delta_median_pct, NULL, NULL, o.job_run_id,
+       o.settings, o.metric, NULL, NULL, o.delta_median_pct, NULL, NULL, o.job_run_id, NULL,
        concat_ws('|', 'order-dependence', o.campaign, o.hardware_type, o.config_id)
 FROM order_effects_history AS o
 JOIN latest AS l ON l.job = 'order-effects' AND l.campaign = o.campaign
@@ -34,7 +35,7 @@ WHERE o.reject_adjusted
 UNION ALL
 SELECT 'drift', t.campaign, t.hardware_type, t.benchmark, t.config_id, t.settings,
        t.metric, NULL, NULL, t.slope_pct_per_30d, t.ci_low_pct_per_30d,
-       t.ci_high_pct_per_30d, t.job_run_id,
+       t.ci_high_pct_per_30d, t.job_run_id, NULL,
        concat_ws('|', 'drift', t.campaign, t.hardware_type, t.config_id,
                  CASE WHEN t.slope_pct_per_30d < 0 THEN 'down' ELSE 'up' END)
 FROM trends_history AS t
@@ -44,7 +45,7 @@ WHERE t.drifting
 UNION ALL
 SELECT 'inconclusive', p.contender_campaign, p.hardware_type, p.benchmark, p.config_id,
        p.settings, p.metric, p.contender_revision, p.baseline_revision, p.change_pct,
-       p.ci_low_pct, p.ci_high_pct, NULL,
+       p.ci_low_pct, p.ci_high_pct, NULL, NULL,
        concat_ws('|', 'inconclusive', p.comparison_id, p.hardware_type, p.config_id)
 FROM comparisons AS p
 WHERE p.verdict = 'inconclusive' AND p.comparison_id <= $comparison

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -13,7 +14,7 @@ import pytest
 
 from perfwarehouse.generate.revisions import revision_records
 from perfwarehouse.ingest.service import ingest_jsonl
-from perfwarehouse.jobs import get
+from perfwarehouse.jobs import get, incremental
 from perfwarehouse.jobs.framework import run_job
 from perfwarehouse.jobs.incremental import PER_CONFIGURATION, SUPPORTED, run_incremental
 from perfwarehouse.warehouse.store import Warehouse, fetch_arrow
@@ -100,3 +101,34 @@ def test_none_where_the_previous_run_cannot_be_used(grown: Warehouse) -> None:
     assert run_incremental(grown, job, other, "nightly") is None
     assert run_incremental(grown, get("profile"), get("profile").params(), "nightly") is None
     assert run_incremental(grown, job, job.params(), "no-such-campaign") is None
+
+
+def test_most_configurations_changed_runs_a_per_configuration_job_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every series grown (a nightly campaign): a per-configuration job is not rerun from
+    its previous run (None: the caller runs it whole, the cheaper way to the same rows);
+    change-points still is, reading each piece whole, and agrees with a full search."""
+    recs = revision_records(campaign="nightly", benchmarks=6, revisions=OLD + 6, trials=2,
+                            noise=0.01, slowdowns={1: [(OLD + 1, 0.15)]}, seed=7)
+    warehouse = Warehouse(tmp_path / "warehouse")
+    ingest_jsonl(warehouse, [write(tmp_path / "old.jsonl",
+                                   [r for r in recs if int(r["revision"][1:]) < OLD])])
+    for name in ("kpi", "change-points"):
+        run_job(warehouse, get(name), get(name).params())
+    ingest_jsonl(warehouse, [write(tmp_path / "new.jsonl",
+                                   [r for r in recs if int(r["revision"][1:]) >= OLD])])
+    assert run_incremental(warehouse, get("kpi"), get("kpi").params(), "nightly") is None
+    read_whole: list[int] = []
+    real = incremental.read_piece
+    monkeypatch.setattr(incremental, "read_piece",
+                        lambda *a: read_whole.append(1) or real(*a))
+    job = get("change-points")
+    result = run_incremental(warehouse, job, job.params(), "nightly")
+    assert result is not None and read_whole
+    full = run_job(warehouse, job, job.params(), write=False).tables["change_points"]
+    mine = sorted((r["benchmark"], r["position"]) for r in result.tables["change_points"]
+                  .to_pylist())
+    theirs = sorted((r["benchmark"], r["position"]) for r in full.to_pylist())
+    assert [b for b, _p in mine] == [b for b, _p in theirs]
+    assert all(a is None and b is None or abs(a - b) <= 1
+               for (_x, a), (_y, b) in zip(mine, theirs))
