@@ -9,6 +9,10 @@ benchmarks/out/, then, ``--repeat`` times and alternating, in fresh processes:
 * typed baseline: the same with the native format's columns and types given
   (``columns = {...}``, :data:`perfwarehouse.ingest.formats.jsonl.DUCKDB_COLUMNS`): the
   anchor of issue 38 (ingest <= 2x it);
+* typed read and landing: the typed read's rows, one per value, written as the
+  warehouse writes them (``COPY ... TO`` zstd Parquet partitioned by campaign and
+  hardware type), with no check, hash or catalog: the floor of any ingest that lands
+  this file in Parquet;
 * ``perfwarehouse ingest jsonl FILE`` into a new warehouse (validation, dedupe,
   Parquet, catalog: everything);
 * with ``--against CHECKOUT``, the same ingest with CHECKOUT's code (a ``git worktree
@@ -50,6 +54,19 @@ con = duckdb.connect(sys.argv[2]); con.execute("SET enable_progress_bar = false"
 t = time.perf_counter()
 con.execute("CREATE TABLE t AS SELECT * FROM read_json(?, format = 'newline_delimited', "
             "columns = ?)", [sys.argv[1], DUCKDB_COLUMNS])
+print(json.dumps({"seconds": time.perf_counter() - t}))
+"""
+
+LANDING = """
+import duckdb, json, sys, time
+from perfwarehouse.ingest.formats.jsonl import DUCKDB_COLUMNS
+con = duckdb.connect(sys.argv[2]); con.execute("SET enable_progress_bar = false")
+t = time.perf_counter()
+rows = ("SELECT * EXCLUDE (\\"values\\"), unnest(\\"values\\") AS value FROM read_json("
+        "?, format = 'newline_delimited', columns = ?)")
+target = sys.argv[2].replace("'", "''") + ".parquet.d"
+con.execute(f"COPY ({rows}) TO '{target}' (FORMAT parquet, COMPRESSION zstd, "
+            "PARTITION_BY (campaign, hardware_type))", [sys.argv[1], DUCKDB_COLUMNS])
 print(json.dumps({"seconds": time.perf_counter() - t}))
 """
 
@@ -105,6 +122,7 @@ def main() -> None:
     cases: dict[str, tuple[str, Path, Path | None]] = {
         "duckdb read_json (baseline)": (BASELINE, jsonl, None),
         "duckdb read_json, typed (anchor)": (TYPED, jsonl, None),
+        "duckdb typed read + Parquet (landing)": (LANDING, jsonl, None),
         "perfwarehouse ingest jsonl": (INGEST, jsonl, None)}
     if args.against:
         cases[f"ingest jsonl, {args.against}"] = (INGEST, jsonl, args.against.resolve())
@@ -119,6 +137,7 @@ def main() -> None:
                 results[name].append(run(code, source, target if code is INGEST
                                          else target.with_suffix(".duckdb"), checkout))
                 shutil.rmtree(target, ignore_errors=True)
+                shutil.rmtree(target.with_suffix(".duckdb.parquet.d"), ignore_errors=True)
                 target.with_suffix(".duckdb").unlink(missing_ok=True)
                 loads.append(os.getloadavg()[0])
 
