@@ -68,10 +68,12 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
 #: The most measurements a per-configuration job computes at once (about 0.6 KB
 #: each in the query's result and the kernels' arrays).
 SLICE_ROWS = 2_000_000
-#: The most configurations a per-configuration job computes at once: the per-
-#: configuration results and groupings cost about 1 KB each whatever their rows, so a
-#: partition of a million one-trial configurations is cut by this, not by its rows.
-SLICE_CONFIGURATIONS = 250_000
+#: The most configurations a per-configuration job computes at once: a piece's compute
+#: costs up to about 9 KB per configuration whatever its rows (detectable-regression's
+#: draws and cells, measured at 10^5 one-trial configurations), so a partition of a
+#: million one-trial configurations is cut by this, not by its rows: 20 pieces of at most
+#: about 0.5 GB each.
+SLICE_CONFIGURATIONS = 50_000
 
 
 def plan_job(
