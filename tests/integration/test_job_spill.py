@@ -42,9 +42,8 @@ def _stored(wh: Warehouse, name: str, job_run_id: int) -> pa.Table:
 def test_spilled_tables_equal_the_in_memory_ones(laaber: Warehouse, name: str) -> None:
     job = get(name)
     params = job.params(**JOBS[name])
-    plan = plan_job(laaber, job, params, laaber.snapshot(), slice_rows=400,
-                    slice_configurations=5)
-    assert len(plan.pieces) > 10
+    plan = plan_job(laaber, job, params, laaber.snapshot(), slice_configurations=10)
+    assert len(plan.pieces) >= 20
     in_memory = assemble(job, plan, (compute_piece(job, plan, p) for p in plan.pieces))
     spilled = framework.spill(job, plan, (compute_piece(job, plan, p) for p in plan.pieces))
     assert isinstance(spilled, ResultTables)
@@ -66,10 +65,10 @@ def test_many_small_pieces_give_the_tables_of_one(
     job = get(name)
     params = job.params(**JOBS[name])
     one = run_job(laaber, job, params)
-    monkeypatch.setattr(framework, "SLICE_CONFIGURATIONS", 5)
-    many = run_job(laaber, job, params, slice_rows=400)
+    monkeypatch.setattr(framework, "SLICE_CONFIGURATIONS", 10)
+    many = run_job(laaber, job, params)
     assert isinstance(many.tables, ResultTables)
-    assert len(list(many.tables.directory.rglob("*.arrow"))) > 10 * len(job.outputs)
+    assert len(list(many.tables.directory.rglob("*.arrow"))) >= 20 * len(job.outputs)
     assert_same_tables(dict(one.tables), dict(many.tables))
     assert many.summary == one.summary
     for output in job.outputs:
