@@ -368,7 +368,7 @@ the lazy modules."""
 JOB_HELPERS = ("jobs", "jobs.framework", "jobs.configurations", "jobs.series", "jobs.row_order",
                "jobs.laaber_rows", "jobs.parallel", "jobs.dask_runner", "jobs.plan",
                "jobs.incremental", "jobs.change_point_mixing", "jobs.change_point_pairing",
-               "jobs.model")
+               "jobs.model", "jobs.spill")
 
 
 def job_attribute(name: str, jobs_in_module: int) -> str:

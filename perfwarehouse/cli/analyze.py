@@ -6,6 +6,7 @@ module is imported only when its command is built).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -73,7 +74,7 @@ FAIL_ON = {"order-effects": ("order matters", "order_effects", "order_matters"),
 FAIL_EXIT = VERDICT_EXIT
 
 
-def _job_verdict(name: str, tables: dict[str, Any]) -> int | None:
+def _job_verdict(name: str, tables: Mapping[str, Any]) -> int | None:
     """How many rows carry the job's verdict (None: the job has none)."""
     if name not in FAIL_ON:
         return None

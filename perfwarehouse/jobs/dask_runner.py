@@ -9,9 +9,10 @@ one prepare task per piece, and the client combines their few rows). A
 worker runs :func:`perfwarehouse.jobs.framework.compute_piece`, the same pure function
 a local run calls: it reads the piece's Parquet files directly (so the warehouse must be
 on a file system every worker mounts at the same path) and returns Arrow tables. The
-client concatenates them in the plan's order, applies ``finalize`` and writes the result
-and its ``job_runs`` row in one catalog transaction, exactly as a local run does: the
-tables are the same.
+client writes each to disk as it comes, in the plan's order (:mod:`perfwarehouse.jobs.spill`:
+it holds only the pieces that finished before one ahead of them), applies ``finalize`` and
+writes the result and its ``job_runs`` row in one catalog transaction, exactly as a local
+run does: the tables are the same.
 
 A worker that dies mid-piece costs only that piece: the scheduler gives it to another
 worker (up to its ``distributed.scheduler.allowed-failures``, 3 by default); a piece
@@ -202,8 +203,9 @@ class DaskExecutor:
                           "workers" + (f" (dashboard {link})" if link else ""))
             self._run = uuid.uuid4().hex[:8]
             if plan.prepare_query:
-                parts = _run_pieces(self._client, job, plan, "prepare", self.work["prepare"],
-                                    self._run, self._workers, reporter)
+                parts = list(_run_pieces(self._client, job, plan, "prepare",
+                                         self.work["prepare"], self._run, self._workers,
+                                         reporter))
                 plan = self.combine(job, plan, [p for p in parts if isinstance(p, pa.Table)])
         except BaseException:
             self._close()
@@ -213,13 +215,12 @@ class DaskExecutor:
     def compute(self, job: Job, plan: Plan, reporter: Reporter) -> Iterator[Tables]:
         if self._client is None:
             plan = self.prepare(job, plan, reporter)
-        try:
-            results = _run_pieces(self._client, job, plan, "compute", self.work["compute"],
-                                  self._run, self._workers, reporter)
+        try:  # each piece's result as soon as the ones before it came (spilled by the runner)
+            for result in _run_pieces(self._client, job, plan, "compute", self.work["compute"],
+                                      self._run, self._workers, reporter):
+                yield result if isinstance(result, dict) else {}
         finally:
             self._close()
-        for result in results:
-            yield result if isinstance(result, dict) else {}
 
     def _close(self) -> None:
         if self._owned and self._client is not None:
@@ -228,9 +229,11 @@ class DaskExecutor:
 
 
 def _run_pieces(client: Any, job: Job, plan: Plan, step: str, work: PieceWork, run: str,
-                workers: int, reporter: Reporter) -> list[Any]:
+                workers: int, reporter: Reporter) -> Iterator[Any]:
     """One task per piece of ``plan`` (``step`` compute or prepare); their results in the
-    plan's order. The first piece that fails stops them with one line naming it."""
+    plan's order, each as soon as it and the ones before it are done (the client holds only
+    those that came early). The first piece that fails stops them with one line naming
+    it."""
     from distributed import KilledWorker, as_completed
 
     lean = dataclasses.replace(plan, pieces=(), catalog_data={})
@@ -241,7 +244,8 @@ def _run_pieces(client: Any, job: Job, plan: Plan, step: str, work: PieceWork, r
                              retries=RETRIES, key=f"{name}-{run}-piece-{piece.index}")
                for piece in plan.pieces]
     by_key = {f.key: piece for f, piece in zip(futures, plan.pieces)}
-    results: list[Any] = [None] * len(futures)
+    early: dict[int, Any] = {}
+    following = 0
     label = job.name if step == "compute" else f"{job.name}: {step}"
     try:
         with reporter.task(f"{label} on {workers} workers", total=len(futures),
@@ -249,7 +253,7 @@ def _run_pieces(client: Any, job: Job, plan: Plan, step: str, work: PieceWork, r
             for future in as_completed(futures, loop=client.loop):
                 piece = by_key[future.key]
                 try:
-                    results[piece.index] = future.result()
+                    early[piece.index] = future.result()
                 except PerfwarehouseError as exc:
                     raise AnalysisError(f"piece {piece.label} of {job.name}: {exc}") from None
                 except KilledWorker:
@@ -263,6 +267,8 @@ def _run_pieces(client: Any, job: Job, plan: Plan, step: str, work: PieceWork, r
                         f"{type(exc).__name__}: {first}; nothing was written") from None
                 future.release()
                 task.advance()
+                while following in early:
+                    yield early.pop(following)
+                    following += 1
     finally:
         client.cancel([f for f in futures if not f.done()])
-    return results

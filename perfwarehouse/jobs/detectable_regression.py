@@ -16,7 +16,7 @@ import pyarrow as pa
 from perfwarehouse import laaber
 from perfwarehouse.errors import UsageError
 from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
-from perfwarehouse.jobs.laaber_rows import QUERY, with_columns
+from perfwarehouse.jobs.laaber_rows import QUERY, equal_to, floats, with_columns
 from perfwarehouse.warehouse import contracts
 
 # the columns computed behind the configuration's (part.meta), from the outputs' contracts
@@ -92,13 +92,12 @@ def summarize_aa(tables: Tables, params: AAParams) -> list[str]:
         return ["aa-fpr: no configurations"]
     lines = [f"aa-fpr: rank-sum A/A false-positive rate (alpha {params.alpha:g}), mean over "
              "configurations:"]
-    strategy = np.array(t.column("strategy").to_pylist())
-    k = np.array(t.column("n_nodes").to_pylist())
-    fp = np.array(t.column("fp_rate").to_pylist(), dtype=float)
+    strategy, k = t.column("strategy"), t.column("n_nodes")
+    fp = floats(t.column("fp_rate"))
     for s in params.strategies:
         cells = []
         for n in params.n_nodes:
-            sel = (strategy == s) & (k == n) & np.isfinite(fp)
+            sel = equal_to(strategy, s) & equal_to(k, n) & np.isfinite(fp)
             cells.append(f"k={n}: {100 * fp[sel].mean():.0f} %" if sel.any() else f"k={n}: -")
         lines.append(f"  {s}-based: " + ", ".join(cells))
     return lines
@@ -221,19 +220,18 @@ def summarize_detectable(tables: Tables, params: DetectableParams) -> list[str]:
     t = tables["detectable_regression"]
     if t.num_rows == 0:
         return ["detectable-regression: no configurations"]
-    strategy = np.array(t.column("strategy").to_pylist())
-    k = np.array(t.column("n_nodes").to_pylist())
-    status = np.array(t.column("status").to_pylist())
-    pct = np.array(t.column("detectable_pct").to_pylist(), dtype=float)
+    strategy, k, status = t.column("strategy"), t.column("n_nodes"), t.column("status")
+    pct = floats(t.column("detectable_pct"))
+    found_any, none, insufficient = (equal_to(status, v)
+                                     for v in ("detectable", "none", "insufficient"))
     lines = ["detectable-regression: median minimal detectable regression per cell "
              "(configurations detectable / none / too few nodes):"]
     for s, n, _per in _cells(params):
-        sel = (strategy == s) & (k == n)
-        found = sel & (status == "detectable")
+        sel = equal_to(strategy, s) & equal_to(k, n)
+        found = sel & found_any
         median = f"{np.median(pct[found]):g} %" if found.any() else "-"
         lines.append(f"  {s}-based, k={n}: {median} ({found.sum()} / "
-                     f"{(sel & (status == 'none')).sum()} / "
-                     f"{(sel & (status == 'insufficient')).sum()})")
+                     f"{(sel & none).sum()} / {(sel & insufficient).sum()})")
     return lines
 
 

@@ -53,6 +53,7 @@ from perfwarehouse.jobs.model import Tables as Tables
 from perfwarehouse.jobs.model import campaigns_of as campaigns_of
 from perfwarehouse.jobs.model import param as param
 from perfwarehouse.jobs.row_order import in_row_order
+from perfwarehouse.jobs.spill import ResultTables, concat
 from perfwarehouse.progress import Reporter, SilentReporter
 from perfwarehouse.warehouse import sqlfiles
 from perfwarehouse.warehouse.catalog import record_job_run
@@ -67,17 +68,19 @@ from perfwarehouse.warehouse.store import Warehouse, fetch_arrow, fetch_one
 #: The most measurements a per-configuration job computes at once (about 0.6 KB
 #: each in the query's result and the kernels' arrays).
 SLICE_ROWS = 2_000_000
-#: The most configurations a per-configuration job computes at once: the per-
-#: configuration results and groupings cost about 1 KB each whatever their rows, so a
-#: partition of a million one-trial configurations is cut by this, not by its rows.
-SLICE_CONFIGURATIONS = 250_000
+#: The most configurations a per-configuration job computes at once: a piece's compute
+#: costs up to about 9 KB per configuration whatever its rows (detectable-regression's
+#: draws and cells, measured at 10^5 one-trial configurations), so a partition of a
+#: million one-trial configurations is cut by this, not by its rows: 20 pieces of at most
+#: about 0.5 GB each.
+SLICE_CONFIGURATIONS = 50_000
 
 
 def plan_job(
     warehouse: Warehouse, job: Job, params: Any, files: Snapshot | Sequence[Any],
     configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
     catalog_data: Mapping[str, pa.Table] | None = None,
-    slice_configurations: int = SLICE_CONFIGURATIONS,
+    slice_configurations: int | None = None,
 ) -> Plan:
     """Cut ``job``'s work into pieces (a :class:`Snapshot`, or its data files) and run
     its ``prepare`` step over all of them, unless it runs by piece: then the plan carries
@@ -89,6 +92,8 @@ def plan_job(
         snapshot = Snapshot(list(files), configurations if configurations is not None
                             else pa.table({}))
     sliced = job.per_configuration
+    if slice_configurations is None:  # read here, so that a test may make it small
+        slice_configurations = SLICE_CONFIGURATIONS
     pieces = snapshot.pieces(job.partition_by, slice_rows=slice_rows if sliced else None,
                              slice_configurations=slice_configurations if sliced else None)
     query = sqlfiles.load(f"queries/{job.query}")
@@ -179,13 +184,6 @@ class LocalExecutor:
                 task.advance()
 
 
-def concat(parts: list[pa.Table]) -> pa.Table:
-    """The tables one after another (columns unified: a missing one is null)."""
-    if not parts:
-        return pa.table({})
-    return pa.concat_tables(parts, promote_options="permissive")
-
-
 def run_job(
     warehouse: Warehouse, job: Job, params: Any, *, campaigns: Sequence[str] | None = None,
     reporter: Reporter | None = None, write: bool = True, slice_rows: int = SLICE_ROWS,
@@ -222,7 +220,7 @@ def run_job(
                          _catalog_tables(warehouse, job, snapshot.campaigns),
                          executor=executor)
     duration = time.monotonic() - start
-    summary = job.summarize(tables, params) if job.summarize else []
+    summary = summarize(job, tables, params)
     if job.over_time(params) if callable(job.over_time) else job.over_time:
         summary += untimed_note(warehouse, job, campaigns)
     if not write:
@@ -249,16 +247,39 @@ def compute_job(
     warehouse: Warehouse, job: Job, params: Any, files: Snapshot | Sequence[Any],
     reporter: Reporter, configurations: pa.Table | None = None, slice_rows: int = SLICE_ROWS,
     catalog_data: Mapping[str, pa.Table] | None = None, *, executor: Executor | None = None,
-) -> Tables:
+) -> Mapping[str, pa.Table]:
     """Plan the job's pieces (of a snapshot, or of its data files), compute each on
-    ``executor`` (default: here), concatenate each output in the plan's order and
-    ``finalize``. The queries see ``measurements`` and, when given, the
-    ``configurations`` table; a per-configuration job sees a partition in slices of at
-    most about ``slice_rows`` measurements."""
+    ``executor`` (default: here), write each output in the plan's order as the pieces
+    complete (:func:`spill`) and ``finalize``. The queries see ``measurements`` and, when
+    given, the ``configurations`` table; a per-configuration job sees a partition in
+    slices of at most about ``slice_rows`` measurements."""
     runner: Executor = executor or LocalExecutor()
     plan = plan_job(warehouse, job, params, files, configurations, slice_rows, catalog_data)
     plan = runner.prepare(job, plan, reporter)
-    return assemble(job, plan, runner.compute(job, plan, reporter))
+    return spill(job, plan, runner.compute(job, plan, reporter))
+
+
+def spill(job: Job, plan: Plan, results: Iterable[Mapping[str, pa.Table]]
+          ) -> Mapping[str, pa.Table]:
+    """The pieces' outputs written to disk as they come, in the plan's order
+    (:class:`~perfwarehouse.jobs.spill.ResultTables`: what :func:`assemble` concatenates in
+    memory, with one piece in memory at a time), then ``finalize`` (which gets the whole
+    tables, memory-mapped, and returns tables in memory)."""
+    tables = ResultTables.create(plan.root, job.outputs)
+    try:
+        for result in results:
+            tables.add(result)
+        if not job.finalize:
+            return tables
+        return job.finalize({name: tables[name] for name in job.outputs}, plan.params)
+    except BaseException:
+        tables.close()
+        raise
+
+
+def summarize(job: Job, tables: Mapping[str, pa.Table], params: Any) -> list[str]:
+    """The job's summary lines of its result ``tables`` (none if it has no ``summarize``)."""
+    return job.summarize(dict(tables), params) if job.summarize else []
 
 
 def assemble(job: Job, plan: Plan, results: Iterable[Mapping[str, pa.Table]]) -> Tables:
@@ -289,10 +310,11 @@ def _catalog_tables(warehouse: Warehouse, job: Job,
 
 
 def write_results(
-    warehouse: Warehouse, job: Job, params: Any, snapshot: Snapshot, tables: Tables,
-    started_at: datetime, duration: float,
+    warehouse: Warehouse, job: Job, params: Any, snapshot: Snapshot,
+    tables: Mapping[str, pa.Table], started_at: datetime, duration: float,
 ) -> int:
-    """Insert the result tables and their ``job_runs`` row in one transaction."""
+    """Insert the result tables and their ``job_runs`` row in one transaction (tables on
+    disk, :class:`~perfwarehouse.jobs.spill.ResultTables`, piece by piece)."""
     from perfwarehouse import __version__
 
     params_json = json.dumps({f.name: getattr(params, f.name) for f in dataclasses.fields(params)
@@ -301,4 +323,6 @@ def write_results(
         return record_job_run(
             session, job=job.name, params_json=params_json,
             campaigns=snapshot.campaigns, batches=snapshot.batches, version=__version__,
-            started_at=started_at, duration_s=duration, tables=tables)
+            started_at=started_at, duration_s=duration,
+            tables={name: tables.parts(name) for name in tables}
+            if isinstance(tables, ResultTables) else tables)

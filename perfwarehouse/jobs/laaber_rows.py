@@ -27,3 +27,17 @@ def with_columns(meta: pa.Table, columns: dict[str, object],
             array = pa.array(values, dtype)
         table = table.append_column(name, array)
     return table
+
+
+def floats(column: pa.ChunkedArray) -> np.ndarray:
+    """A numeric column as float64 with NaN for null (8 bytes a row, no Python objects: a
+    summary of a million configurations reads it from the memory-mapped results)."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def equal_to(column: pa.ChunkedArray, value: object) -> np.ndarray:
+    """Whether each row of ``column`` equals ``value`` (False for null), as a bool array."""
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.fill_null(pc.equal(column, pa.scalar(value, column.type)), False)
+                      .to_numpy(zero_copy_only=False), dtype=bool)

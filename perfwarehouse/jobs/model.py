@@ -108,7 +108,11 @@ class Job:
 
 @dataclass(frozen=True)
 class JobResult:
+    """A job run: its id in ``job_runs`` (0 when not written), its output tables (on disk
+    while the result lives: :class:`~perfwarehouse.jobs.spill.ResultTables`, unless the
+    job has a ``finalize``), its duration and its summary lines."""
+
     job_run_id: int
-    tables: Tables
+    tables: Mapping[str, pa.Table]
     duration_s: float
     summary: list[str]

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from perfwarehouse import laaber
 from perfwarehouse.jobs.framework import Job, JobParams, Tables, param
-from perfwarehouse.jobs.laaber_rows import QUERY, with_columns
+from perfwarehouse.jobs.laaber_rows import QUERY, floats, with_columns
 from perfwarehouse.warehouse import contracts
 
 # the columns computed behind the configuration's (part.meta), from the output's contract
@@ -44,7 +45,7 @@ def summarize(tables: Tables, params: VariabilityParams) -> list[str]:
     t = tables["variability"]
     if t.num_rows == 0:
         return ["variability: no configurations"]
-    rsd = np.array(t.column("rsd_total_pct").to_pylist(), dtype=float)
+    rsd = floats(t.column("rsd_total_pct"))
     lines = [f"variability: {t.num_rows:,} configurations; total RSD median "
              f"{np.nanmedian(rsd):.2f} %, max {np.nanmax(rsd):.2f} %"
              if np.isfinite(rsd).any() else f"variability: {t.num_rows:,} configurations"]
@@ -53,8 +54,8 @@ def summarize(tables: Tables, params: VariabilityParams) -> list[str]:
         row = {k: t.column(k)[worst].as_py() for k in ("benchmark", "metric", "hardware_type")}
         lines.append(f"  most variable: {row['benchmark']} ({row['metric']}) on "
                      f"{row['hardware_type']}: RSD {rsd[worst]:.2f} %")
-    outliers = sum(t.column("n_outliers").to_pylist())
-    undefined = sum(1 for r in t.column("rsd_run_mean_pct").to_pylist() if r is None)
+    outliers = int(pc.sum(t.column("n_outliers")).as_py() or 0)
+    undefined = t.column("rsd_run_mean_pct").null_count
     lines.append(f"  {outliers:,} outliers removed (>= {params.outlier_factor:g} x median); "
                  f"per-run RSD undefined for {undefined:,} configurations")
     return lines

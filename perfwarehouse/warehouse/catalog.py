@@ -7,7 +7,7 @@ its pull cursor), runs them inside one :func:`transaction`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -114,26 +114,30 @@ def file_record(path: Path) -> dict[str, Any]:
 def record_job_run(
     session: WriteSession, *, job: str, params_json: str, campaigns: Sequence[str],
     batches: Sequence[int], version: str, started_at: datetime, duration_s: float,
-    tables: Mapping[str, pa.Table],
+    tables: Mapping[str, pa.Table | Iterable[pa.Table]],
 ) -> int:
     """Insert a job's result ``tables`` (each conformed to its contract,
     :mod:`perfwarehouse.warehouse.contracts`, and given ``job_run_id``) into their
     ``<name>_history`` tables and its ``job_runs`` row in one transaction; returns the new
-    ``job_run_id``. The name ``<name>`` is a view of the latest run per campaign."""
+    ``job_run_id``. The name ``<name>`` is a view of the latest run per campaign. A table
+    may come in parts (an iterable of tables, inserted one after another: one part in
+    memory at a time)."""
     with session.catalog() as cat:
         job_run_id = int(fetch_value(cat, "SELECT coalesce(max(job_run_id), 0) + 1 FROM job_runs"))
         with transaction(cat):
             rows = 0
-            for name, table in tables.items():
-                if table.num_rows == 0:
-                    continue
-                result = contract(name)
-                table = result.conform(table).append_column(
-                    "job_run_id", pa.array([job_run_id] * table.num_rows, pa.int64()))
-                cat.register("_result", table)
-                cat.execute(f"INSERT INTO {result.stored_as} BY NAME SELECT * FROM _result")
-                cat.unregister("_result")
-                rows += table.num_rows
+            for name, value in tables.items():
+                for table in [value] if isinstance(value, pa.Table) else value:
+                    if table.num_rows == 0:
+                        continue
+                    result = contract(name)
+                    table = result.conform(table).append_column(
+                        "job_run_id", pa.array([job_run_id] * table.num_rows, pa.int64()))
+                    cat.register("_result", table)
+                    cat.execute(f"INSERT INTO {result.stored_as} BY NAME SELECT * FROM _result")
+                    cat.unregister("_result")
+                    rows += table.num_rows
+                    del table
             cat.execute("INSERT INTO job_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [job_run_id, job, params_json, list(campaigns), list(batches), version,
                          started_at, duration_s, rows])
