@@ -170,8 +170,9 @@ _POINTER = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
 
 _TRAILING_COMMA = re.compile(rb",\s*[}\]]")
 # below this size the scan is a regular expression and the keys are always asked of DuckDB
-# (milliseconds), so that a small ingest does not import numba (0.2-0.4 s)
-KERNEL_SCAN_BYTES = 32 << 20
+# (a second parse: 5-6 CPU s per GB); from it on the kernel's scan repays importing numba
+# and loading the kernel from its cache (about 1 CPU s, measured 2026-11-28)
+KERNEL_SCAN_BYTES = 512 << 20
 MAX_RECORD_BYTES = 16 << 20  # DuckDB's maximum_object_size: a longer record is refused
 
 
