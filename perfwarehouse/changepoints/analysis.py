@@ -394,6 +394,24 @@ def _refine(x: np.ndarray, found: list[tuple[int, float, float]], min_size: int,
     return found
 
 
+def search_parts(z: np.ndarray, work: list[tuple[int, int]], *, alpha: float, min_size: int,
+                 permutations: int) -> list[tuple[int, float, float]]:
+    """Binary segmentation of the segments ``work`` ([start, end) of the search values
+    ``z``): each is tested (``permutations``: R of each test) and split where the test
+    finds a change at level ``alpha``, its parts tested in turn; (position, p, statistic)
+    of every change found, in the order found."""
+    found = []
+    while work:
+        start, end = work.pop()
+        if end - start < min_points(min_size):
+            continue
+        split, stat, p = split_segment(z[start:end], min_size, permutations)
+        if split >= 0 and p <= alpha:
+            found.append((start + split, p, stat))
+            work += [(start, start + split), (start + split, end)]
+    return found
+
+
 def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 0.0,
            min_size: int = DEFAULT_MIN_SIZE, permutations: int = DEFAULT_PERMUTATIONS,
            split_permutations: int = DEFAULT_SPLIT_PERMUTATIONS,
@@ -417,24 +435,13 @@ def detect(values: object, *, alpha: float = DEFAULT_ALPHA, min_change: float = 
         return ChangePointResult(n, (), None, f"too short: {n} points, the test needs at least "
                                  f"{min_points(min_size)}", *args)
     z = search_values(x)
+    first_split, stat, p = split_segment(z, min_size, permutations)
+    first_p = None if math.isnan(p) else p
     found: list[tuple[int, float, float]] = []
-    first_p: float | None = None
-    first_split = -1
-    work = [(0, n)]
-    while work:
-        start, end = work.pop()
-        if end - start < min_points(min_size):
-            continue
-        first = start == 0 and end == n
-        split, stat, p = split_segment(z[start:end], min_size,
-                                       permutations if first else
-                                       max(1, min(split_permutations, permutations)))
-        if first:
-            first_p = None if math.isnan(p) else p
-            first_split = split
-        if split >= 0 and p <= alpha:
-            found.append((start + split, p, stat))
-            work += [(start, start + split), (start + split, end)]
+    if first_split >= 0 and p <= alpha:
+        found = [(first_split, p, stat), *search_parts(
+            z, [(0, first_split), (first_split, n)], alpha=alpha, min_size=min_size,
+            permutations=max(1, min(split_permutations, permutations)))]
     found.sort()
     found = _refine(z, found, min_size)
     points = _describe(x, found, confidence)

@@ -69,7 +69,13 @@ from typing import Any
 
 import numpy as np
 
-from perfwarehouse.changepoints.analysis import _refine, detect, search_values, split_segment
+from perfwarehouse.changepoints.analysis import (
+    _refine,
+    detect,
+    search_parts,
+    search_values,
+    split_segment,
+)
 from perfwarehouse.changepoints.describe import describe
 from perfwarehouse.changepoints.parameters import (
     DEFAULT_ALPHA,
@@ -137,15 +143,8 @@ def detect_appended(values: object, stored: Stored, *, alpha: float = DEFAULT_AL
         if split < 0 or not p <= alpha:
             return detect(x, **options)
     found = [(stored.positions[i], stored.p_values[i], math.nan) for i in range(at + 1)]
-    work = [(stored.positions[at], n)]
-    while work:
-        start, end = work.pop()
-        if end - start < min_points(min_size):
-            continue
-        split, stat, p = split_segment(z[start:end], min_size, part_permutations)
-        if split >= 0 and p <= alpha:
-            found.append((start + split, p, stat))
-            work += [(start, start + split), (start + split, end)]
+    found += search_parts(z, [(stored.positions[at], n)], alpha=alpha, min_size=min_size,
+                          permutations=part_permutations)
     found.sort()
     found = _refine(z, found, min_size)
     points = describe(x, found, confidence)
