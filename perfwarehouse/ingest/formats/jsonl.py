@@ -54,7 +54,9 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
               on_chunk: Callable[[bytes], None] | None = None) -> int | None:
     """Load ``path`` into ``raw_trials`` with DuckDB; the number of records, or None if it can't.
 
-    Every field is read as JSON and converted in SQL only when its JSON type is the
+    A file the byte kernel scans (from ``KERNEL_SCAN_BYTES``) whose every value has its
+    plain type is read with typed columns (:func:`_insert_fast`). Otherwise every field
+    is read as JSON and converted in SQL only when its JSON type is the
     one :mod:`~perfwarehouse.ingest.json_policy` allows (a string where a string
     belongs, a number - not a boolean - where a number belongs, a boolean for
     ``higher_is_better``, an RFC 3339 text for ``started_at`` and ``revision_time``);
@@ -94,20 +96,25 @@ def read_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
 
 def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
                  scan: threading.Thread, scans: list[Scan]) -> int | None:
-    """The body of :func:`read_fast`, while ``scan`` runs."""
-    columns = "{" + ", ".join(f"{quote_literal(k)}: 'JSON'" for k in KNOWN_KEYS_ORDERED) + "}"
-    fields = ",\n".join(_fast_field(k) for k in KNOWN_KEYS_ORDERED)
+    """The body of :func:`read_fast`, while ``scan`` runs. A file the kernel scans is read
+    with typed columns first, in the hope that its every value is plain (what agents and
+    most tools write); when the scan says otherwise, or the typed read fails, it is read
+    again with each field as JSON and the policy's checks in SQL."""
+    typed = path.stat().st_size >= KERNEL_SCAN_BYTES
     try:
         con.execute("BEGIN TRANSACTION")
-        con.execute(f"""
-            INSERT INTO raw_trials BY NAME
-            SELECT {quote_literal(source)} AS source, {fields}
-            FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
-                           columns = {columns}, maximum_object_size = {MAX_RECORD_BYTES})""")
+        try:
+            con.execute(_insert_sql(path, source, typed=typed))
+        except duckdb.Error:
+            if not typed:
+                raise
+            typed = _restart(con, path, source)
         scan.join()
         if not scans or scans[0].trailing_comma:  # or the scan failed
             con.execute("ROLLBACK")
             return None
+        if typed and not scans[0].plain:
+            _restart(con, path, source)
         # rows keep the file's order, so a record's rank in this insert is its line
         # among the non-blank lines
         n = fetch_value(con, """UPDATE raw_trials SET line = rowid - (
@@ -120,6 +127,35 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
         con.execute("ROLLBACK")
         return None
     return int(n)
+
+
+def _restart(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> bool:
+    """Undo the typed read and read the file again with the policy's checks in SQL."""
+    con.execute("ROLLBACK")
+    con.execute("BEGIN TRANSACTION")
+    con.execute(_insert_sql(path, source, typed=False))
+    return False
+
+
+def _insert_sql(path: Path, source: str, *, typed: bool) -> str:
+    """The insert of the file's records into ``raw_trials``: every field read as JSON and
+    converted by :func:`_fast_field`, or, ``typed``, the fields of :data:`PLAIN` read
+    with their own types (DuckDB's conversion of a plain value is the policy's: checked
+    on random numbers and escaped texts in ``tests/unit/ingest/test_jsonl_typed.py``)."""
+    def column_type(name: str) -> str:
+        if not typed or name not in PLAIN:
+            return "JSON"
+        return "VARCHAR" if DUCKDB_COLUMNS[name] == "TIMESTAMPTZ" else DUCKDB_COLUMNS[name]
+
+    columns = "{" + ", ".join(f"{quote_literal(k)}: '{column_type(k)}'"
+                              for k in KNOWN_KEYS_ORDERED) + "}"
+    fields = ",\n".join(_fast_field(k) if column_type(k) == "JSON" else _typed_field(k)
+                         for k in KNOWN_KEYS_ORDERED)
+    return f"""
+        INSERT INTO raw_trials BY NAME
+        SELECT {quote_literal(source)} AS source, {fields}
+        FROM read_json({quote_literal(str(path))}, format = 'newline_delimited',
+                       columns = {columns}, maximum_object_size = {MAX_RECORD_BYTES})"""
 
 
 def _read_attributes(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
@@ -169,10 +205,12 @@ _POINTER = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
 
 
 _TRAILING_COMMA = re.compile(rb",\s*[}\]]")
-# below this size the scan is a regular expression and the keys are always asked of DuckDB
-# (a second parse: 5-6 CPU s per GB); from it on the kernel's scan repays importing numba
-# and loading the kernel from its cache (about 1 CPU s, measured 2026-11-28)
-KERNEL_SCAN_BYTES = 512 << 20
+# below this size the scan is a regular expression, the keys are always asked of DuckDB
+# (a second parse: 5-6 CPU s per GB) and no read is typed; from it on the kernel's scan
+# and the typed read it allows repay importing numba and loading the kernel from its
+# cache (about 1 CPU s). Ingest, CPU s, medians of 3 (2026-11-28, load 7-9): 105 MB
+# 3.73 -> 3.51, 210 MB 7.72 -> 6.48, 1 GB 26.8 -> 22.6
+KERNEL_SCAN_BYTES = 128 << 20
 MAX_RECORD_BYTES = 16 << 20  # DuckDB's maximum_object_size: a longer record is refused
 
 
@@ -181,10 +219,13 @@ class Scan:
     """What the pass over a file's bytes found: ``trailing_comma``, if it may hold what
     DuckDB accepts but the policy does not (a false alarm only costs the slower reader);
     ``unknown_keys``, if a record may have a top-level key without a column (then DuckDB
-    is asked which: :func:`_read_attributes`)."""
+    is asked which: :func:`_read_attributes`); ``plain``, if every value of a field of
+    :data:`PLAIN` surely has a type its mask names (the typed read then equals the
+    checked one; only the kernel's scan says so)."""
 
     trailing_comma: bool
     unknown_keys: bool
+    plain: bool = False
 
 
 def _scan(path: Path, on_chunk: Callable[[bytes], None] | None = None) -> Scan:
@@ -222,17 +263,38 @@ def _scan(path: Path, on_chunk: Callable[[bytes], None] | None = None) -> Scan:
     if rest:
         flags |= json_lines.scan_lines(np.frombuffer(rest, np.uint8), *known)
     return Scan(trailing_comma=bool(flags & json_lines.TRAILING_COMMA),
-                unknown_keys=bool(flags & json_lines.UNKNOWN_KEY))
+                unknown_keys=bool(flags & json_lines.UNKNOWN_KEY),
+                plain=not flags & json_lines.ODD_TYPE)
 
 
 @functools.cache
-def _known_keys() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from perfwarehouse.kernels.json_lines import key_table
+def _known_keys() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    from perfwarehouse.kernels import json_lines as k
 
-    return key_table(KNOWN_KEYS_ORDERED)
+    null = k.NULL
+    kinds = {"VARCHAR": k.STRING | null, "DOUBLE": k.NUMBER | null,
+             "BOOLEAN": k.BOOLEAN | null, "DOUBLE[]": k.ARRAY | null,
+             "TIMESTAMPTZ": k.STRING | null}
+    return k.key_table(KNOWN_KEYS_ORDERED, {name: kinds[DUCKDB_COLUMNS[name]]
+                                            for name in PLAIN})
 
 
 _NUMBER_TYPES = "'BIGINT', 'UBIGINT', 'DOUBLE'"
+# the fields read with their own types when every value is plain (the others, ``seed``,
+# ``settings``, ``env``, ``latency``, are read as JSON always); a text field's plain
+# value is a string (an integer id, which the policy also takes, is not plain)
+PLAIN = tuple(k for k in KNOWN_KEYS_ORDERED if k not in ("seed", "settings", "env", "latency"))
+
+
+def _typed_field(name: str) -> str:
+    """SQL of one field of :data:`PLAIN` read with its type: the value itself, a time
+    checked against the policy's pattern before it is cast."""
+    x = name if name != "values" else '"values"'
+    if DUCKDB_COLUMNS[name] != "TIMESTAMPTZ":
+        return x
+    return (f"CASE WHEN {x} IS NULL THEN NULL WHEN regexp_full_match({x}, "
+            f"{quote_literal(json_policy.FAST_TIMESTAMP_RE)}) THEN CAST({x} AS TIMESTAMPTZ) "
+            f"ELSE error('policy: {name}') END AS {x}")
 
 
 def _fast_field(name: str) -> str:
