@@ -22,8 +22,8 @@ few passes over all rows, without a Python loop per configuration:
    whose values span too many bit patterns to fit (values of mixed sign, or a
    range wider than a factor of about 2^32) is "wide": its rows are left out of
    the packed sort and ordered by value with numpy's argsort.
-3. and 4. :func:`walk_packed` decodes each configuration's sorted keys into a
-   small buffer and walks them once: mid-ranks of tie blocks, the rank sum and
+3. and 4. :func:`walk_packed` decodes each configuration's sorted keys straight into
+   its groups' places and walks them once: mid-ranks of tie blocks, the rank sum and
    the sum of each group, the tie term sum(t^3 - t), and each group's values in
    sorted order (from which any order statistic is picked by index, vectorised,
    in the caller).
@@ -40,8 +40,13 @@ Values are float64; NaN must be removed by the caller. Ranks are 1-based
 mid-ranks (``scipy.stats.rankdata(method="average")``); sums of mid-ranks are
 sums of half-integers and therefore exact, whatever the summation order.
 
+The job itself takes a shorter road to the same arrays
+(:mod:`~perfwarehouse.kernels.order_rows`): steps 1 and 2 in two passes over the query's
+record batches as they come (no concatenation), the codes, counts and value ranges in
+the first, the packed keys in the second; 3 and 4 as above.
+
 The kernels live in one file per family: :mod:`~perfwarehouse.kernels.dense_codes`,
-:mod:`~perfwarehouse.kernels.pooled_ranks` and
+:mod:`~perfwarehouse.kernels.pooled_ranks`, :mod:`~perfwarehouse.kernels.order_rows` and
 :mod:`~perfwarehouse.kernels.predecessor_ranks`; this module names them together.
 """
 
