@@ -9,9 +9,7 @@ few passes over all rows, without a Python loop per configuration:
 
 1. :func:`dense_codes` numbers the rows' configurations 0..C-1 (an open
    addressing hash of a 64-bit key per (campaign, hardware type, configuration),
-   seeded with the configurations' keys so that codes are their row numbers);
-   :func:`recode_and_count` renumbers them in the order of the result's rows and
-   counts the rows of each configuration and group, in one pass.
+   seeded with the configurations' keys so that codes are their row numbers).
 2. :func:`pooled_sort_keys` counts the rows of each (configuration, group) and
    packs each row into one ``uint64``: the configuration (its place in a batch
    of 64) in the high bits, the value's order-preserving bit pattern (relative
@@ -52,7 +50,7 @@ The kernels live in one file per family: :mod:`~perfwarehouse.kernels.dense_code
 
 from __future__ import annotations
 
-from perfwarehouse.kernels.dense_codes import _readonly, dense_codes, recode_and_count
+from perfwarehouse.kernels.dense_codes import _readonly, dense_codes
 from perfwarehouse.kernels.pooled_ranks import (
     pooled_sort_keys,
     rank_sums_search,
@@ -68,6 +66,6 @@ from perfwarehouse.kernels.predecessor_ranks import (
 )
 
 __all__ = ["_readonly", "dense_codes", "exclude_sorted", "mid_ranks", "pair_groups",
-           "pooled_sort_keys", "predecessor_tests", "rank_sums_search", "recode_and_count",
+           "pooled_sort_keys", "predecessor_tests", "rank_sums_search",
            "stable_segment_order",
            "two_group_ranks", "walk_packed"]
