@@ -161,9 +161,9 @@ def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
     if not isinstance(names, Names):
         raise AnalysisError("this job needs its prepare step (run it with run_job)")
     # the query's record batches as they are: two passes over them, no concatenation
+    parts = table.select(["row_key", "grp", "value"]).to_batches()  # columns chunked alike
     batches = order_rows.record_batches(
-        [[c.to_numpy(zero_copy_only=False) for c in table.column(name).chunks]
-         for name in ("row_key", "grp", "value")])
+        [[b.column(i).to_numpy(zero_copy_only=False) for b in parts] for i in range(3)])
     codes, keys, counts, kept, key_min, key_max, _ = order_rows.code_batches(batches)
     campaign = _campaign_of(keys[0], names)
     labels = labels_of(keys, campaign, names, params.family_by)
