@@ -31,7 +31,8 @@ Speed: the job scans the measurements once, each campaign's three columns (its
 prepare step reads the configurations table and the files' partition keys only);
 the configurations, their counts and the family sizes come from those rows, and the
 statistics of all of them from one packed ``np.sort`` and a few numba passes
-(:mod:`perfwarehouse.kernels.order_effects`); no Python loop per configuration.
+(:mod:`perfwarehouse.kernels.order_rows`: two passes over the query's record batches as
+they are, then the sort and one walk); no Python loop per configuration.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from perfwarehouse.jobs.configurations import (
     sorted_by_family,
 )
 from perfwarehouse.jobs.framework import Job, param
-from perfwarehouse.ordersage import compare_orders, nullable
+from perfwarehouse.ordersage import compare_ranked, nullable
 from perfwarehouse.stats.corrections import adjust_pvalues
 
 # scipy, numba and the kernels are imported where they are used: the CLI imports
@@ -154,37 +155,33 @@ def labels_of(keys: np.ndarray, campaign: str, names: Names, family_by: str) -> 
 
 def compute(table: pa.Table, params: OrderEffectsParams) -> dict[str, pa.Table]:
     """One campaign's rows (row_key, grp, value) -> its order_effects rows."""
-    from perfwarehouse.kernels import order_effects as kernels
+    from perfwarehouse.kernels import order_rows
 
     names = params.configurations
     if not isinstance(names, Names):
         raise AnalysisError("this job needs its prepare step (run it with run_job)")
-    keys = table.column("row_key").to_numpy()
-    codes, first_row = kernels.dense_codes(keys, keys, keys[:0], keys[:0])
-    campaign = _campaign_of(keys[first_row[0]], names)
-    labels = labels_of(keys[first_row], campaign, names, params.family_by)
+    # the query's record batches as they are: two passes over them, no concatenation
+    parts = table.select(["row_key", "grp", "value"]).to_batches()  # columns chunked alike
+    batches = order_rows.record_batches(
+        [[b.column(i).to_numpy(zero_copy_only=False) for b in parts] for i in range(3)])
+    codes, keys, counts, kept, key_min, key_max, _ = order_rows.code_batches(batches)
+    campaign = _campaign_of(keys[0], names)
+    labels = labels_of(keys, campaign, names, params.family_by)
     order = np.lexsort((labels.column("config_id").to_numpy(),
                         labels.column("hardware_type").to_numpy(zero_copy_only=False)))
     labels = labels.take(pa.array(order))
-    rank = np.empty(order.size, np.int32)
-    rank[order] = np.arange(order.size, dtype=np.int32)
-    groups = np.ascontiguousarray(table.column("grp").to_numpy(), dtype=np.uint8)
-    values = table.column("value").to_numpy()
+    counts = counts[order]
     # family sizes m from every 'ok' value (NaN and OrderSage's dropped runs, group 2,
     # included: the configurations compared, as the counts of the data say)
-    codes, counts, dropped = kernels.recode_and_count(codes, rank, groups, values)
     compared = ((counts[:, 0] + counts[:, 2]) > 0) & (counts[:, 1] > 0)
     family = family_codes(labels.column("campaign"), labels.column("family"))
     index = family.indices.to_numpy(zero_copy_only=False)
     m = np.bincount(index, weights=compared.astype(np.float64)).astype(np.int64)[index]
     labels = labels.append_column("m", pa.array(m, pa.int64()))
-    if dropped:
-        keep = ~np.isnan(values) & (groups < 2)
-        codes, groups, values = codes[keep], groups[keep], values[keep]
-    result = compare_orders(
-        codes, groups, values, labels.num_rows, m=m, alpha=params.alpha,
-        ci_confidence=confidence_value(params.ci_confidence), ci_method=params.ci_method,
-        ordersage_compat=params.ordersage_compat)
+    ranks = order_rows.ranks_of_batches(batches, codes, order, kept, key_min, key_max)
+    result = compare_ranked(
+        ranks, m=m, alpha=params.alpha, ci_confidence=confidence_value(params.ci_confidence),
+        ci_method=params.ci_method, ordersage_compat=params.ordersage_compat)
     return {OUTPUT: block_rows(labels, 0, labels.num_rows, params.family_by, result,
                                extra=("m",))}
 

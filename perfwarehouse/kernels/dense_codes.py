@@ -120,33 +120,3 @@ def _dense_codes(
         if first_row[codes[i]] < 0:
             first_row[codes[i]] = i
     return codes, first_row
-
-
-def recode_and_count(codes: np.ndarray, new_code: np.ndarray, groups: np.ndarray,
-                     values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """One pass over the rows of :func:`dense_codes`' ``codes`` (int32): each renumbered
-    by ``new_code`` (int32[K], a permutation), the rows of each (new code, group) counted
-    (``groups`` uint8 in 0..2, every row, NaN values included) and the rows that a
-    two-group statistic leaves out counted (a NaN value or group 2).
-
-    Returns ``(new codes int32[n], counts int64[K, 3], dropped)``; what
-    ``new_code[codes]`` and ``np.bincount(new * 3 + groups)`` give, without their
-    temporaries.
-    """
-    return _recode_and_count(*(_readonly(a) for a in (codes, new_code, groups, values)))
-
-
-@njit(cache=True)
-def _recode_and_count(codes: np.ndarray, new_code: np.ndarray, groups: np.ndarray,
-                      values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    out = np.empty(codes.size, np.int32)
-    counts = np.zeros((new_code.size, 3), np.int64)
-    dropped = 0
-    for i in range(codes.size):
-        code = new_code[codes[i]]
-        out[i] = code
-        group = groups[i]
-        counts[code, group] += 1
-        if group >= 2 or np.isnan(values[i]):
-            dropped += 1
-    return out, counts, dropped

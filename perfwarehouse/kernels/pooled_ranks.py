@@ -144,7 +144,61 @@ def _walk_config(
         i = j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _walk_keys(
+    keys: np.ndarray, low: np.uint64, shift: np.uint64, c: int, rank_sum: np.ndarray,
+    tie_term: np.ndarray, total: np.ndarray, by_group: np.ndarray, group_offsets: np.ndarray,
+) -> None:
+    """:func:`_walk_config` of one configuration's sorted packed keys, decoding each value
+    straight into its group's place in ``by_group``: the same sums in the same order
+    (a tie block's rank sum as count x mid-rank, exact for half-integers below 2^52)."""
+    bits = by_group.view(np.uint64)
+    value_mask = (np.uint64(1) << shift) - np.uint64(1)
+    one = np.uint64(1)
+    cursor = np.empty(2, np.int64)  # small arrays indexed by the group: no branch on it
+    cursor[0] = group_offsets[c, 0]
+    cursor[1] = group_offsets[c, 1]
+    sums = np.zeros(2)
+    in_block = np.zeros(2, np.int64)  # of the current tie block
+    rs0 = rs1 = tie = 0.0
+    block = 0
+    previous = 0.0
+    for q in range(keys.size):
+        key = keys[q]
+        g = np.int64(key & one)
+        pos = cursor[g]
+        cursor[g] = pos + 1
+        bits[pos] = _from_order_key(((key & value_mask) >> one) + low)
+        v = by_group[pos]
+        if q > 0 and v != previous:
+            rank = ((block + 1) + q) / 2.0
+            rs0 += in_block[0] * rank
+            rs1 += in_block[1] * rank
+            if q - block > 1:
+                tf = float(q - block)
+                tie += tf * tf * tf - tf
+            block = q
+            in_block[0] = 0
+            in_block[1] = 0
+        in_block[g] += 1
+        sums[g] += v
+        previous = v
+    n = keys.size
+    if n:
+        rank = ((block + 1) + n) / 2.0
+        rs0 += in_block[0] * rank
+        rs1 += in_block[1] * rank
+        if n - block > 1:
+            tf = float(n - block)
+            tie += tf * tf * tf - tf
+    rank_sum[c, 0] = rs0
+    rank_sum[c, 1] = rs1
+    total[c, 0] = sums[0]
+    total[c, 1] = sums[1]
+    tie_term[c] = tie
+
+
+@njit(cache=True, nogil=True)
 def walk_packed(
     packed_sorted: np.ndarray, batch_offsets: np.ndarray, batch_bits: int, key_min: np.ndarray,
     counts: np.ndarray, wide: np.ndarray, wide_rows: np.ndarray, codes: np.ndarray,
@@ -176,59 +230,75 @@ def walk_packed(
     group_offsets:
         int64[C, 2].
     """
+    rank_sum, tie_term, total, by_group, group_offsets = walk_outputs(counts)
+    walk_batches(packed_sorted, batch_offsets, 0, batch_offsets.size - 1, batch_bits, key_min,
+                 counts, rank_sum, tie_term, total, by_group, group_offsets)
+    if wide_rows.size:
+        walk_wide(wide, wide_rows, codes, groups, values, counts, rank_sum, tie_term, total,
+                  by_group, group_offsets)
+    return rank_sum, tie_term, total, by_group, group_offsets
+
+
+@njit(cache=True, nogil=True)
+def walk_outputs(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]:
+    """:func:`walk_packed`'s outputs, zero (``by_group`` empty), with the group offsets."""
     n_configs = counts.shape[0]
     group_offsets = np.empty((n_configs, 2), np.int64)
     start = 0
-    largest = 0
     for c in range(n_configs):
         group_offsets[c, 0] = start
         group_offsets[c, 1] = start + counts[c, 0]
-        size = counts[c, 0] + counts[c, 1]
-        start += size
-        largest = max(largest, size)
-    rank_sum = np.zeros((n_configs, 2))
-    total = np.zeros((n_configs, 2))
-    tie_term = np.zeros(n_configs)
-    by_group = np.empty(start)
-    cursor = np.empty(2, np.int64)
-    buffer_bits = np.empty(largest, np.uint64)
-    buffer = buffer_bits.view(np.float64)
-    buffer_groups = np.empty(largest, np.uint8)
+        start += counts[c, 0] + counts[c, 1]
+    return (np.zeros((n_configs, 2)), np.zeros(n_configs), np.zeros((n_configs, 2)),
+            np.empty(start), group_offsets)
+
+
+@njit(cache=True, nogil=True)
+def walk_batches(
+    packed_sorted: np.ndarray, batch_offsets: np.ndarray, first: int, last: int,
+    batch_bits: int, key_min: np.ndarray, counts: np.ndarray, rank_sum: np.ndarray,
+    tie_term: np.ndarray, total: np.ndarray, by_group: np.ndarray, group_offsets: np.ndarray,
+) -> None:
+    """The walk of :func:`walk_packed` over the sorted batches ``first:last`` (each batch
+    writes only its own configurations' outputs: batches can be walked on threads)."""
     shift = np.uint64(64 - batch_bits)
-    value_mask = (np.uint64(1) << shift) - np.uint64(1)
-    one = np.uint64(1)
-    for b in range(batch_offsets.size - 1):
+    for b in range(first, last):
         i, end = batch_offsets[b], batch_offsets[b + 1]
         while i < end:  # one configuration's keys are contiguous in its sorted batch
-            c = (b << batch_bits) + np.int64(packed_sorted[i] >> shift)  # type: ignore[assignment]
+            c = (b << batch_bits) + int(packed_sorted[i] >> shift)
             n = counts[c, 0] + counts[c, 1]
-            low = key_min[c]
-            for q in range(n):
-                key = packed_sorted[i + q]
-                buffer_bits[q] = _from_order_key(((key & value_mask) >> one) + low)
-                buffer_groups[q] = np.uint8(key & one)
-            _walk_config(buffer, buffer_groups, n, c, rank_sum, tie_term, total, by_group,
-                         group_offsets, cursor)
+            _walk_keys(packed_sorted[i:i + n], key_min[c], shift, c, rank_sum, tie_term, total,
+                       by_group, group_offsets)
             i += n
-    if wide_rows.size:
-        # wide configurations: their rows, already in value order, gathered per configuration
-        first = np.zeros(n_configs + 1, np.int64)
-        for c in range(n_configs):
-            first[c + 1] = first[c] + (counts[c, 0] + counts[c, 1] if wide[c] else 0)
-        fill = first[:n_configs].copy()
-        pooled = np.empty(wide_rows.size)
-        pooled_groups = np.empty(wide_rows.size, np.uint8)
-        for row in wide_rows:
-            c = codes[row]
-            pooled[fill[c]] = values[row]
-            pooled_groups[fill[c]] = groups[row]
-            fill[c] += 1
-        for c in range(n_configs):
-            if wide[c]:
-                a, z = first[c], first[c + 1]
-                _walk_config(pooled[a:z], pooled_groups[a:z], z - a, c, rank_sum, tie_term,
-                             total, by_group, group_offsets, cursor)
-    return rank_sum, tie_term, total, by_group, group_offsets
+
+
+@njit(cache=True, nogil=True)
+def walk_wide(
+    wide: np.ndarray, wide_rows: np.ndarray, codes: np.ndarray, groups: np.ndarray,
+    values: np.ndarray, counts: np.ndarray, rank_sum: np.ndarray, tie_term: np.ndarray,
+    total: np.ndarray, by_group: np.ndarray, group_offsets: np.ndarray,
+) -> None:
+    """The walk of :func:`walk_packed` over the wide configurations: their rows
+    (``wide_rows``, already in value order) gathered per configuration."""
+    n_configs = counts.shape[0]
+    first = np.zeros(n_configs + 1, np.int64)
+    for c in range(n_configs):
+        first[c + 1] = first[c] + (counts[c, 0] + counts[c, 1] if wide[c] else 0)
+    fill = first[:n_configs].copy()
+    pooled = np.empty(wide_rows.size)
+    pooled_groups = np.empty(wide_rows.size, np.uint8)
+    for row in wide_rows:
+        c = codes[row]
+        pooled[fill[c]] = values[row]
+        pooled_groups[fill[c]] = groups[row]
+        fill[c] += 1
+    cursor = np.empty(2, np.int64)
+    for c in range(n_configs):
+        if wide[c]:
+            a, z = first[c], first[c + 1]
+            _walk_config(pooled[a:z], pooled_groups[a:z], z - a, c, rank_sum, tie_term,
+                         total, by_group, group_offsets, cursor)
 
 
 @njit(cache=True)

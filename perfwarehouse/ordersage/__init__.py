@@ -15,7 +15,7 @@ with their defaults and option checks in :mod:`.parameters` and their result col
 
 from __future__ import annotations
 
-from perfwarehouse.ordersage.orders import compare_orders
+from perfwarehouse.ordersage.orders import compare_orders, compare_ranked
 from perfwarehouse.ordersage.parameters import (
     CI_METHODS,
     DEFAULT_ALPHA,
@@ -26,4 +26,4 @@ from perfwarehouse.ordersage.predecessors import compare_predecessors
 from perfwarehouse.ordersage.results import NO_WORST, nullable, nullable_int
 
 __all__ = ["CI_METHODS", "DEFAULT_ALPHA", "DEFAULT_CI_METHOD", "NO_WORST", "check_ci_method",
-           "compare_orders", "compare_predecessors", "nullable", "nullable_int"]
+           "compare_orders", "compare_predecessors", "compare_ranked", "nullable", "nullable_int"]

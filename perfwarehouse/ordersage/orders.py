@@ -50,14 +50,28 @@ def compare_orders(
     Arrow columns of the order_effects table (everything but the names), one
     row per configuration, in code order.
     """
-    from scipy import special
-
     from perfwarehouse.kernels import order_effects as kernels
 
     codes = np.ascontiguousarray(codes, dtype=np.int32)
     values = np.ascontiguousarray(values, dtype=np.float64)
-    counts, rank_sum, tie_term, total, by_group, group_offsets = kernels.two_group_ranks(
-        codes, groups, values, n_configs)
+    ranks = kernels.two_group_ranks(codes, groups, values, n_configs)
+    return compare_ranked(ranks, m=m, alpha=alpha, ci_confidence=ci_confidence,
+                          ci_method=ci_method, ordersage_compat=ordersage_compat)
+
+
+def compare_ranked(
+    ranks: tuple[np.ndarray, ...], *, m: np.ndarray, alpha: float = DEFAULT_ALPHA,
+    ci_confidence: float | None = None, ci_method: str = DEFAULT_CI_METHOD,
+    ordersage_compat: bool = False,
+) -> dict[str, pa.Array]:
+    """:func:`compare_orders` from the configurations' ranks: ``(counts, rank_sum,
+    tie_term, total, by_group, group_offsets)`` of
+    :func:`~perfwarehouse.kernels.pooled_ranks.two_group_ranks` (or of
+    :func:`~perfwarehouse.kernels.order_rows.ranks_of_batches`, which the job uses)."""
+    from scipy import special
+
+    counts, rank_sum, tie_term, total, by_group, group_offsets = ranks
+    n_configs = counts.shape[0]
     n_f, n_r = counts[:, 0], counts[:, 1]
     n = n_f + n_r
     compared = (n_f > 0) & (n_r > 0)

@@ -86,13 +86,7 @@ def compare_predecessors(
         shift = np.abs(group_median - reference) / np.abs(reference)
     candidate = (group_n >= min_trials) & tested[group_config] & np.isfinite(shift)
     n_candidates = np.bincount(group_config[candidate], minlength=n_configs)
-    chosen = np.full(n_configs, -1, np.int64)
-    cand = np.flatnonzero(candidate)
-    if cand.size:
-        order = np.lexsort((group_test[cand], -shift[cand], group_config[cand]))
-        ranked = cand[order]
-        firsts = np.flatnonzero(np.r_[True, np.diff(group_config[ranked]) != 0])
-        chosen[group_config[ranked[firsts]]] = ranked[firsts]
+    chosen = worst_groups(np.flatnonzero(candidate), group_config, shift, group_test, n_configs)
     rest, rest_offsets = kernels.exclude_sorted(pooled, offsets, by_group, group_offsets, chosen)
     has = chosen >= 0
     pick = np.maximum(chosen, 0)
@@ -143,3 +137,26 @@ def compare_predecessors(
         "mwu_p": nullable(mwu),
         "mwu_p_adjusted": nullable(np.minimum(mwu * np.maximum(n_candidates, 1), 1.0)),
     }
+
+
+def worst_groups(cand: np.ndarray, group_config: np.ndarray, shift: np.ndarray,
+                 group_test: np.ndarray, n_configs: int) -> np.ndarray:
+    """Each configuration's worst candidate group: the largest ``shift``, ties to the
+    smallest test (-1 = none). ``cand`` ascending; groups are numbered configuration
+    after configuration (``group_config`` non-decreasing), so each configuration's
+    candidates are one run of ``cand`` and segmented reductions pick them (what a lexsort
+    by (configuration, -shift, test) and its first row per configuration give, without
+    the sort)."""
+    chosen = np.full(n_configs, -1, np.int64)
+    if cand.size == 0:
+        return chosen
+    config = group_config[cand]
+    starts = np.flatnonzero(np.r_[True, config[1:] != config[:-1]])
+    sizes = np.diff(np.r_[starts, cand.size])
+    cand_shift = shift[cand]
+    largest = np.repeat(np.maximum.reduceat(cand_shift, starts), sizes)
+    test = np.where(cand_shift == largest, group_test[cand], np.iinfo(np.int64).max)
+    smallest = np.repeat(np.minimum.reduceat(test, starts), sizes)
+    pick = cand[test == smallest]  # one per configuration: its tests are distinct
+    chosen[group_config[pick]] = pick
+    return chosen

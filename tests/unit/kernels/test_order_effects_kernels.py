@@ -89,22 +89,6 @@ def test_dense_codes_numbers_pairs_and_honours_seeds() -> None:
     assert first_row.tolist() == [2, -1, 0, 1, 3]
 
 
-def test_recode_and_count_equals_take_and_bincount() -> None:
-    rng = np.random.default_rng(11)
-    for n, n_codes in ((0, 1), (1, 1), (5000, 37)):
-        codes = rng.integers(0, n_codes, n).astype(np.int32)
-        new_code = rng.permutation(n_codes).astype(np.int32)
-        groups = rng.integers(0, 3, n).astype(np.uint8)
-        values = rng.normal(size=n)
-        values[rng.random(n) < 0.1] = np.nan
-        out, counts, dropped = k.recode_and_count(codes, new_code, groups, values)
-        assert out.dtype == np.int32 and out.tolist() == new_code[codes].tolist()
-        expected = np.bincount(new_code[codes].astype(np.int64) * 3 + groups,
-                               minlength=3 * n_codes).reshape(n_codes, 3)
-        assert counts.tolist() == expected.tolist()
-        assert dropped == int((np.isnan(values) | (groups == 2)).sum())
-
-
 def test_rank_sums_search_equals_mid_ranks() -> None:
     rng = np.random.default_rng(4)
     for _ in range(50):
