@@ -93,8 +93,15 @@ def labelled(rows: pa.Table) -> pl.DataFrame:
     of each row's configuration (:func:`config_labels`)."""
     df = pl.from_arrow(rows)
     assert isinstance(df, pl.DataFrame)
-    return df.with_columns(config=pl.Series(
-        config_labels(df["benchmark"], df["settings"], df["metric"]), dtype=pl.String))
+    # labelled once per configuration, not per row: a configuration has a row per hardware
+    # type, strategy and node count (5M rows for 10^6 configurations, issue 44), and a
+    # label depends only on the set of configurations (the keys that vary among them)
+    keys = ["benchmark", "settings", "metric"]
+    unique = df.select(keys).unique(maintain_order=True)
+    unique = unique.with_columns(config=pl.Series(
+        config_labels(unique["benchmark"], unique["settings"], unique["metric"]),
+        dtype=pl.String))
+    return df.join(unique, on=keys, how="left", nulls_equal=True, maintain_order="left")
 
 
 def config_labels(benchmarks: Texts, settings: Texts, metrics: Texts | None = None,
