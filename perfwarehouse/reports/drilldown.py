@@ -216,9 +216,8 @@ def read(data: ReportData, campaign: str, linked: Collection[int] = ()) -> Campa
         for table, _job, name, _fill in ANALYSES}
     values = _frame(query("drilldown_ecdf", campaign=campaign, points=ECDF_POINTS))
     trials = _frame(query("drilldown_trials", campaign=campaign, points=TIME_POINTS))
-    ids = set(kept["config_id"].to_list())
     return CampaignDrill(campaign, configs, analyses, values, trials, every.height,
-                         sum(1 for i in set(linked) if i in ids))
+                         len(set(linked) & {c.config_id for c in configs}))
 
 
 def _frame(table: pa.Table) -> pl.DataFrame:
@@ -378,17 +377,20 @@ def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
 
 
 def _capped_notice(campaign: str, held: int, total: int, linked: int) -> str:
-    if total <= held:
-        return ""
     command = (f"perfwarehouse report configuration --campaign {campaign} --benchmark NAME "
                "[--settings KEY=VALUE ...]")
+    if total <= held:
+        return ""
+    which = (f"the {linked:,} its pages link and the first {held - linked:,} others by name "
+             f"(at most {VIEWER_LIMIT:,} in all, so that a browser can open its data file)"
+             if held > linked else
+             f"the {linked:,} its pages link (a viewer holds at most {VIEWER_LIMIT:,}, so that "
+             "a browser can open its data file, and always every one the pages link)")
     return (f'<p class="notice note" id="viewer-capped">This campaign has {total:,} '
-            f"configurations; this viewer holds {held:,} of them: the {linked:,} its pages "
-            f"link and the first {held - linked:,} by name (at most {VIEWER_LIMIT:,}, so that "
-            f"a browser can open its data file). The other {total - held:,} are left out "
-            "here; the page of any one of them, with every value: "
-            f"<code>{_e(command)}</code>; their analyses: <code>perfwarehouse sql</code> "
-            "over the result tables.</p>")
+            f"configurations; this viewer holds {held:,} of them: {which}. The other "
+            f"{total - held:,} are left out here; the page of any one of them, with every "
+            f"value: <code>{_e(command)}</code>; their analyses: <code>perfwarehouse sql</code>"
+            " over the result tables.</p>")
 
 
 def campaign_request(campaign: str) -> Request:

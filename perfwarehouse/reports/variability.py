@@ -230,8 +230,9 @@ def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
             blocks.append(Notice(
                 f"The heatmap shows the {heat['benchmark'].n_unique():,} most variable of the "
                 f"campaign's {heat['benchmark'].n_unique() + left_out:,} benchmarks (by their "
-                f"largest median RSD); the other {left_out:,} are in the table \"Variability "
-                "of every configuration\" below, most variable first, and in the drill-downs."))
+                f"largest median RSD); the other {left_out:,} are left out of it. The table "
+                "\"Variability of every configuration\" below lists the configurations, most "
+                "variable first; all of them: perfwarehouse sql \"SELECT * FROM variability\"."))
     if shares.height:
         blocks.append(Figure(variability_charts.rsd_sources(
             shares, title="Where the variance comes from"), "rsd-sources"))
