@@ -28,7 +28,12 @@ from perfwarehouse.reports.page import (
     Verdict,
     capped_table,
 )
-from perfwarehouse.reports.variability_detect import detectable_sections
+from perfwarehouse.reports.variability_detect import (
+    MAX_HEATMAP_CONFIGS,
+    MAX_HEATMAP_ROWS_AGGREGATED,
+    count,
+    detectable_sections,
+)
 from perfwarehouse.reports.variability_detect import distribution as distribution
 from perfwarehouse.reports.variability_detect import heatmap_rows as heatmap_rows
 
@@ -61,6 +66,9 @@ class VariabilityFrames:
     curve: pa.Table | Missing
     modes: frozenset[str]
     provenance: tuple[str, ...] = ()
+    counts: pa.Table | None = None
+    """Every detectable-regression cell, counted (``report_detectable_counts.sql``);
+    ``detect`` then holds the heatmaps' rows only (``report_detectable_heatmap.sql``)."""
 
 
 def build(data: ReportData, request: Request) -> Page:
@@ -76,14 +84,19 @@ def read(data: ReportData, request: Request) -> VariabilityFrames:
                       data.job_runs("detectable-regression", request).column("params")
                       .to_pylist())
     command = "perfwarehouse analyze detectable-regression"
+    # counted in DuckDB, and the rows of the heatmaps only: 5 rows per configuration
+    counts = data.results("detectable_regression", "detectable_counts", command, request)
+    detect = counts if isinstance(counts, Missing) else data.query(
+        "detectable_heatmap", campaign=request.campaign, max_configs=MAX_HEATMAP_CONFIGS,
+        max_benchmarks=MAX_HEATMAP_ROWS_AGGREGATED)
     return VariabilityFrames(
         data.results("variability", "variability", "perfwarehouse analyze variability",
                      request),
         data.results("aa_fpr", "aa_fpr_summary", "perfwarehouse analyze aa-fpr", request),
-        data.results("detectable_regression", "detectable_regression", command, request),
+        detect,
         data.results("detectable_regression_curve", "detectable_regression_curve", command,
                      request),
-        modes, tuple(lines))
+        modes, tuple(lines), None if isinstance(counts, Missing) else counts)
 
 
 def build_page(frames: VariabilityFrames) -> Page:
@@ -102,7 +115,14 @@ def build_page(frames: VariabilityFrames) -> Page:
         sections.append(Section("Detectable regressions", "", (frames.detect.notice(),)))
     else:
         detect_df = charts.labelled(frames.detect)
-        sections.extend(detectable_sections(detect_df, frames.curve, set(frames.modes)))
+        if frames.counts is not None:
+            counted = pl.from_arrow(frames.counts)
+            assert isinstance(counted, pl.DataFrame)
+            detect_df, heat = counted, detect_df
+        else:
+            heat = detect_df
+        sections.extend(detectable_sections(heat, frames.curve, set(frames.modes),
+                                            counts=detect_df))
     return Page("Variability and detectable regressions", INTRO, tuple(sections),
                 frames.provenance, name="variability", verdict=verdict(ranking, detect_df))
 
@@ -148,15 +168,17 @@ def verdict(ranking: pl.DataFrame | None, detect: pl.DataFrame | None) -> Verdic
             strategy, k = cell
             part = detect.filter((pl.col("strategy") == strategy) & (pl.col("n_nodes") == k)
                                  & (pl.col("status") != "insufficient"))
-            found = part.filter(pl.col("status") == "detectable")["detectable_pct"]
-            none = part.filter(pl.col("status") == "none").height
+            found = part.filter(pl.col("status") == "detectable").select(
+                pl.col("detectable_pct").repeat_by(pl.col("n")).explode()
+                if "n" in part.columns else pl.col("detectable_pct"))["detectable_pct"]
+            none = count(part.filter(pl.col("status") == "none"))
             if part.height:
                 median = (f"{float(found.median()):.3g} %"  # type: ignore[arg-type]
                           if found.len() else "no regression")
                 parts.append(
                     f"With {strategy}-based sampling on {k} node{'s' if k != 1 else ''}, the "
                     f"median configuration detects a {median} slowdown; {none:,} of "
-                    f"{part.height:,} benchmark settings with hardware type cannot detect "
+                    f"{count(part):,} benchmark settings with hardware type cannot detect "
                     "even 100 %.")
     if not parts:
         return Verdict("Not analysed yet: run `perfwarehouse analyze variability` and "

@@ -18,6 +18,7 @@ from benchmarks.bench_many_configurations import write_table
 from perfwarehouse.ingest.service import ingest_table
 from perfwarehouse.reports import drilldown, page, variability
 from perfwarehouse.reports.base import ReportData
+from perfwarehouse.reports.page import Missing
 from perfwarehouse.reports.site import write_site
 from perfwarehouse.warehouse.store import Warehouse
 from tests.reports_support import analyse
@@ -146,3 +147,36 @@ def test_labels_made_once_per_configuration_are_the_per_row_labels() -> None:
     assert_frame_equal(got.drop("config"), pl.DataFrame(rows))  # rows and order kept
     assert got["config"].to_list() == charts.config_labels(
         rows["benchmark"].to_pylist(), rows["settings"].to_pylist(), rows["metric"].to_pylist())
+
+
+@pytest.fixture(scope="module")
+def detected(many: Warehouse) -> Warehouse:
+    from perfwarehouse.jobs import get, run_job
+
+    job = get("detectable-regression")
+    run_job(many, job, job.params(draws=20))
+    return many
+
+
+@pytest.mark.parametrize("most", [40, 1000])  # the heatmap of benchmarks, of configurations
+def test_the_detectable_sections_from_duckdb_counts_are_those_of_every_row(
+        detected: Warehouse, most: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page built from ``report_detectable_counts`` and the heatmaps' rows only is
+    the page built from every row of ``detectable_regression``."""
+    import dataclasses
+
+    from perfwarehouse.reports import variability_detect
+    from perfwarehouse.reports.base import Request
+    from perfwarehouse.reports.render import render_html
+
+    monkeypatch.setattr(variability, "MAX_HEATMAP_CONFIGS", most)
+    monkeypatch.setattr(variability_detect, "MAX_HEATMAP_CONFIGS", most)
+    with detected.catalog() as con:
+        data = ReportData(con)
+        frames = variability.read(data, Request("many"))
+        every = data.query("detectable_regression", campaign="many")
+    assert frames.counts is not None and not isinstance(frames.detect, Missing)
+    assert (frames.detect.num_rows < every.num_rows) == (most < N)
+    whole = dataclasses.replace(frames, detect=every, counts=None)
+    assert render_html(variability.build_page(frames)) == render_html(
+        variability.build_page(whole))
