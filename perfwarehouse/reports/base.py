@@ -63,6 +63,20 @@ class ReportData:
         used = {k: v for k, v in params.items() if f"${k}" in sql}
         return fetch_arrow(self.con, sql, used or None)
 
+    def query_of(self, name: str, config_ids: pa.Array, order: str, **params: Any) -> pa.Table:
+        """:meth:`query` for the configurations ``config_ids`` only (a semi join on them,
+        registered as an Arrow table for the query's time), its rows ordered by ``order``
+        (the query's own ``ORDER BY`` columns: a join does not keep the order)."""
+        sql = sqlfiles.load(f"queries/report_{name}")
+        used = {k: v for k, v in params.items() if f"${k}" in sql}
+        self.con.register("pw_report_keep", pa.table({"config_id": config_ids}))
+        try:
+            return fetch_arrow(self.con, f"SELECT * FROM ({sql}\n) AS q WHERE config_id IN "
+                               f"(SELECT config_id FROM pw_report_keep) ORDER BY {order}",
+                               used or None)
+        finally:
+            self.con.unregister("pw_report_keep")
+
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
         row = fetch_one(self.con, sql, params)
         return row[0] if row else None

@@ -93,8 +93,15 @@ def labelled(rows: pa.Table) -> pl.DataFrame:
     of each row's configuration (:func:`config_labels`)."""
     df = pl.from_arrow(rows)
     assert isinstance(df, pl.DataFrame)
-    return df.with_columns(config=pl.Series(
-        config_labels(df["benchmark"], df["settings"], df["metric"]), dtype=pl.String))
+    # labelled once per configuration, not per row: a configuration has a row per hardware
+    # type, strategy and node count (5M rows for 10^6 configurations, issue 44), and a
+    # label depends only on the set of configurations (the keys that vary among them)
+    keys = ["benchmark", "settings", "metric"]
+    unique = df.select(keys).unique(maintain_order=True)
+    unique = unique.with_columns(config=pl.Series(
+        config_labels(unique["benchmark"], unique["settings"], unique["metric"]),
+        dtype=pl.String))
+    return df.join(unique, on=keys, how="left", nulls_equal=True, maintain_order="left")
 
 
 def config_labels(benchmarks: Texts, settings: Texts, metrics: Texts | None = None,
@@ -107,15 +114,19 @@ def config_labels(benchmarks: Texts, settings: Texts, metrics: Texts | None = No
     text that is not a JSON object is shown as it is when it differs. Long names are
     cut with an ellipsis (tables show the full benchmark and settings).
     """
-    parsed = [_settings_dict(s) for s in settings]
+    # each distinct settings text parsed once (10^6 configurations may share a few)
+    once: dict[object, dict[str, object] | str | None] = {}
+    parsed = [once[s] if s in once else once.setdefault(s, _settings_dict(s))
+              for s in settings]
+    distinct = list({id(p): p for p in once.values()}.values())
     keys: dict[str, None] = {}
-    for p in parsed:
+    for p in distinct:  # in the order of first appearance, as in the rows
         if isinstance(p, dict):
             keys.update(dict.fromkeys(p))
     def value(p: dict[str, object] | str | None, k: str) -> str:
         return json.dumps(p.get(k), sort_keys=True) if isinstance(p, dict) else "\0"
-    varying = [k for k in keys if len({value(p, k) for p in parsed}) > 1]
-    raw_varies = len({p for p in parsed if isinstance(p, str)}) > 1
+    varying = [k for k in keys if len({value(p, k) for p in distinct}) > 1]
+    raw_varies = len({p for p in distinct if isinstance(p, str)}) > 1
     show_metric = metrics is not None and len(set(metrics)) > 1
     labels = []
     for i, bench in enumerate(benchmarks):

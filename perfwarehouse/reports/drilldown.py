@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,7 @@ from perfwarehouse.reports.render import (
     script_json,
 )
 from perfwarehouse.warehouse.lookup import Configuration
+from perfwarehouse.warehouse.store import fetch_arrow
 
 VIEWER = "configuration.html"
 """The viewer page of a campaign (relative to the campaign's directory)."""
@@ -123,39 +125,99 @@ def link(campaign: str, benchmark: str, config_id: int) -> str:
 
 @dataclass(frozen=True)
 class CampaignDrill:
-    """The read step's result: every configuration of one campaign and the rows of each
-    analysis, its values thinned for the ECDF (``report_drilldown_ecdf.sql``: value, rank,
-    n) and its trials thinned in time (``report_drilldown_trials.sql``), each row with its
-    ``config_id``."""
+    """The read step's result: the configurations of one campaign the viewer holds and the
+    rows of each analysis, its values thinned for the ECDF (``report_drilldown_ecdf.sql``:
+    value, rank, n) and its trials thinned in time (``report_drilldown_trials.sql``), each
+    row with its ``config_id``; ``total``: the campaign's configurations (more than
+    ``configurations`` when the viewer is capped, :data:`VIEWER_LIMIT`), ``linked``: how
+    many of those held the site's pages link."""
 
     campaign: str
     configurations: list[Configuration]
     analyses: dict[str, pa.Table | None]
     values: pl.DataFrame
     trials: pl.DataFrame
+    total: int = -1
+    linked: int = 0
 
+    def piece(self, configurations: list[Configuration]) -> CampaignDrill:
+        """The same drill for ``configurations`` (some of this one's) only."""
+        ids = pl.Series("config_id", [c.config_id for c in configurations], pl.UInt64)
+        mask = pl.col("config_id").cast(pl.UInt64).is_in(ids.implode())
+        analyses = {t: None if rows is None else _frame(rows).filter(mask).to_arrow()
+                    for t, rows in self.analyses.items()}
+        return dataclasses.replace(self, configurations=configurations, analyses=analyses,
+                                   values=self.values.filter(mask),
+                                   trials=self.trials.filter(mask))
+
+
+VIEWER_LIMIT = 10_000
+"""Configurations a campaign's viewer holds at most: every configuration the site's pages
+link, then the first by name. A campaign of 10^6 one-trial configurations would make a
+data file of about 1 GB that no browser opens, and held every configuration's record in
+memory at once (issue 44: ``report all`` passed 8.7 GB at 10^5 configurations); the
+viewer says how many it holds and how to draw any other one."""
 
 _CONFIGURATIONS = """
-SELECT c.config_id, c.benchmark, CAST(c.settings AS VARCHAR), c.metric, c.unit,
-       c.higher_is_better, list(DISTINCT m.hardware_type ORDER BY m.hardware_type)
+SELECT c.config_id, c.benchmark, CAST(c.settings AS VARCHAR) AS settings, c.metric, c.unit,
+       c.higher_is_better,
+       list(DISTINCT m.hardware_type ORDER BY m.hardware_type) AS hardware_types
 FROM (SELECT DISTINCT config_id, hardware_type FROM measurements WHERE campaign = $1) AS m
 JOIN configurations AS c USING (config_id)
 GROUP BY ALL ORDER BY c.benchmark, c.config_id
 """
 
+_ORDER = {"drilldown_ecdf": "config_id, hardware_type, order_kind, rank",
+          "drilldown_trials": "config_id, hardware_type, t",
+          "configuration_change_points": "config_id, hardware_type, position"}
+"""The ``ORDER BY`` of each query whose rows are read for some configurations only
+(:meth:`ReportData.query_of`; the others: ``config_id, hardware_type``)."""
 
-def read(data: ReportData, campaign: str) -> CampaignDrill:
-    """Everything the campaign's drill-downs show, in one query per table."""
+
+def held(configs: pl.DataFrame, linked: Collection[int], limit: int | None = None
+         ) -> pl.DataFrame:
+    """The configurations a viewer holds (in ``configs``' order): all of them up to
+    ``limit`` (default :data:`VIEWER_LIMIT`); else those in ``linked`` and the first
+    others, ``limit`` in all (or every linked one, if they are more)."""
+    limit = VIEWER_LIMIT if limit is None else limit
+    if configs.height <= limit:
+        return configs
+    is_linked = pl.col("config_id").is_in(pl.Series(list(linked), dtype=pl.UInt64).implode())
+    room = max(limit - int(configs.select(is_linked.sum()).item()), 0)
+    return configs.filter(is_linked | ((~is_linked).cum_sum() <= room))
+
+
+def count(data: ReportData, campaign: str) -> int:
+    """The configurations of ``campaign``."""
+    return int(data.scalar("SELECT count(DISTINCT config_id) FROM measurements "
+                           "WHERE campaign = $1", [campaign]))
+
+
+def read(data: ReportData, campaign: str, linked: Collection[int] = ()) -> CampaignDrill:
+    """Everything the campaign's drill-downs show, in one query per table, for the
+    configurations the viewer holds (:func:`held`; ``linked``: the configurations the
+    site's pages link)."""
+    every = _frame(fetch_arrow(data.con, _CONFIGURATIONS, [campaign])).with_columns(
+        pl.col("config_id").cast(pl.UInt64))
+    kept = held(every, linked)
     configs = [Configuration(campaign, int(i), b, s, m, u, hib, tuple(types))
-               for i, b, s, m, u, hib, types in
-               data.con.execute(_CONFIGURATIONS, [campaign]).fetchall()]
+               for i, b, s, m, u, hib, types in kept.iter_rows()]
+    capped = kept.height < every.height
     params = {"campaign": campaign, "config_id": None, "hardware_type": None}
+
+    def query(name: str, **given: Any) -> pa.Table:
+        if not capped:
+            return data.query(name, **given)
+        return data.query_of(name, kept["config_id"].to_arrow(),
+                             _ORDER.get(name, "config_id, hardware_type"), **given)
+
     analyses: dict[str, pa.Table | None] = {
-        table: data.query(query, **params) if data.has_table(table) else None
-        for table, _job, query, _fill in ANALYSES}
-    values = _frame(data.query("drilldown_ecdf", campaign=campaign, points=ECDF_POINTS))
-    trials = _frame(data.query("drilldown_trials", campaign=campaign, points=TIME_POINTS))
-    return CampaignDrill(campaign, configs, analyses, values, trials)
+        table: query(name, **params) if data.has_table(table) else None
+        for table, _job, name, _fill in ANALYSES}
+    values = _frame(query("drilldown_ecdf", campaign=campaign, points=ECDF_POINTS))
+    trials = _frame(query("drilldown_trials", campaign=campaign, points=TIME_POINTS))
+    return CampaignDrill(campaign, configs, analyses, values, trials, every.height,
+                         len(set(linked) & {c.config_id for c in configs}))
 
 
 def _frame(table: pa.Table) -> pl.DataFrame:
@@ -261,10 +323,12 @@ def _e(text: Any) -> str:
 
 
 def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
-                links: list[tuple[str, str]]) -> str:
+                links: list[tuple[str, str]], total: int = 0, linked: int = 0) -> str:
     """The viewer page of one campaign: every configuration listed (its ``id`` is its
     key, so ``configuration.html#key`` resolves), the chosen one drawn above by
-    ``assets/viewer.js`` from :data:`DATA`."""
+    ``assets/viewer.js`` from :data:`DATA`. ``total``: the campaign's configurations,
+    when the viewer holds fewer (:data:`VIEWER_LIMIT`; ``linked`` of them because the
+    site's pages link them): the page says which it holds and how to see any other."""
     ordered = sorted(recs.items(), key=lambda kv: kv[1]["title"].lower())
     items = "".join(
         f'<li><a href="#{_e(key)}">{_e(r["title"])}</a> '
@@ -286,6 +350,7 @@ def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
         "in time; the page of one configuration with every value: "
         "<code>perfwarehouse report configuration</code>.</p>",
         f'<p class="links">See also: {see}</p>' if see else "",
+        _capped_notice(campaign, len(recs), total, linked),
         f'<div hidden>{anchors}</div>',
         '<section id="viewer" hidden><h2 id="viewer-title"></h2>'
         '<p class="intro" id="viewer-about"></p>'
@@ -294,8 +359,10 @@ def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
         '<figcaption id="viewer-ecdf-caption"></figcaption></figure>'
         '<figure><div class="chart" id="viewer-trials"></div>'
         '<figcaption id="viewer-trials-caption"></figcaption></figure></section>',
-        '<section id="configurations"><h2>Every configuration '
-        f'({html.escape(settings_count(len(recs), with_hardware(recs)))})</h2>'
+        '<section id="configurations"><h2>'
+        + (f"{len(recs):,} of the campaign's {total:,} configurations" if total > len(recs)
+           else "Every configuration "
+           f"({html.escape(settings_count(len(recs), with_hardware(recs)))})") + "</h2>"
         '<input type="search" id="viewer-filter" placeholder="Filter by name" '
         'aria-label="Filter the configurations">'
         f'<ul class="configurations">{items}</ul></section>',
@@ -307,6 +374,23 @@ def viewer_html(campaign: str, recs: dict[str, dict[str, Any]], site: SiteLinks,
           for src in (f"{site.assets}vega.js", DATA, f"{site.assets}viewer.js")),
         "</body></html>"]
     return "\n".join(body)
+
+
+def _capped_notice(campaign: str, held: int, total: int, linked: int) -> str:
+    command = (f"perfwarehouse report configuration --campaign {campaign} --benchmark NAME "
+               "[--settings KEY=VALUE ...]")
+    if total <= held:
+        return ""
+    which = (f"the {linked:,} its pages link and the first {held - linked:,} others by name "
+             f"(at most {VIEWER_LIMIT:,} in all, so that a browser can open its data file)"
+             if held > linked else
+             f"the {linked:,} its pages link (a viewer holds at most {VIEWER_LIMIT:,}, so that "
+             "a browser can open its data file, and always every one the pages link)")
+    return (f'<p class="notice note" id="viewer-capped">This campaign has {total:,} '
+            f"configurations; this viewer holds {held:,} of them: {which}. The other "
+            f"{total - held:,} are left out here; the page of any one of them, with every "
+            f"value: <code>{_e(command)}</code>; their analyses: <code>perfwarehouse sql</code>"
+            " over the result tables.</p>")
 
 
 def campaign_request(campaign: str) -> Request:

@@ -84,9 +84,10 @@ MAX_TABLE_ROWS = 2000
 
 
 def capped_table(title: str, caption: str, columns: tuple[Column, ...], rows: pl.DataFrame,
-                 limit: int = MAX_TABLE_ROWS) -> Table:
-    """A :class:`Table` of the first ``limit`` of ``rows`` (in their order), saying how
-    many more there are."""
+                 limit: int | None = None) -> Table:
+    """A :class:`Table` of the first ``limit`` (default :data:`MAX_TABLE_ROWS`) of ``rows``
+    (in their order), saying how many more there are."""
+    limit = MAX_TABLE_ROWS if limit is None else limit
     return Table(title, caption, columns, rows.head(limit).to_arrow(),
                  omitted=max(rows.height - limit, 0))
 

@@ -110,7 +110,7 @@ def write_index(warehouse: Warehouse, out_dir: Path) -> Path:
             verdict=None if p["verdict"] is None else Verdict(*p["verdict"])))
             for p in kept["pages"]]
         done.append(CampaignPages(c, pages, int(kept["configurations"]),
-                                  int(kept.get("with_hardware", 0))))
+                                  int(kept.get("with_hardware", 0)), int(kept.get("total", 0))))
     return write_text(out_dir / "index.html", index_html(done, extra_pages(out_dir)))
 
 

@@ -44,7 +44,7 @@ from perfwarehouse.reports.campaigns import classify as classify
 from perfwarehouse.reports.campaigns import pages_of as pages_of
 from perfwarehouse.reports.campaigns import read_campaigns as read_campaigns
 from perfwarehouse.reports.formatting import settings_count, with_hardware
-from perfwarehouse.reports.page import Page, Verdict, VerdictLevel
+from perfwarehouse.reports.page import Page, Table, Verdict, VerdictLevel
 from perfwarehouse.reports.render import (
     SiteLinks,
     _verdict,
@@ -53,6 +53,7 @@ from perfwarehouse.reports.render import (
     write_report,
     write_text,
 )
+from perfwarehouse.reports.viewer_data import linked_ids
 from perfwarehouse.warehouse.store import Warehouse
 
 # ------------------------------------------------- a page written alone
@@ -159,6 +160,9 @@ class CampaignPages:
     :mod:`~perfwarehouse.reports.drilldown`)."""
     with_hardware: int = 0
     """... counted once per hardware type, as the pages count them."""
+    total: int = 0
+    """The campaign's configurations (more than :attr:`configurations` when the viewer
+    holds some only, :data:`~perfwarehouse.reports.drilldown.VIEWER_LIMIT`)."""
 
 
 def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = None,
@@ -209,20 +213,23 @@ def write_site(warehouse: Warehouse, out_dir: Path, *, campaign: str | None = No
                 for w in built:
                     write_report(keep_links(w.page, files), out_dir / c.slug / w.href, site=nav)
                     say(f"wrote {out_dir / c.slug / w.href}")
-                count = hardware = 0
+                count = hardware = total = 0
                 if viewer:
-                    recs = pool.viewer(c.name)
+                    linked = linked_ids([b.data for w in built for sec in w.page.sections
+                                         for b in sec.blocks if isinstance(b, Table)], c.name)
+                    held = pool.viewer(c.name, linked, out_dir / c.slug / drilldown.DATA)
+                    recs, total = held.listed, held.total
                     count, hardware = len(recs), with_hardware(recs)
-                    write_text(out_dir / c.slug / drilldown.DATA,
-                               drilldown.data_script(c.name, recs))
                     see = [(w.href.removesuffix(".html").replace("-", " "), w.href)
                            for w in built]
                     write_text(out_dir / c.slug / drilldown.VIEWER, drilldown.viewer_html(
-                        c.name, recs, nav, see))
+                        c.name, recs, nav, see, total=total, linked=held.linked))
                     say(f"wrote {out_dir / c.slug / drilldown.VIEWER} ({len(recs):,} "
+                        f"of {total:,} configurations)" if total > len(recs) else
+                        f"wrote {out_dir / c.slug / drilldown.VIEWER} ({len(recs):,} "
                         "configurations)")
                 task.advance(1)
-                done.append(CampaignPages(c, built, count, hardware))
+                done.append(CampaignPages(c, built, count, hardware, max(total, count)))
                 write_text(out_dir / c.slug / "index.html", campaign_html(done[-1]))
                 write_text(out_dir / c.slug / MANIFEST, manifest(done[-1]))
             pool.finish()
@@ -248,7 +255,7 @@ def manifest(cp: CampaignPages) -> str:
     import json
 
     return json.dumps({"campaign": cp.campaign.name, "configurations": cp.configurations,
-                       "with_hardware": cp.with_hardware,
+                       "with_hardware": cp.with_hardware, "total": cp.total,
                        "pages": [{"href": w.href, "title": w.page.title,
                                   "verdict": None if w.page.verdict is None else
                                   [w.page.verdict.text, w.page.verdict.level]}
@@ -293,6 +300,10 @@ def campaign_level(pages: list[Written]) -> VerdictLevel:
 
 def _drilldowns(cp: CampaignPages, prefix: str) -> str:
     n = cp.configurations
+    if cp.total > n:
+        return (f'Configurations of the campaign, one by one: <a href="{_e(prefix)}'
+                f'{drilldown.VIEWER}">{n:,} of its {cp.total:,}</a> (those its pages link '
+                "and the first by name)")
     return (f'Every configuration of the campaign, one by one: <a href="{_e(prefix)}'
             f'{drilldown.VIEWER}">{_e(settings_count(n, cp.with_hardware))}</a>')
 

@@ -24,6 +24,7 @@ from perfwarehouse.reports import drilldown
 from perfwarehouse.reports.base import ReportData, Request
 from perfwarehouse.reports.page import Page
 from perfwarehouse.reports.render import write_assets
+from perfwarehouse.reports.viewer_data import Held, write_data
 from perfwarehouse.warehouse.store import Warehouse
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ PARALLEL_FROM_ROWS = 500_000
 
 MAX_WORKERS = 2
 
-#: A task: (what, argument): ("page", (page name, request)), ("viewer", campaign) or
-#: ("assets", directory).
+#: A task: (what, argument): ("page", (page name, request)), ("viewer", (campaign,
+#: linked configuration ids, data file)) or ("assets", directory).
 Task = tuple[str, Any]
 
 
@@ -52,27 +53,34 @@ class PageBuilders:
     def start(self, out_dir: Path, plan: Sequence[tuple[Campaign, Sequence[str]]],
               assets: bool = True) -> None:
         """Start on the assets (unless ``assets`` is false) and on each campaign's pages
-        (and viewer, but for a load test: a load level has no order or time to drill)."""
+        (and viewer, but for a load test: a load level has no order or time to drill). A
+        viewer that cannot hold every configuration of its campaign
+        (:data:`~perfwarehouse.reports.drilldown.VIEWER_LIMIT`) waits for the pages, to hold
+        every configuration they link (:meth:`viewer`)."""
         tasks: dict[tuple[str, str], Task] = (
             {("", "assets"): ("assets", out_dir / "assets")} if assets else {})
         for c, names in plan:
             viewer = c.kind != "load test"
             request = drilldown.campaign_request(c.name) if viewer else Request(c.name)
             tasks.update({(c.name, n): ("page", (n, request)) for n in names})
-            if viewer:
-                tasks[(c.name, drilldown.VIEWER)] = ("viewer", c.name)
+            if viewer and drilldown.count(self._data, c.name) <= drilldown.VIEWER_LIMIT:
+                tasks[(c.name, drilldown.VIEWER)] = (
+                    "viewer", (c.name, (), out_dir / c.slug / drilldown.DATA))
         workers = min(MAX_WORKERS, os.cpu_count() or 1)
         if workers > 1 and sum(c.rows for c, _n in plan) >= PARALLEL_FROM_ROWS:
             import multiprocessing
 
             self._pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"))
-            where = (self._warehouse.root, self._warehouse.lock_timeout_s)
-            self._futures = {key: self._pool.submit(_run, where, task)
+            self._futures = {key: self._pool.submit(_run, self._where, task)
                              for key, task in tasks.items()}
         else:
             self._tasks = tasks
             if assets:
                 self._take(("", "assets"))
+
+    @property
+    def _where(self) -> tuple[Path, float]:
+        return (self._warehouse.root, self._warehouse.lock_timeout_s)
 
     def _take(self, key: tuple[str, str]) -> Any:
         if self._pool is not None:
@@ -85,10 +93,19 @@ class PageBuilders:
         page: Page = self._take((campaign, name))
         return page
 
-    def viewer(self, campaign: str) -> dict[str, dict[str, Any]]:
-        """The records of ``campaign``'s drill-down viewer."""
-        records: dict[str, dict[str, Any]] = self._take((campaign, drilldown.VIEWER))
-        return records
+    def viewer(self, campaign: str, linked: set[int], path: Path) -> Held:
+        """``campaign``'s drill-down data file written to ``path``, holding (at least)
+        the configurations ``linked`` (the site's pages link them), and what its viewer
+        page lists."""
+        key = (campaign, drilldown.VIEWER)
+        if key not in self._tasks and key not in self._futures:  # waited for the pages
+            task: Task = ("viewer", (campaign, tuple(sorted(linked)), path))
+            if self._pool is not None:
+                self._futures[key] = self._pool.submit(_run, self._where, task)
+            else:
+                self._tasks[key] = task
+        held: Held = self._take(key)
+        return held
 
     def finish(self) -> None:
         """Wait for the assets (and raise their error)."""
@@ -119,7 +136,8 @@ def run_task(data: ReportData, task: Task) -> Any:
         name, request = arg
         return get(name).build(data, request)
     if what == "viewer":
-        return drilldown.records(drilldown.read(data, arg))
+        campaign, linked, path = arg
+        return write_data(path, drilldown.read(data, campaign, linked))
     return write_assets(arg)
 
 

@@ -28,11 +28,21 @@ from perfwarehouse.reports.page import (
     Verdict,
     capped_table,
 )
-from perfwarehouse.reports.variability_detect import detectable_sections
+from perfwarehouse.reports.variability_detect import (
+    MAX_HEATMAP_CONFIGS,
+    MAX_HEATMAP_ROWS_AGGREGATED,
+    count,
+    detectable_sections,
+)
 from perfwarehouse.reports.variability_detect import distribution as distribution
 from perfwarehouse.reports.variability_detect import heatmap_rows as heatmap_rows
 
 TOP_VARIABLE = 30
+MAX_RSD_HEATMAP_BENCHMARKS = 60
+"""Benchmarks (rows) of the RSD heatmap at most: the most variable ones (by their largest
+median RSD over hardware types), with a note saying how many were left out. A heatmap of
+every benchmark of a campaign of 10^4 one-benchmark configurations was a chart of 10^4
+rows that Altair refused (``MaxRowsError``, issue 44)."""
 
 INTRO = (
     "How much do repeated measurements of the same code vary, where does the variation come "
@@ -56,6 +66,9 @@ class VariabilityFrames:
     curve: pa.Table | Missing
     modes: frozenset[str]
     provenance: tuple[str, ...] = ()
+    counts: pa.Table | None = None
+    """Every detectable-regression cell, counted (``report_detectable_counts.sql``);
+    ``detect`` then holds the heatmaps' rows only (``report_detectable_heatmap.sql``)."""
 
 
 def build(data: ReportData, request: Request) -> Page:
@@ -71,14 +84,19 @@ def read(data: ReportData, request: Request) -> VariabilityFrames:
                       data.job_runs("detectable-regression", request).column("params")
                       .to_pylist())
     command = "perfwarehouse analyze detectable-regression"
+    # counted in DuckDB, and the rows of the heatmaps only: 5 rows per configuration
+    counts = data.results("detectable_regression", "detectable_counts", command, request)
+    detect = counts if isinstance(counts, Missing) else data.query(
+        "detectable_heatmap", campaign=request.campaign, max_configs=MAX_HEATMAP_CONFIGS,
+        max_benchmarks=MAX_HEATMAP_ROWS_AGGREGATED)
     return VariabilityFrames(
         data.results("variability", "variability", "perfwarehouse analyze variability",
                      request),
-        data.results("aa_fpr", "aa_fpr", "perfwarehouse analyze aa-fpr", request),
-        data.results("detectable_regression", "detectable_regression", command, request),
+        data.results("aa_fpr", "aa_fpr_summary", "perfwarehouse analyze aa-fpr", request),
+        detect,
         data.results("detectable_regression_curve", "detectable_regression_curve", command,
                      request),
-        modes, tuple(lines))
+        modes, tuple(lines), None if isinstance(counts, Missing) else counts)
 
 
 def build_page(frames: VariabilityFrames) -> Page:
@@ -97,7 +115,14 @@ def build_page(frames: VariabilityFrames) -> Page:
         sections.append(Section("Detectable regressions", "", (frames.detect.notice(),)))
     else:
         detect_df = charts.labelled(frames.detect)
-        sections.extend(detectable_sections(detect_df, frames.curve, set(frames.modes)))
+        if frames.counts is not None:
+            counted = pl.from_arrow(frames.counts)
+            assert isinstance(counted, pl.DataFrame)
+            detect_df, heat = counted, detect_df
+        else:
+            heat = detect_df
+        sections.extend(detectable_sections(heat, frames.curve, set(frames.modes),
+                                            counts=detect_df))
     return Page("Variability and detectable regressions", INTRO, tuple(sections),
                 frames.provenance, name="variability", verdict=verdict(ranking, detect_df))
 
@@ -143,15 +168,17 @@ def verdict(ranking: pl.DataFrame | None, detect: pl.DataFrame | None) -> Verdic
             strategy, k = cell
             part = detect.filter((pl.col("strategy") == strategy) & (pl.col("n_nodes") == k)
                                  & (pl.col("status") != "insufficient"))
-            found = part.filter(pl.col("status") == "detectable")["detectable_pct"]
-            none = part.filter(pl.col("status") == "none").height
+            found = part.filter(pl.col("status") == "detectable").select(
+                pl.col("detectable_pct").repeat_by(pl.col("n")).explode()
+                if "n" in part.columns else pl.col("detectable_pct"))["detectable_pct"]
+            none = count(part.filter(pl.col("status") == "none"))
             if part.height:
                 median = (f"{float(found.median()):.3g} %"  # type: ignore[arg-type]
                           if found.len() else "no regression")
                 parts.append(
                     f"With {strategy}-based sampling on {k} node{'s' if k != 1 else ''}, the "
                     f"median configuration detects a {median} slowdown; {none:,} of "
-                    f"{part.height:,} benchmark settings with hardware type cannot detect "
+                    f"{count(part):,} benchmark settings with hardware type cannot detect "
                     "even 100 %.")
     if not parts:
         return Verdict("Not analysed yet: run `perfwarehouse analyze variability` and "
@@ -161,6 +188,18 @@ def verdict(ranking: pl.DataFrame | None, detect: pl.DataFrame | None) -> Verdic
 
 
 # ---------------------------------------------------------------------- RSD
+def most_variable_benchmarks(heat: pl.DataFrame, limit: int) -> tuple[pl.DataFrame, int]:
+    """The heatmap's rows of the ``limit`` benchmarks with the largest median RSD on any
+    hardware type (ties by name), in ``heat``'s order, and how many benchmarks were left
+    out."""
+    ranked = (heat.group_by("benchmark").agg(top=pl.col("rsd_pct").max())
+              .sort(["top", "benchmark"], descending=[True, False], nulls_last=True))
+    if ranked.height <= limit:
+        return heat, 0
+    keep = ranked["benchmark"].head(limit)
+    return heat.filter(pl.col("benchmark").is_in(keep.implode())), ranked.height - limit
+
+
 def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
     ok = df.filter(pl.col("rsd_total_pct").is_not_null())
     heat = (ok.group_by(["benchmark", "hardware_type"])
@@ -206,8 +245,16 @@ def rsd_sections(df: pl.DataFrame, ranking: pl.DataFrame) -> list[Section]:
              col("share_nodes_pct_long")),
             ranking.to_arrow()))
     if heat.height:
+        heat, left_out = most_variable_benchmarks(heat, MAX_RSD_HEATMAP_BENCHMARKS)
         blocks.append(Figure(variability_charts.rsd_heatmap(
             heat, title="Median RSD per benchmark and hardware type"), "rsd-heatmap"))
+        if left_out:
+            blocks.append(Notice(
+                f"The heatmap shows the {heat['benchmark'].n_unique():,} most variable of the "
+                f"campaign's {heat['benchmark'].n_unique() + left_out:,} benchmarks (by their "
+                f"largest median RSD); the other {left_out:,} are left out of it. The table "
+                "\"Variability of every configuration\" below lists the configurations, most "
+                "variable first; all of them: perfwarehouse sql \"SELECT * FROM variability\"."))
     if shares.height:
         blocks.append(Figure(variability_charts.rsd_sources(
             shares, title="Where the variance comes from"), "rsd-sources"))
@@ -252,22 +299,15 @@ def aa_section(aa: pa.Table | Missing) -> Section:
              "configuration; every rejection by the rank-sum test at α = 0.05 is a false alarm.")
     if isinstance(aa, Missing):
         return Section(title, intro, (aa.notice(),))
-    df = pl.from_arrow(aa)
+    df = pl.from_arrow(aa)  # report_aa_fpr_summary.sql: the quartiles, aggregated there
     assert isinstance(df, pl.DataFrame)
-    quantiles = (df.filter(pl.col("fp_rate_pct").is_not_null())
-                 .group_by(["strategy", "n_nodes"])
-                 .agg(q0=pl.col("fp_rate_pct").min(),
-                      q1=pl.col("fp_rate_pct").quantile(0.25, "linear"),
-                      q2=pl.col("fp_rate_pct").median(),
-                      q3=pl.col("fp_rate_pct").quantile(0.75, "linear"),
-                      q4=pl.col("fp_rate_pct").max(), n=pl.len())
-                 .sort(["strategy", "n_nodes"])
+    quantiles = (df.filter(pl.col("n") > 0).drop("missing")
                  .with_columns(nodes=pl.col("n_nodes").cast(pl.String)))
     blocks: list[Figure | Notice] = []
     if quantiles.height:
         blocks.append(Figure(variability_charts.aa_false_positives(
             quantiles, title="A/A false-positive rate by sampling strategy and nodes"), "aa-fpr"))
-    missing = df.filter(pl.col("fp_rate_pct").is_null()).height
+    missing = int(df["missing"].sum())
     if missing:
         blocks.append(Notice(f"{missing:,} strategy × node-count cells had too few nodes to draw "
                              "the groups and are left out."))

@@ -37,9 +37,9 @@ def mode_notice(df: pl.DataFrame, modes: set[str]) -> Notice | None:
                     & (pl.col("status") != "insufficient"))
     if hib.height == 0:
         return None
-    none = hib.filter(pl.col("status") == "none").height
-    counts = (f"{none:,} of {hib.height:,} higher-is-better configuration cells cannot detect "
-              "even 100 %")
+    none = count(hib.filter(pl.col("status") == "none"))
+    counts = (f"{none:,} of {count(hib):,} higher-is-better configuration cells cannot "
+              "detect even 100 %")
     if modes == {"cost"}:
         return Notice(
             "Higher-is-better metrics (throughput) are compared as costs (1/value, "
@@ -54,33 +54,40 @@ def mode_notice(df: pl.DataFrame, modes: set[str]) -> Notice | None:
 
 
 def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
-                        modes: set[str] | None = None) -> list[Section]:
+                        modes: set[str] | None = None,
+                        counts: pl.DataFrame | None = None) -> list[Section]:
+    """The sections from the heatmaps' rows ``df`` (every row, or those
+    ``report_detectable_heatmap.sql`` keeps) and the ``counts`` of every cell
+    (``report_detectable_counts.sql``; default: ``df``'s rows)."""
+    counts = df if counts is None else counts
     sections = []
     for strategy, (title, text) in STRATEGIES.items():
         part = df.filter(pl.col("strategy") == strategy)
-        if part.height == 0:
+        counted = counts.filter(pl.col("strategy") == strategy)
+        if counted.height == 0:
             continue
         blocks: list[Figure | Notice | Table] = []
-        heat, aggregated = heatmap_rows(part)
+        configs = configurations(counted if "configs" in counted.columns else part)
+        heat, aggregated = heatmap_rows(part, configs)
         if aggregated:
             blocks.append(Notice(
-                f"{part['config'].n_unique():,} configurations: each cell shows the median "
+                f"{configs:,} configurations: each cell shows the median "
                 "configuration of a benchmark on that hardware type ('no' when more than half "
                 "cannot detect 100 %)."))
         blocks.append(Figure(variability_charts.detectable_heatmap(
             heat, title=f"Minimal detectable regression, {text.split(' (')[0]}",
             strategy_text=text), f"detectable-{strategy}"))
-        dist = distribution(part)
+        dist = distribution(counted)
         if dist.height:
             blocks.append(Figure(variability_charts.detectable_distribution(
                 dist, title=f"How small a regression can be found, {text.split(' (')[0]}",
                 strategy_text=text), f"detectable-distribution-{strategy}"))
-        insufficient = part.filter(pl.col("status") == "insufficient").height
+        insufficient = count(counted.filter(pl.col("status") == "insufficient"))
         if insufficient:
             blocks.append(Notice(f"{insufficient:,} cells had too few nodes or trials for "
                                  "their group size (shown as '–')."))
         sections.append(Section(title, "", tuple(blocks)))
-    note = mode_notice(df, modes or {"cost"})
+    note = mode_notice(counts, modes or {"cost"})
     if note is not None and sections:
         first = sections[0]
         sections[0] = Section(first.title, first.intro, (note, *first.blocks))
@@ -104,10 +111,26 @@ def detectable_sections(df: pl.DataFrame, curve: pa.Table | Missing,
     return sections
 
 
-def heatmap_rows(part: pl.DataFrame) -> tuple[pl.DataFrame, bool]:
+def count(rows: pl.DataFrame) -> int:
+    """The cells ``rows`` stand for: one each, or ``n`` each when they were counted in
+    DuckDB (``report_detectable_counts.sql``: one row per distinct value, issue 44)."""
+    return int(rows["n"].sum()) if "n" in rows.columns else rows.height
+
+
+def configurations(part: pl.DataFrame) -> int:
+    """The configurations of one strategy's rows (``configs``, counted in DuckDB by
+    ``report_detectable_counts.sql`` and ``report_detectable_heatmap.sql``)."""
+    if "configs" in part.columns and part.height:
+        return int(part["configs"][0])
+    return part["config"].n_unique()
+
+
+def heatmap_rows(part: pl.DataFrame, configs: int | None = None
+                 ) -> tuple[pl.DataFrame, bool]:
     """Rows ``configuration · k nodes`` (or ``benchmark · k nodes`` when there are too
-    many configurations) × hardware type, with the cell text (the number, ``no``, ``–``)."""
-    aggregated = part["config"].n_unique() > MAX_HEATMAP_CONFIGS
+    many configurations: ``configs``, default :func:`configurations`) × hardware type, with
+    the cell text (the number, ``no``, ``–``)."""
+    aggregated = (configurations(part) if configs is None else configs) > MAX_HEATMAP_CONFIGS
     key = "benchmark" if aggregated else "config"
     if aggregated:
         # median over the benchmark's configurations, "none" counted as above 100 %
@@ -147,7 +170,8 @@ def distribution(part: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.col("detectable_pct").round(3).cast(pl.String).str.strip_suffix(".0")),
         r_order=pl.when(pl.col("detectable_pct").is_null()).then(pl.lit(1e9))
         .otherwise(pl.col("detectable_pct")))
-        .group_by(["r_label", "r_order", "n_nodes"]).agg(n=pl.len())
+        .group_by(["r_label", "r_order", "n_nodes"])
+        .agg(n=pl.col("n").sum() if "n" in usable.columns else pl.len())
         .sort(["r_order", "n_nodes"])
         .with_columns(nodes=pl.col("n_nodes").cast(pl.String)))
     return out.select("r_label", "r_order", "nodes", "n")
