@@ -59,6 +59,21 @@ def test_bundle_is_safe_inside_a_script_element() -> None:
     assert "vegaEmbed" in bundle
 
 
+def test_bundle_is_kept_in_the_user_cache_and_read_back_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made = javascript_bundle.__wrapped__  # type: ignore[attr-defined]  # without the process cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    first = made()
+    kept = list((tmp_path / "cache" / "perfwarehouse").iterdir())
+    assert [p.suffix for p in kept] == [".js"] and kept[0].read_text(encoding="utf-8") == first
+    kept[0].write_text("// what the cache holds is what is used", encoding="utf-8")
+    assert made() == "// what the cache holds is what is used"
+    # a cache that cannot be written is no error: the bundle is made each time
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    assert made() == first == javascript_bundle()
+
+
 class _Collect(html.parser.HTMLParser):
     """Elements and text of a page, as a browser would parse them."""
 
