@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from perfwarehouse.jobs.framework import (
     Job,
@@ -222,8 +223,7 @@ def _piece(job: Job, plan: Plan, piece: Piece, stored: dict[str, pa.Table],
              _read_changed(job, plan, piece, sorted({c for _h, c in new.configurations})))
     kept: dict[str, pa.Table] = {}
     for name, rows in stored.items():
-        kept[name] = rows.filter(pa.array(
-            [key not in new.configurations for key in _keys(rows)], pa.bool_()))
+        kept[name] = _unchanged(rows, new)
     if job.name == "change-points":
         from perfwarehouse.jobs.change_points import OUTPUT, SCHEMA, compute_reusing
 
@@ -258,9 +258,19 @@ def _read_changed(job: Job, plan: Plan, piece: Piece, configs: list[int]) -> pa.
     return in_row_order(table, job.row_order) if table.num_rows else table
 
 
-def _keys(table: pa.Table) -> list[tuple[str, int]]:
-    return list(zip(table.column("hardware_type").to_pylist(),
-                    table.column("config_id").to_pylist()))
+def _unchanged(rows: pa.Table, new: NewData) -> pa.Table:
+    """The stored ``rows`` of the configurations without new trials (in their order)."""
+    by_hardware: dict[str, list[int]] = {}
+    for hardware_type, config_id in new.configurations:
+        by_hardware.setdefault(hardware_type, []).append(config_id)
+    changed = None
+    for hardware_type, ids in by_hardware.items():
+        here = pc.and_(pc.equal(rows.column("hardware_type"), hardware_type),
+                       pc.is_in(rows.column("config_id"), value_set=pa.array(ids, pa.uint64())))
+        changed = here if changed is None else pc.or_(changed, here)
+    if changed is None or rows.num_rows == 0:
+        return rows
+    return rows.filter(pc.invert(pc.fill_null(changed, False)))
 
 
 def _aligned(result: Tables, columns: dict[str, list[str]]) -> Tables:
