@@ -1,8 +1,8 @@
 """A job's result rows reach the catalog by one streamed insert per table
 (``catalog.record_job_run``): the stored rows are the parts' rows in order, a part that
 does not fit its contract or a process killed before the commit writes nothing, and one
-killed after it has written everything. The parts here are larger than a DuckDB row
-group (122,880 rows), so the insert writes row groups to the catalog file before the
+killed after it has written everything. The parts hold more rows together than a DuckDB
+row group (122,880), so the insert writes a row group to the catalog file before the
 commit, the path that keeps the write's memory flat."""
 
 from __future__ import annotations
