@@ -314,7 +314,8 @@ def write_results(
     tables: Mapping[str, pa.Table], started_at: datetime, duration: float,
 ) -> int:
     """Insert the result tables and their ``job_runs`` row in one transaction (tables on
-    disk, :class:`~perfwarehouse.jobs.spill.ResultTables`, piece by piece)."""
+    disk, :class:`~perfwarehouse.jobs.spill.ResultTables`, read piece by piece into one
+    streamed insert per table: :func:`~perfwarehouse.warehouse.catalog.record_job_run`)."""
     from perfwarehouse import __version__
 
     params_json = json.dumps({f.name: getattr(params, f.name) for f in dataclasses.fields(params)

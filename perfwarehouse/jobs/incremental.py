@@ -31,7 +31,9 @@ whole: no previous run on the campaign, other parameters, a batch it read no lon
 warehouse (compaction rewrote the files), a job not listed here, or a job that reads
 catalog tables. The result is written as one job run (one catalog transaction), as a full
 run is: a refresh killed before it commits leaves the previous run, and the next refresh
-starts from it again.
+starts from it again. Memory is bounded by one piece, as in a full run: each piece reads
+the previous run's rows of its own partition and configuration slice from the catalog,
+and its results go to the run's spill (:mod:`perfwarehouse.jobs.spill`) as it completes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -54,11 +57,12 @@ from perfwarehouse.jobs.framework import (
     Plan,
     Tables,
     apply_prepare,
-    assemble,
     compute_rows,
     plan_job,
     prepare_piece,
     read_piece,
+    spill,
+    summarize,
     write_results,
 )
 from perfwarehouse.jobs.row_order import in_row_order
@@ -132,15 +136,24 @@ def new_data(warehouse: Warehouse, snapshot: Snapshot) -> NewData:
                    frozenset(str(r["run_id"]) for r in rows))
 
 
-def stored_rows(warehouse: Warehouse, job: Job, previous: Previous, campaign: str
-                ) -> dict[str, pa.Table]:
-    """The rows the previous run stored for ``campaign``, per output, without job_run_id."""
+def stored_rows(warehouse: Warehouse, job: Job, previous: Previous, campaign: str,
+                piece: Piece | None = None) -> dict[str, pa.Table]:
+    """The rows the previous run stored for ``campaign`` (only those of ``piece``'s
+    partition and configuration slice, when given), per output, without job_run_id, in
+    the order they were stored."""
+    where, values = ["job_run_id = ?", "campaign = ?"], [previous.job_run_id, campaign]
+    if piece is not None:  # column names from the job registry, never from users
+        for column, value in zip(piece.partition_by, piece.key):
+            where.append(f"{column} = ?")
+            values.append(value)
+        if piece.config_slice is not None:
+            where.append(f"config_id % {int(piece.config_slice[1])} = "
+                         f"{int(piece.config_slice[0])}")
     out = {}
     with warehouse.catalog(views=False) as con:
         for name in job.outputs:  # table names from the job registry, never from users
             table = fetch_arrow(con, f"SELECT * FROM {contract(name).stored_as} "
-                                     "WHERE job_run_id = ? AND campaign = ?",
-                                [previous.job_run_id, campaign])
+                                     f"WHERE {' AND '.join(where)} ORDER BY rowid", values)
             out[name] = table.drop_columns(["job_run_id"])
     return out
 
@@ -178,57 +191,44 @@ def run_incremental(warehouse: Warehouse, job: Job, params: Any, campaign: str, 
     known = configurations_in(warehouse, snapshot)
     if job.name != "change-points" and len(new.configurations) > WHOLE_FROM * known:
         return None  # most configurations changed: the whole run is cheaper
-    stored = stored_rows(warehouse, job, previous, campaign)
     plan = plan_job(warehouse, job, params, snapshot, snapshot.configurations)
     if plan.prepare_query:
         plan = apply_prepare(job, plan, [prepare_piece(job, plan, p) for p in plan.pieces])
-    results = []
-    with reporter.task(f"{job.name} (from its previous run)", total=len(plan.pieces),
-                       unit="parts") as task:
-        every = len(new.configurations) >= known  # read the pieces as a whole run does
-        for piece in plan.pieces:
-            results.append(_piece(job, plan, piece, stored, new, every))
-            task.advance()
-    if job.name != "change-points":
-        results = _aligned(results)
-    tables = assemble(job, plan, results)
+    every = len(new.configurations) >= known  # read the pieces as a whole run does
+
+    def pieces() -> Iterator[Tables]:
+        columns: dict[str, list[str]] = {}
+        with reporter.task(f"{job.name} (from its previous run)", total=len(plan.pieces),
+                           unit="parts") as task:
+            for piece in plan.pieces:
+                stored = stored_rows(warehouse, job, previous, campaign, piece)
+                result = _piece(job, plan, piece, stored, new, every)
+                yield result if job.name == "change-points" else _aligned(result, columns)
+                task.advance()
+
+    tables = spill(job, plan, pieces())
     duration = time.monotonic() - clock
-    summary = job.summarize(tables, plan.params) if job.summarize else []
+    summary = summarize(job, tables, plan.params)
     job_run_id = write_results(warehouse, job, params, snapshot, tables, started_at, duration)
     return JobResult(job_run_id, tables, duration, summary)
-
-
-def _of_partition(table: pa.Table, piece: Piece) -> pa.Table:
-    """The rows of ``table`` in ``piece``'s partition (its key's columns)."""
-    if table.num_rows == 0:
-        return table
-    mask = None
-    for column, value in zip(piece.partition_by, piece.key):
-        here = pc.equal(table.column(column), value)
-        mask = here if mask is None else pc.and_(mask, here)
-    return table.filter(mask) if mask is not None else table
 
 
 def _piece(job: Job, plan: Plan, piece: Piece, stored: dict[str, pa.Table],
            new: NewData, every: bool = False) -> Tables:
     """One piece: the rows of its configurations with new trials computed (only those
     are read; with ``every``, each configuration has new trials and the piece is read
-    whole, as a whole run reads it), the stored rows of its other configurations kept."""
+    whole, as a whole run reads it), the stored rows of its other configurations kept
+    (``stored``: the previous run's rows of this piece, :func:`stored_rows`)."""
     table = (read_piece(job, plan, piece) if every else
              _read_changed(job, plan, piece, sorted({c for _h, c in new.configurations})))
     kept: dict[str, pa.Table] = {}
     for name, rows in stored.items():
-        rows = _of_partition(rows, piece)
-        keys = _keys(rows)
-        k = piece.config_slice
-        kept[name] = rows.filter(pa.array(
-            [key not in new.configurations and (k is None or key[1] % k[1] == k[0])
-             for key in keys], pa.bool_()))
+        kept[name] = _unchanged(rows, new)
     if job.name == "change-points":
         from perfwarehouse.jobs.change_points import OUTPUT, SCHEMA, compute_reusing
 
-        out = (compute_reusing(table, plan.params, _prior(_of_partition(
-            stored[OUTPUT], piece), new)) if table.num_rows else {})
+        out = (compute_reusing(table, plan.params, _prior(stored[OUTPUT], new))
+               if table.num_rows else {})
         reused = pa.Table.from_pylist(kept[OUTPUT].select(SCHEMA.names).to_pylist(),
                                       schema=SCHEMA)
         return {OUTPUT: pa.concat_tables([out[OUTPUT], reused]) if OUTPUT in out else reused}
@@ -258,33 +258,38 @@ def _read_changed(job: Job, plan: Plan, piece: Piece, configs: list[int]) -> pa.
     return in_row_order(table, job.row_order) if table.num_rows else table
 
 
-def _keys(table: pa.Table) -> list[tuple[str, int]]:
-    return list(zip(table.column("hardware_type").to_pylist(),
-                    table.column("config_id").to_pylist()))
+def _unchanged(rows: pa.Table, new: NewData) -> pa.Table:
+    """The stored ``rows`` of the configurations without new trials (in their order)."""
+    by_hardware: dict[str, list[int]] = {}
+    for hardware_type, config_id in new.configurations:
+        by_hardware.setdefault(hardware_type, []).append(config_id)
+    changed = None
+    for hardware_type, ids in by_hardware.items():
+        here = pc.and_(pc.equal(rows.column("hardware_type"), hardware_type),
+                       pc.is_in(rows.column("config_id"), value_set=pa.array(ids, pa.uint64())))
+        changed = here if changed is None else pc.or_(changed, here)
+    if changed is None or rows.num_rows == 0:
+        return rows
+    return rows.filter(pc.invert(pc.fill_null(changed, False)))
 
 
-def _aligned(results: list[Tables]) -> list[Tables]:
-    """Each piece's computed rows and the stored rows it keeps, in one table per output
+def _aligned(result: Tables, columns: dict[str, list[str]]) -> Tables:
+    """One piece's computed rows and the stored rows it keeps, in one table per output
     with the computed rows' columns (the stored rows also hold what ``finalize`` added,
-    which it adds again over all rows)."""
-    columns: dict[str, list[str]] = {}
-    for result in results:
-        for name, table in result.items():
-            if not name.startswith("stored:") and table.num_rows:
-                columns.setdefault(name, table.column_names)
-    out = []
-    for result in results:
-        merged: Tables = {}
-        for name, table in result.items():
-            if name.startswith("stored:"):
-                name = name.removeprefix("stored:")
-                if name not in columns:  # nothing computed anywhere: the stored columns
-                    columns[name] = list(table.column_names)
-                table = table.select(columns[name])
-            merged[name] = (pa.concat_tables([merged[name], table], promote_options="permissive")
-                            if name in merged else table)
-        out.append(merged)
-    return out
+    which it adds again over all rows). ``columns`` carries each output's computed
+    columns from piece to piece: a piece that computed nothing takes the columns of the
+    last one that did (the stored columns before any did)."""
+    for name, table in result.items():
+        if not name.startswith("stored:") and table.num_rows:
+            columns[name] = table.column_names
+    merged: Tables = {}
+    for name, table in result.items():
+        if name.startswith("stored:"):
+            name = name.removeprefix("stored:")
+            table = table.select(columns.get(name, table.column_names))
+        merged[name] = (pa.concat_tables([merged[name], table], promote_options="permissive")
+                        if name in merged else table)
+    return merged
 
 
 def _prior(rows: pa.Table, new: NewData) -> Any:
