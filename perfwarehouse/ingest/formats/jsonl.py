@@ -208,9 +208,11 @@ _TRAILING_COMMA = re.compile(rb",\s*[}\]]")
 # below this size the scan is a regular expression, the keys are always asked of DuckDB
 # (a second parse: 5-6 CPU s per GB) and no read is typed; from it on the kernel's scan
 # and the typed read it allows repay importing numba and loading the kernel from its
-# cache (about 1 CPU s). Ingest, CPU s, medians of 3 (2026-11-28, load 7-9): 105 MB
-# 3.73 -> 3.51, 210 MB 7.72 -> 6.48, 1 GB 26.8 -> 22.6
-KERNEL_SCAN_BYTES = 128 << 20
+# cache (about 1 CPU s, in the scan's thread, which the typed read then waits for).
+# Ingest of 210 MB (2026-11-28, the project's history, 5 passes): 5.19 -> 4.86 CPU s
+# but 3.03 -> 3.15 s wall, slower; of 1 GB (the demo, idle): 10.0-10.1 -> 9.7-9.8 s
+# wall and 3-4 CPU s less: so from 512 MB, as when the scan alone had to pay for numba
+KERNEL_SCAN_BYTES = 512 << 20
 MAX_RECORD_BYTES = 16 << 20  # DuckDB's maximum_object_size: a longer record is refused
 
 
