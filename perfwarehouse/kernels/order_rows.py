@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from perfwarehouse.kernels.dense_codes import _readonly
-from perfwarehouse.kernels.pooled_ranks import _order_key, walk_batches, walk_wide
+from perfwarehouse.kernels.pooled_ranks import _order_key, walk_batches, walk_outputs, walk_wide
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _NO_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -203,7 +203,7 @@ def ranks_of_batches(
     new_code, low, wide_r = _readonly(new_code), _readonly(low), _readonly(wide)
     for (_, groups, values), batch_codes in zip(batches, codes):
         _pack_rows(batch_codes, groups, values, new_code, low, wide_r, batch_bits, cursor, packed)
-    outputs = _walk_outputs(counts)
+    outputs = walk_outputs(counts)
     low_r = _readonly(low)
 
     def sort_and_walk(first: int, last: int) -> None:
@@ -231,18 +231,6 @@ def ranks_of_batches(
                   _readonly(all_values), counts, *outputs)
     rank_sum, tie_term, total, by_group, group_offsets = outputs
     return counts, rank_sum, tie_term, total, by_group, group_offsets
-
-
-def _walk_outputs(counts: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`~perfwarehouse.kernels.pooled_ranks.walk_outputs` in numpy (one kernel fewer
-    to load in a fresh process)."""
-    n_configs = counts.shape[0]
-    ends = np.cumsum(counts.sum(axis=1))
-    group_offsets = np.empty((n_configs, 2), np.int64)
-    group_offsets[:, 0] = ends - counts.sum(axis=1)
-    group_offsets[:, 1] = group_offsets[:, 0] + counts[:, 0]
-    return (np.zeros((n_configs, 2)), np.zeros(n_configs), np.zeros((n_configs, 2)),
-            np.empty(int(ends[-1]) if n_configs else 0), group_offsets)
 
 
 def record_batches(columns: Sequence[Sequence[np.ndarray]]) -> list[Batch]:

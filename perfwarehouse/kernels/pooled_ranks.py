@@ -171,26 +171,21 @@ def _walk_keys(
         bits[pos] = _from_order_key(((key & value_mask) >> one) + low)
         v = by_group[pos]
         if q > 0 and v != previous:
-            rank = ((block + 1) + q) / 2.0
-            rs0 += in_block[0] * rank
-            rs1 += in_block[1] * rank
-            if q - block > 1:
-                tf = float(q - block)
-                tie += tf * tf * tf - tf
+            d0, d1, dt = _tie_block(in_block, block, q)
+            rs0 += d0
+            rs1 += d1
+            tie += dt
             block = q
             in_block[0] = 0
             in_block[1] = 0
         in_block[g] += 1
         sums[g] += v
         previous = v
-    n = keys.size
-    if n:
-        rank = ((block + 1) + n) / 2.0
-        rs0 += in_block[0] * rank
-        rs1 += in_block[1] * rank
-        if n - block > 1:
-            tf = float(n - block)
-            tie += tf * tf * tf - tf
+    if keys.size:
+        d0, d1, dt = _tie_block(in_block, block, keys.size)
+        rs0 += d0
+        rs1 += d1
+        tie += dt
     rank_sum[c, 0] = rs0
     rank_sum[c, 1] = rs1
     total[c, 0] = sums[0]
@@ -198,7 +193,16 @@ def _walk_keys(
     tie_term[c] = tie
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def _tie_block(in_block: np.ndarray, start: int, end: int) -> tuple[float, float, float]:
+    """What the tie block of pooled positions ``start:end`` (0-based; ``in_block`` values
+    of each group in it) adds to the two rank sums (count x mid-rank) and the tie term
+    (t^3 - t: 0 for a block of one)."""
+    rank = ((start + 1) + end) / 2.0
+    t = float(end - start)
+    return in_block[0] * rank, in_block[1] * rank, t * t * t - t
+
+
 def walk_packed(
     packed_sorted: np.ndarray, batch_offsets: np.ndarray, batch_bits: int, key_min: np.ndarray,
     counts: np.ndarray, wide: np.ndarray, wide_rows: np.ndarray, codes: np.ndarray,
@@ -231,27 +235,25 @@ def walk_packed(
         int64[C, 2].
     """
     rank_sum, tie_term, total, by_group, group_offsets = walk_outputs(counts)
-    walk_batches(packed_sorted, batch_offsets, 0, batch_offsets.size - 1, batch_bits, key_min,
-                 counts, rank_sum, tie_term, total, by_group, group_offsets)
+    walk_batches(packed_sorted, batch_offsets, 0, batch_offsets.size - 1, batch_bits,
+                 _readonly(key_min), counts, rank_sum, tie_term, total, by_group, group_offsets)
     if wide_rows.size:
-        walk_wide(wide, wide_rows, codes, groups, values, counts, rank_sum, tie_term, total,
-                  by_group, group_offsets)
+        walk_wide(_readonly(wide), _readonly(wide_rows), codes, groups, values, counts,
+                  rank_sum, tie_term, total, by_group, group_offsets)
     return rank_sum, tie_term, total, by_group, group_offsets
 
 
-@njit(cache=True, nogil=True)
 def walk_outputs(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                               np.ndarray]:
-    """:func:`walk_packed`'s outputs, zero (``by_group`` empty), with the group offsets."""
+    """:func:`walk_packed`'s outputs, zero (``by_group`` empty), with the group offsets
+    (numpy: one kernel fewer to load in a fresh process)."""
     n_configs = counts.shape[0]
+    ends = np.cumsum(counts.sum(axis=1))
     group_offsets = np.empty((n_configs, 2), np.int64)
-    start = 0
-    for c in range(n_configs):
-        group_offsets[c, 0] = start
-        group_offsets[c, 1] = start + counts[c, 0]
-        start += counts[c, 0] + counts[c, 1]
+    group_offsets[:, 0] = ends - counts.sum(axis=1)
+    group_offsets[:, 1] = group_offsets[:, 0] + counts[:, 0]
     return (np.zeros((n_configs, 2)), np.zeros(n_configs), np.zeros((n_configs, 2)),
-            np.empty(start), group_offsets)
+            np.empty(int(ends[-1]) if n_configs else 0), group_offsets)
 
 
 @njit(cache=True, nogil=True)

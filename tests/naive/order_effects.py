@@ -176,3 +176,26 @@ def adjust(pvalues: Sequence[float], method: str) -> list[float]:
             running = min(running, min(1.0, pvalues[i] * m / rank))
             out[i] = running
     return out
+
+
+def assert_two_group_ranks(n_configs: int, outputs: Sequence, reference: dict) -> None:
+    """Assert that a kernel's ``(counts, rank_sum, tie_term, total, by_group,
+    group_offsets)`` over ``n_configs`` configurations are :func:`two_group_table`'s
+    ``reference``: counts, rank sums and tie terms exactly, sums to rounding, each group's
+    sorted values bit for bit (-0.0 included: the packed keys decode losslessly)."""
+    import pytest
+
+    counts, rank_sum, tie_term, total, by_group, group_offsets = outputs
+    for c in range(n_configs):
+        ref = reference.get(c)
+        if ref is None:
+            assert counts[c].sum() == 0 and tie_term[c] == 0
+            continue
+        assert (counts[c, 0], counts[c, 1]) == (ref["n0"], ref["n1"])
+        assert tuple(rank_sum[c]) == (ref["rank_sum0"], ref["rank_sum1"])
+        assert tie_term[c] == ref["tie_term"]
+        assert total[c] == pytest.approx([ref["sum0"], ref["sum1"]])
+        for g in (0, 1):
+            got = by_group[group_offsets[c, g]:group_offsets[c, g] + counts[c, g]]
+            assert list(got) == ref[f"sorted{g}"]
+            assert sorted(x.hex() for x in got) == sorted(x.hex() for x in ref[f"sorted{g}"])
