@@ -153,12 +153,8 @@ def javascript_bundle() -> str:
     if "<!--" in bundle:
         raise RuntimeError("the vl-convert JavaScript bundle contains '<!--'; "
                            "it cannot be embedded in a <script> element as it is")
-    try:  # written whole or not at all (each writer its own temporary file); a cache
-        # that cannot be written is no error
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(bundle, encoding="utf-8")
-        os.replace(tmp, cached)
+    try:  # a cache that cannot be written is no error
+        write_text(cached, bundle)
     except OSError:
         pass
     return bundle
@@ -327,9 +323,10 @@ def write_pngs(page: Page, png_dir: Path, scale: float = 1.5) -> list[Path]:
 
 
 def write_text(out: Path, text: str) -> Path:
-    """Write ``text`` to ``out`` atomically (a reader never sees half a file)."""
+    """Write ``text`` to ``out`` atomically (a reader never sees half a file; each writer,
+    process or thread, through a temporary file of its own)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, out)
     return out

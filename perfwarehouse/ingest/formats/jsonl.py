@@ -108,7 +108,8 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
         except duckdb.Error:
             if not typed:
                 raise
-            typed = _restart(con, path, source)
+            _restart(con, path, source)
+            typed = False
         scan.join()
         if not scans or scans[0].trailing_comma:  # or the scan failed
             con.execute("ROLLBACK")
@@ -129,12 +130,11 @@ def _insert_fast(con: duckdb.DuckDBPyConnection, path: Path, source: str,
     return int(n)
 
 
-def _restart(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> bool:
+def _restart(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
     """Undo the typed read and read the file again with the policy's checks in SQL."""
     con.execute("ROLLBACK")
     con.execute("BEGIN TRANSACTION")
     con.execute(_insert_sql(path, source, typed=False))
-    return False
 
 
 def _insert_sql(path: Path, source: str, *, typed: bool) -> str:
