@@ -366,17 +366,18 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
     regressions = int((stepped & flags(pc.equal(text("direction"), "regression"))).sum())
     mixed = flags(pc.not_equal(text("mixed"), ""))
 
+    numbered = t.select(keys).append_column("row", pa.array(np.arange(t.num_rows)))
+
     def series(mask: np.ndarray | None = None) -> pa.Table:
         """The distinct series of the rows in ``mask`` (all), with their first row."""
-        rows = t.select(keys).append_column("row", pa.array(np.arange(t.num_rows)))
-        if mask is not None:
-            rows = rows.filter(pa.array(mask))
+        rows = numbered if mask is None else numbered.filter(pa.array(mask))
         return rows.group_by(keys, use_threads=False).aggregate([("row", "min")])
 
+    every_series = series()
     n_points, n_stepped = int(point.sum()), int(stepped.sum())
     shifts = int((point & flags(pc.equal(shift, "level shift"))).sum())
     tails = int((point & flags(pc.equal(shift, "tail"))).sum())
-    lines = [f"change-points: {series().num_rows:,} series, {n_points:,} change points in "
+    lines = [f"change-points: {every_series.num_rows:,} series, {n_points:,} change points in "
              f"{series(point).num_rows:,} series at alpha {params.alpha:g}: {n_stepped:,} steps "
              f"({regressions:,} regressions, {n_stepped - regressions:,} improvements)"
              + (f", {shifts:,} level shifts of series that drift or cycle" if shifts else "")
@@ -385,7 +386,7 @@ def summarize(tables: Tables, params: ChangePointParams) -> list[str]:
         action = int((point & flags(t.column("action"))).sum())
         lines.append(f"  {action:,} need action (interval beyond +-{params.min_effect:g} %)")
     if params.baseline is not None:  # every row of a series carries its count
-        first = series().column("row_min")
+        first = every_series.column("row_min")
         left_out = int(pc.sum(pc.fill_null(pc.take(t.column("n_unpaired"), first), 0)).as_py()
                        or 0)
         if "=" in params.baseline:  # a setting (or a benchmark named KEY=VALUE)
