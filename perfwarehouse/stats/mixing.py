@@ -46,7 +46,7 @@ family-level rate at :data:`LEVEL_GAP` = 5 was below 0.5 %.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -76,13 +76,21 @@ class Split:
     """A partition of values into contiguous (sorted) groups: ``labels`` per value (0 =
     lowest group), ``gap_sd`` = smallest gap between neighbouring groups over the pooled
     within-group SD (inf when the groups have no spread), ``gap_rel`` = that gap relative
-    to the lower group's top value (on the original scale)."""
+    to the lower group's top value (on the original scale), ``sizes`` per group;
+    ``ordered``: the values in the split's order, group after group, from which
+    :attr:`medians` are taken when asked (most splits are judged and dropped unread)."""
 
     labels: np.ndarray
     gap_sd: float
     gap_rel: float
     sizes: tuple[int, ...]
-    medians: tuple[float, ...]
+    ordered: np.ndarray = field(repr=False)
+
+    @property
+    def medians(self) -> tuple[float, ...]:
+        """Each group's median, on the original scale."""
+        bounds = np.concatenate([[0], np.cumsum(self.sizes)])
+        return tuple(float(np.median(self.ordered[a:b])) for a, b in zip(bounds, bounds[1:]))
 
 
 @dataclass(frozen=True)
@@ -154,8 +162,7 @@ def best_split(values: np.ndarray, groups: int = 2, min_size: int = 2) -> Split 
         labels[order[a:b]] = g
     rs = raw[order]
     rel = min((rs[k] - rs[k - 1]) / abs(rs[k - 1]) if rs[k - 1] else np.inf for k in cuts)
-    return Split(labels, score, float(rel), tuple(b - a for a, b in zip(bounds, bounds[1:])),
-                 tuple(float(np.median(rs[a:b])) for a, b in zip(bounds, bounds[1:])))
+    return Split(labels, score, float(rel), tuple(b - a for a, b in zip(bounds, bounds[1:])), rs)
 
 
 def separating_key(groups: np.ndarray, candidates: Mapping[str, Sequence[object]],
@@ -199,11 +206,14 @@ def same_instant(started: np.ndarray, runs: Sequence[object], revisions: Sequenc
     within its start time (0, 1, ... by first appearance; -1 where it is not shared).
     Several nodes starting together (a fleet on one schedule) are not a mixing."""
     t = np.asarray(started, dtype=np.float64)
-    ok = np.flatnonzero(np.isfinite(t))
+    finite = np.isfinite(t)
+    ok = np.flatnonzero(finite)
     node_list = [None] * t.size if nodes is None else nodes
-    times = t.tolist()
-    keyed = [(node_list[i], times[i]) for i in ok.tolist()]
-    if len(set(keyed)) == len({(*k, runs[i], revisions[i]) for k, i in zip(keyed, ok.tolist())}):
+    columns = (node_list, t.tolist(), runs, revisions)
+    if not finite.all():
+        columns = tuple([column[i] for i in ok.tolist()] for column in columns)
+    instants = set(zip(columns[0], columns[1]))
+    if len(instants) == len(set(zip(*columns))):
         return None  # one run and revision per start time: the usual case, in one pass
     by_time: dict[tuple[object, float], list[int]] = {}
     for i in ok.tolist():

@@ -37,6 +37,51 @@ def test_the_vectorised_split_agrees_with_brute_force(seed: int) -> None:
     assert mixing.best_split(v, 3, 2) is not None
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_splits_medians_are_its_groups_medians(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    v = np.concatenate([rng.normal(10, 1, 7 + seed), rng.normal(30, 1, 9)])
+    if seed % 2:
+        v = -v  # no logs: the raw values' order
+    for groups in (2, 3):
+        split = mixing.best_split(v, groups, 2)
+        assert split is not None
+        assert split.medians == tuple(float(np.median(v[split.labels == g]))
+                                      for g in range(groups))
+
+
+def _naive_same_instant(started: np.ndarray, runs: list, revisions: list,
+                        nodes: list | None) -> tuple[int, int]:
+    """(instants holding several runs or revisions, instants), by counting per (node,
+    start time)."""
+    seen: dict[tuple, tuple[set, set]] = {}
+    for i, t in enumerate(started):
+        if np.isfinite(t):
+            node = None if nodes is None else nodes[i]
+            here = seen.setdefault((node, float(t)), (set(), set()))
+            here[0].add(runs[i])
+            here[1].add(revisions[i])
+    return sum(len(r) > 1 or len(v) > 1 for r, v in seen.values()), len(seen)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_instant_fires_exactly_when_the_counted_rule_says(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    started = rng.integers(0, max(2, n // 2 + int(rng.integers(0, 20))), n).astype(float)
+    started[rng.random(n) < 0.2] = np.nan
+    runs = [f"r{x}" for x in rng.integers(0, 3 if seed % 3 else 40, n)]
+    revisions = [None if x == 0 else f"v{x}" for x in rng.integers(0, 2, n)]
+    nodes = None if seed % 4 == 0 else [["a", "b", None][x] for x in rng.integers(0, 3, n)]
+    shared, instants = _naive_same_instant(started, runs, revisions, nodes)
+    fires = shared >= mixing.SHARED_INSTANTS and shared >= mixing.SHARED_FRACTION * instants
+    found = mixing.same_instant(started, runs, revisions, nodes)
+    assert (found is not None) == fires
+    if found is not None:
+        assert found[:2] == (shared, instants)
+        assert (found[2][np.isnan(started)] == -1).all()
+
+
 def test_same_instant_fires_on_tip_and_baseline_nights_and_names_the_toolchain() -> None:
     rng = np.random.default_rng(1)
     nights = np.repeat(np.arange(12.0), 10)  # 5 trials of each toolchain per night
