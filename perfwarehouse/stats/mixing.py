@@ -209,7 +209,7 @@ def same_instant(started: np.ndarray, runs: Sequence[object], revisions: Sequenc
     finite = np.isfinite(t)
     ok = np.flatnonzero(finite)
     node_list = [None] * t.size if nodes is None else nodes
-    columns = (node_list, t.tolist(), runs, revisions)
+    columns: tuple[Sequence[object], ...] = (node_list, t.tolist(), runs, revisions)
     if not finite.all():
         columns = tuple([column[i] for i in ok.tolist()] for column in columns)
     instants = set(zip(columns[0], columns[1]))
