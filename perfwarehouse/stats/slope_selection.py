@@ -225,9 +225,10 @@ class _Selector:
                 if lo == hi == v and count == cb - ca:
                     out[k] = v
                     continue
-            if (a, b) == (lower, upper):  # no progress possible: list the interval
-                lower_all, upper_all = -math.inf, math.inf
-                self._solve([k], lower_all, upper_all, 0, self.total, out, force_list=True)
+            if (a, b) == (lower, upper):  # no progress possible: list this interval
+                # (slopes a few ulps apart, none a plateau of its own; _finish widens it
+                # when a rank lands within the margin of a bound)
+                self._solve([k], a, b, ca, cb, out, force_list=True)
                 continue
             self._solve([k], a, b, ca, cb, out)
 
