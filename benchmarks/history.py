@@ -7,7 +7,7 @@
     # record entries: one file per measured revision in benchmarks/history/, the sides
     # measured in one run, alternating (a checkout per revision, e.g. `git worktree add`)
     PYTHONPATH=. .venv/bin/python benchmarks/history.py record \\
-        --side d99f738=/tmp/checkout-of-d99f738 --side HEAD=. [--passes 5]
+        --side d99f738=/tmp/checkout-of-d99f738 --side HEAD=. [--passes 7]
 
 Each side is a revision and a directory holding its code (``PYTHONPATH`` of every
 process that measures it). The figures, per pass:
@@ -314,11 +314,11 @@ def main(argv: list[str] | None = None) -> None:
     rec = sub.add_parser("record", help="measure revisions and write their entries")
     rec.add_argument("--side", action="append", required=True, metavar="REV=DIR",
                      help="a revision and the directory of its code (repeatable)")
-    rec.add_argument("--passes", type=int, default=5)
+    rec.add_argument("--passes", type=int, default=7)
     rec.add_argument("--out-dir", type=Path, default=HISTORY)
     rec.add_argument("--hardware-type", default=machine_class())
     chk = sub.add_parser("check", help="measure the working tree, compare with the last entry")
-    chk.add_argument("--passes", type=int, default=5)
+    chk.add_argument("--passes", type=int, default=7)
     chk.add_argument("--history", type=Path, default=HISTORY)
     chk.add_argument("--hardware-type", default=machine_class())
     args = parser.parse_args(argv)
