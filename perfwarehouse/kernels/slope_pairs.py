@@ -178,28 +178,46 @@ def all_slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def random_pair_slopes(x: np.ndarray, y: np.ndarray, size: int, seed: int) -> np.ndarray:
-    """``size`` slopes of uniformly drawn pairs with distinct x (with replacement)."""
+    """``size`` slopes of uniformly drawn pairs with distinct x (with replacement): both
+    points drawn, the pair redrawn when their x are equal (fewer slopes when nearly every
+    pair is tied, after 1,000 draws per slope)."""
     np.random.seed(seed)
     n = x.size
-    # the first points of the pairs in increasing index order (sorted draws): then
-    # only the second point of a pair is a cache miss
-    first = np.sort(np.random.randint(0, n, size))
     out = np.empty(size)
     k = 0
-    tries = 0
-    while k < size and tries < 1000 * size + 1000:
-        i = first[tries % size]
-        tries += 1
-        j = np.random.randint(0, n)
-        xi = x[i]
-        xj = x[j]
-        if xi < xj:
-            out[k] = (y[j] - y[i]) / (xj - xi)
-            k += 1
-        elif xi > xj:
-            out[k] = (y[i] - y[j]) / (xi - xj)
-            k += 1
+    budget = 1000 * size + 1000
+    while k < size and budget > 0:
+        first = _sorted_draws(n, min(size - k, budget))
+        budget -= first.size
+        for i in first:
+            j = np.random.randint(0, n)
+            xi = x[i]
+            xj = x[j]
+            if xi < xj:
+                out[k] = (y[j] - y[i]) / (xj - xi)
+                k += 1
+            elif xi > xj:
+                out[k] = (y[i] - y[j]) / (xi - xj)
+                k += 1
     return out[:k]
+
+
+@njit(cache=True, nogil=True)
+def _sorted_draws(n: int, size: int) -> np.ndarray:
+    """``size`` uniform draws of 0..n-1 in increasing order (the first points of
+    :func:`random_pair_slopes`' pairs: then only the second point of a pair is a cache
+    miss), sorted by counting: numba's np.sort of many repeated integers took 190 of the
+    270 us of 3,457 draws over 1,200 points, the demo's series."""
+    counts = np.zeros(n, np.int64)
+    for i in np.random.randint(0, n, size):
+        counts[i] += 1
+    first = np.empty(size, np.int64)
+    k = 0
+    for i in range(n):
+        for _ in range(counts[i]):
+            first[k] = i
+            k += 1
+    return first
 
 
 @njit(cache=True, nogil=True)

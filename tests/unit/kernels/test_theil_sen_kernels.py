@@ -68,3 +68,19 @@ def test_random_pair_slopes_are_slopes() -> None:
     xs, ys, _, slopes = _points(3)
     drawn = pairs.random_pair_slopes(xs, ys, 500, 7)
     assert drawn.size == 500 and np.isin(drawn, slopes).all()
+
+
+def test_random_pair_slopes_draw_every_pair_alike() -> None:
+    """The pairs are uniform over those with distinct x (the first points are drawn, then
+    sorted by counting): chi-square of 60,000 draws over the 15 pairs of 6 points."""
+    from scipy import stats as sps
+
+    xs = np.array([0.0, 1.0, 2.0, 4.0, 7.0, 11.0])
+    ys = np.array([0.0, 1.0, 5.0, 2.0, 30.0, 3.0])
+    slopes = np.array([(ys[j] - ys[i]) / (xs[j] - xs[i])
+                       for i in range(6) for j in range(i + 1, 6)])
+    assert np.unique(slopes).size == slopes.size  # one slope, one pair
+    drawn = pairs.random_pair_slopes(xs, ys, 60_000, 11)
+    counts = np.array([np.count_nonzero(drawn == s) for s in slopes])
+    assert counts.sum() == drawn.size == 60_000
+    assert sps.chisquare(counts).pvalue > 0.001
