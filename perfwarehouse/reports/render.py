@@ -28,11 +28,12 @@ import math
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import altair as alt
 import vl_convert as vlc
@@ -323,13 +324,25 @@ def write_pngs(page: Page, png_dir: Path, scale: float = 1.5) -> list[Path]:
 
 
 def write_text(out: Path, text: str) -> Path:
-    """Write ``text`` to ``out`` atomically (a reader never sees half a file; each writer,
-    process or thread, through a temporary file of its own)."""
+    """Write ``text`` to ``out`` atomically (:func:`atomic_writer`)."""
+    with atomic_writer(out) as f:
+        f.write(text)
+    return out
+
+
+@contextmanager
+def atomic_writer(out: Path) -> Iterator[TextIO]:
+    """A UTF-8 text file that becomes ``out`` when the block ends without an error (a
+    reader never sees half a file; each writer, process or thread, writes a temporary
+    file of its own, removed if the block fails)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
-    return out
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            yield f
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_assets(directory: Path) -> Path:

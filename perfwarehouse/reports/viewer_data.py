@@ -13,7 +13,6 @@ is the one :func:`~perfwarehouse.reports.drilldown.data_script` writes, byte for
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from perfwarehouse.reports.drilldown import CampaignDrill, records
+from perfwarehouse.reports.render import atomic_writer
 from perfwarehouse.warehouse.lookup import Configuration
 
 PIECE_CONFIGURATIONS = 1_000
@@ -70,11 +70,9 @@ def pieces(drill: CampaignDrill, most: int | None = None,
 def write_data(path: Path, drill: CampaignDrill) -> Held:
     """Write the campaign's data file (atomically) a piece at a time; returns what the
     viewer page lists."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
     listed: dict[str, dict[str, Any]] = {}
     dump = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-    with tmp.open("w", encoding="utf-8") as out:
+    with atomic_writer(path) as out:
         out.write('window.PW_CONFIGURATIONS = {"campaign":' + dump(drill.campaign)
                   + ',"configurations":{')
         first = True
@@ -84,7 +82,6 @@ def write_data(path: Path, drill: CampaignDrill) -> Held:
                 first = False
                 listed[key] = {"title": rec["title"], "level": rec["level"], "hw": rec["hw"]}
         out.write("}};\n")
-    os.replace(tmp, path)
     return Held(listed, drill.total if drill.total >= 0 else len(listed), drill.linked)
 
 
